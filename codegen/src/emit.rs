@@ -1,0 +1,579 @@
+//! Writes Rust for a [`Model`]: structs that keep unknown fields, open string enums, constant
+//! markers, and unions with explicit dispatch. The output depends only on serde, serde_json and
+//! indexmap, so it can be `include!`d from build.rs output.
+
+use crate::dispatch::{plan_objects, ObjPlan};
+use crate::docs::rustdoc;
+use crate::error::{Error, Result};
+use crate::model::{Field, Kind, Model, Ty, TypeDef, Variant};
+use crate::naming::pascal;
+use proc_macro2::{Ident, Span, TokenStream};
+use quote::quote;
+use std::collections::{BTreeMap, BTreeSet};
+
+/// Emit the whole model as one formatted Rust source file.
+pub fn emit(model: &Model, header: &str) -> Result<String> {
+    let defaults = default_types(model);
+    let mut items = TokenStream::new();
+    for t in &model.types {
+        items.extend(emit_type(t, model, &defaults)?);
+    }
+    items.extend(private_module());
+    let file: syn::File = syn::parse2(items)
+        .map_err(|e| Error::msg(format!("generated code does not parse: {e}")))?;
+    let body = prettyplease::unparse(&file);
+    let mut out = String::new();
+    for line in header.lines() {
+        out.push_str("// ");
+        out.push_str(line);
+        out.push('\n');
+    }
+    out.push('\n');
+    out.push_str(&body);
+    Ok(out)
+}
+
+fn ident(name: &str) -> Ident {
+    Ident::new(name, Span::call_site())
+}
+
+fn docs(doc: Option<&str>) -> TokenStream {
+    let Some(doc) = doc else { return quote!() };
+    let lines = rustdoc(doc);
+    let lines = lines.iter().map(|l| format!(" {l}"));
+    quote!(#(#[doc = #lines])*)
+}
+
+fn rust_ty(ty: &Ty) -> Result<TokenStream> {
+    Ok(match ty {
+        Ty::String => quote!(::std::string::String),
+        Ty::Integer => quote!(i64),
+        Ty::Number => quote!(::serde_json::Number),
+        Ty::Bool => quote!(bool),
+        Ty::Null => quote!(()),
+        Ty::Any => quote!(::serde_json::Value),
+        Ty::Named(n) => {
+            let i = ident(n);
+            quote!(#i)
+        }
+        Ty::Path(p) => {
+            let t: syn::Type = syn::parse_str(p)
+                .map_err(|e| Error::msg(format!("replacement type `{p}` is not a Rust type: {e}")))?;
+            quote!(#t)
+        }
+        Ty::Vec(t) => {
+            let t = rust_ty(t)?;
+            quote!(::std::vec::Vec<#t>)
+        }
+        Ty::Map(t) if **t == Ty::Any => {
+            quote!(::serde_json::Map<::std::string::String, ::serde_json::Value>)
+        }
+        Ty::Map(t) => {
+            let t = rust_ty(t)?;
+            quote!(::indexmap::IndexMap<::std::string::String, #t>)
+        }
+    })
+}
+
+/// Which generated types implement `Default` (structs whose fields all do, and constants).
+fn default_types(model: &Model) -> BTreeSet<String> {
+    let mut yes = BTreeSet::new();
+    loop {
+        let before = yes.len();
+        for t in &model.types {
+            let ok = match &t.kind {
+                Kind::Const(_) => true,
+                Kind::Struct { fields, .. } => fields
+                    .iter()
+                    .all(|f| !f.required || ty_default(&f.ty, &yes)),
+                Kind::Alias(ty) => ty_default(ty, &yes),
+                Kind::StringEnum(_) | Kind::Union(_) => false,
+            };
+            if ok {
+                yes.insert(t.name.clone());
+            }
+        }
+        if yes.len() == before {
+            return yes;
+        }
+    }
+}
+
+fn ty_default(ty: &Ty, yes: &BTreeSet<String>) -> bool {
+    match ty {
+        Ty::Number => false,
+        Ty::Named(n) => yes.contains(n),
+        _ => true,
+    }
+}
+
+fn emit_type(t: &TypeDef, model: &Model, defaults: &BTreeSet<String>) -> Result<TokenStream> {
+    let doc = docs(t.doc.as_deref());
+    let name = ident(&t.name);
+    Ok(match &t.kind {
+        Kind::Alias(ty) => {
+            let ty = rust_ty(ty)?;
+            quote! { #doc pub type #name = #ty; }
+        }
+        Kind::Const(value) => emit_const(&name, value, doc),
+        Kind::StringEnum(values) => emit_enum(&name, values, doc),
+        Kind::Struct { fields, extra } => {
+            emit_struct(&name, fields, extra.as_ref(), doc, defaults.contains(&t.name))?
+        }
+        Kind::Union(variants) => emit_union(t, variants, model, doc)?,
+    })
+}
+
+fn emit_const(name: &Ident, value: &str, doc: TokenStream) -> TokenStream {
+    quote! {
+        #doc
+        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+        pub struct #name;
+        impl #name {
+            /// The only value this type takes on the wire.
+            pub const VALUE: &'static str = #value;
+        }
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(Self::VALUE)
+            }
+        }
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                __private::expect_const(deserializer, Self::VALUE).map(|()| #name)
+            }
+        }
+    }
+}
+
+fn emit_enum(name: &Ident, values: &[String], doc: TokenStream) -> TokenStream {
+    let mut seen = BTreeMap::<String, usize>::new();
+    let variants: Vec<Ident> = values
+        .iter()
+        .map(|v| {
+            let mut n = pascal(v);
+            if n == "Other" {
+                n = "OtherValue".into();
+            }
+            let count = seen.entry(n.clone()).or_default();
+            *count += 1;
+            if *count > 1 {
+                n = format!("{n}{count}");
+            }
+            ident(&n)
+        })
+        .collect();
+    let variant_docs = values.iter().map(|v| format!(" `{v}`"));
+    quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+        pub enum #name {
+            #( #[doc = #variant_docs] #variants, )*
+            /// A value this version of the schema does not know, kept as it came.
+            Other(::std::string::String),
+        }
+        impl #name {
+            /// The value as it appears on the wire.
+            pub fn as_str(&self) -> &str {
+                match self {
+                    #( Self::#variants => #values, )*
+                    Self::Other(value) => value.as_str(),
+                }
+            }
+        }
+        impl ::core::convert::From<&str> for #name {
+            fn from(value: &str) -> Self {
+                match value {
+                    #( #values => Self::#variants, )*
+                    other => Self::Other(other.to_string()),
+                }
+            }
+        }
+        impl ::core::convert::From<::std::string::String> for #name {
+            fn from(value: ::std::string::String) -> Self {
+                match value.as_str() {
+                    #( #values => Self::#variants, )*
+                    _ => Self::Other(value),
+                }
+            }
+        }
+        impl ::core::fmt::Display for #name {
+            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                f.write_str(self.as_str())
+            }
+        }
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                serializer.serialize_str(self.as_str())
+            }
+        }
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+            }
+        }
+    }
+}
+
+fn field_ty(f: &Field) -> Result<TokenStream> {
+    let mut ty = rust_ty(&f.ty)?;
+    if f.boxed {
+        ty = quote!(::std::boxed::Box<#ty>);
+    }
+    Ok(ty)
+}
+
+fn emit_struct(
+    name: &Ident,
+    fields: &[Field],
+    extra: Option<&Ty>,
+    doc: TokenStream,
+    default: bool,
+) -> Result<TokenStream> {
+    let mut out = Vec::new();
+    for f in fields {
+        let fdoc = docs(f.doc.as_deref());
+        let fname = ident(&f.rust_name);
+        let json = &f.json_name;
+        let ty = field_ty(f)?;
+        if f.required {
+            out.push(quote! { #fdoc #[serde(rename = #json)] pub #fname: #ty, });
+        } else if f.ty == Ty::Any {
+            // `"data": null` must come back as null, not vanish: keep null as `Some(Value::Null)`.
+            out.push(quote! {
+                #fdoc
+                #[serde(rename = #json, default, skip_serializing_if = "::core::option::Option::is_none", deserialize_with = "__private::present")]
+                pub #fname: ::core::option::Option<#ty>,
+            });
+        } else {
+            out.push(quote! {
+                #fdoc
+                #[serde(rename = #json, default, skip_serializing_if = "::core::option::Option::is_none")]
+                pub #fname: ::core::option::Option<#ty>,
+            });
+        }
+    }
+    let mut deny = quote!();
+    match extra {
+        Some(ty) => {
+            let ty = rust_ty(&Ty::Map(Box::new(ty.clone())))?;
+            out.push(quote! {
+                /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+                #[serde(flatten)]
+                pub extra: #ty,
+            });
+        }
+        None => deny = quote!(#[serde(deny_unknown_fields)]),
+    }
+    let derive_default = if default { quote!(Default,) } else { quote!() };
+    Ok(quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq, #derive_default ::serde::Serialize, ::serde::Deserialize)]
+        #deny
+        pub struct #name { #(#out)* }
+    })
+}
+
+fn kind_pattern(kind: &str) -> TokenStream {
+    match kind {
+        "object" => quote!(::serde_json::Value::Object(_)),
+        "array" => quote!(::serde_json::Value::Array(_)),
+        "string" => quote!(::serde_json::Value::String(_)),
+        "boolean" => quote!(::serde_json::Value::Bool(_)),
+        "null" => quote!(::serde_json::Value::Null),
+        "integer" => quote!(::serde_json::Value::Number(n) if n.is_i64() || n.is_u64()),
+        _ => quote!(::serde_json::Value::Number(_)),
+    }
+}
+
+const KINDS: &[&str] = &["object", "array", "string", "integer", "number", "boolean", "null"];
+
+fn emit_union(t: &TypeDef, variants: &[Variant], model: &Model, doc: TokenStream) -> Result<TokenStream> {
+    let name = ident(&t.name);
+    let mut defs = Vec::new();
+    let mut ser_arms = Vec::new();
+    let mut name_arms = Vec::new();
+    let mut build_arms = Vec::new();
+    let mut froms = Vec::new();
+    let mut schema_names = Vec::new();
+    let mut from_count = BTreeMap::<String, usize>::new();
+    for v in variants {
+        let ty = rust_ty(&v.ty)?;
+        *from_count.entry(ty.to_string()).or_default() += 1;
+    }
+    for (i, v) in variants.iter().enumerate() {
+        let vname = ident(&v.name);
+        let mut ty = rust_ty(&v.ty)?;
+        let plain = ty.clone();
+        if v.boxed {
+            ty = quote!(::std::boxed::Box<#ty>);
+        }
+        let vdoc = match &v.schema_name {
+            Some(s) => format!(" A `{s}`."),
+            None => format!(" A JSON {}.", v.name.to_lowercase()),
+        };
+        defs.push(quote!(#[doc = #vdoc] #vname(#ty),));
+        ser_arms.push(quote!(Self::#vname(value) => ::serde::Serialize::serialize(value, serializer),));
+        let label = v.name.as_str();
+        name_arms.push(quote!(Self::#vname(_) => #label,));
+        schema_names.push(v.schema_name.clone().unwrap_or_default());
+        let idx = i;
+        build_arms.push(quote! {
+            #idx => ::serde_json::from_value(value).map(|v| Self::#vname(v)).map_err(|e| __private::context(label, e)),
+        });
+        if from_count.get(&plain.to_string()) == Some(&1) {
+            let wrap = if v.boxed { quote!(::std::boxed::Box::new(value)) } else { quote!(value) };
+            froms.push(quote! {
+                impl ::core::convert::From<#plain> for #name {
+                    fn from(value: #plain) -> Self { Self::#vname(#wrap) }
+                }
+            });
+        }
+    }
+
+    // Dispatch: first on the JSON kind, then (for objects) on the planned discriminators.
+    let mut kind_arms = Vec::new();
+    let mut expected = Vec::new();
+    for kind in KINDS {
+        let members: Vec<usize> = variants
+            .iter()
+            .enumerate()
+            .filter(|(_, v)| v.shape.kinds.is_empty() || v.shape.kinds.contains(kind))
+            .map(|(i, _)| i)
+            .collect();
+        if members.is_empty() {
+            continue;
+        }
+        expected.push(*kind);
+        let mut pattern = kind_pattern(kind);
+        let body = if *kind == "object" {
+            let plan = plan_objects(variants, &members)
+                .ok_or_else(|| Error::msg(format!("union `{}` has no object member", t.name)))?;
+            if !matches!(plan, ObjPlan::One(_)) {
+                pattern = quote!(::serde_json::Value::Object(map));
+            }
+            emit_plan(&plan, variants, model)
+        } else {
+            let first = members[0];
+            let label = variants[first].name.as_str();
+            quote!((#first, #label))
+        };
+        kind_arms.push(quote!(#pattern => #body,));
+    }
+    let expected = format!("expected {}", expected.join(" or "));
+    let union_name = t.name.as_str();
+    Ok(quote! {
+        #doc
+        #[derive(Debug, Clone, PartialEq)]
+        #[allow(clippy::large_enum_variant)]
+        pub enum #name { #(#defs)* }
+        impl #name {
+            /// Schema type names of the members, in declaration order (empty for inline members).
+            pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[#(#schema_names),*];
+            /// The name of the member this value holds.
+            pub fn variant_name(&self) -> &'static str {
+                match self { #(#name_arms)* }
+            }
+            /// Picks the member by its discriminators and deserializes only that member, so an
+            /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+            pub fn from_json(value: ::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
+                let (which, label): (usize, &'static str) = match &value {
+                    #(#kind_arms)*
+                    other => return ::core::result::Result::Err(__private::error(&::std::format!(
+                        "invalid {} for {}, {}", __private::kind(other), #union_name, #expected
+                    ))),
+                };
+                match which {
+                    #(#build_arms)*
+                    _ => ::core::result::Result::Err(__private::error("no member chosen")),
+                }
+            }
+        }
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                match self { #(#ser_arms)* }
+            }
+        }
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+                Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+            }
+        }
+        #(#froms)*
+    })
+}
+
+fn emit_plan(plan: &ObjPlan, variants: &[Variant], model: &Model) -> TokenStream {
+    match plan {
+        ObjPlan::One(i) => {
+            let label = variants[*i].schema_name.as_deref().unwrap_or(&variants[*i].name);
+            quote!((#i, #label))
+        }
+        ObjPlan::Tag {
+            prop,
+            cases,
+            absent,
+            other,
+        } => {
+            // Cases that lead where an unknown value leads anyway are folded into `_`.
+            let arms = cases
+                .iter()
+                .filter(|(_, sub)| other.as_deref() != Some(sub))
+                .map(|(value, sub)| {
+                    let code = match sub {
+                        ObjPlan::One(i) => quote!((#i, #value)),
+                        _ => emit_plan(sub, variants, model),
+                    };
+                    quote!(::core::option::Option::Some(#value) => #code,)
+                });
+            let known: Vec<String> = cases.iter().map(|(v, _)| format!("`{v}`")).collect();
+            let known = known.join(", ");
+            let absent_arm = match absent {
+                Some(p) if absent.as_deref() == other.as_deref() => {
+                    let _ = p;
+                    quote!()
+                }
+                Some(p) => {
+                    let code = emit_plan(p, variants, model);
+                    quote!(_ if tag.is_none() => #code,)
+                }
+                None => {
+                    let msg = format!("missing field `{prop}`");
+                    quote!(_ if tag.is_none() => return ::core::result::Result::Err(__private::error(#msg)),)
+                }
+            };
+            let other = match other {
+                Some(p) => emit_plan(p, variants, model),
+                None => quote!(return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "unknown `{}` value {}, expected one of {}", #prop, __private::show(tag), #known
+                )))),
+            };
+            quote! {{
+                let tag = map.get(#prop);
+                match tag.and_then(::serde_json::Value::as_str) {
+                    #(#arms)*
+                    #absent_arm
+                    _ => #other,
+                }
+            }}
+        }
+        ObjPlan::Keys(cands) => {
+            let rows = cands.iter().map(|c| {
+                let req = c.required.iter().map(|p| quote!(&[#(#p),*]));
+                let uniq = &c.unique;
+                quote!((&[#(#req),*], &[#(#uniq),*]))
+            });
+            let indices: Vec<usize> = cands.iter().map(|c| c.variant).collect();
+            let labels: Vec<&str> = cands
+                .iter()
+                .map(|c| variants[c.variant].schema_name.as_deref().unwrap_or(&variants[c.variant].name))
+                .collect();
+            let _ = model;
+            quote! {{
+                const TABLE: &[__private::Candidate] = &[#(#rows),*];
+                const INDEX: &[(usize, &str)] = &[#((#indices, #labels)),*];
+                INDEX[__private::choose(map, TABLE)]
+            }}
+        }
+    }
+}
+
+fn private_module() -> TokenStream {
+    quote! {
+        /// Support code for the generated types; not a public API.
+        #[doc(hidden)]
+        #[allow(dead_code)]
+        mod __private {
+            /// Required key paths that set a member apart, and optional keys only it declares.
+            pub type Candidate = (&'static [&'static [&'static str]], &'static [&'static str]);
+
+            pub fn error(message: &str) -> ::serde_json::Error {
+                <::serde_json::Error as ::serde::de::Error>::custom(message)
+            }
+
+            pub fn context(label: &str, e: ::serde_json::Error) -> ::serde_json::Error {
+                error(&::std::format!("{label}: {e}"))
+            }
+
+            pub fn kind(v: &::serde_json::Value) -> &'static str {
+                match v {
+                    ::serde_json::Value::Null => "null",
+                    ::serde_json::Value::Bool(_) => "boolean",
+                    ::serde_json::Value::Number(_) => "number",
+                    ::serde_json::Value::String(_) => "string",
+                    ::serde_json::Value::Array(_) => "array",
+                    ::serde_json::Value::Object(_) => "object",
+                }
+            }
+
+            pub fn show(v: ::core::option::Option<&::serde_json::Value>) -> ::std::string::String {
+                match v {
+                    ::core::option::Option::Some(::serde_json::Value::String(s)) => ::std::format!("`{s}`"),
+                    ::core::option::Option::Some(other) => ::std::format!("of type {}", kind(other)),
+                    ::core::option::Option::None => "(absent)".into(),
+                }
+            }
+
+            fn has(map: &::serde_json::Map<::std::string::String, ::serde_json::Value>, path: &[&str]) -> bool {
+                let ::core::option::Option::Some((last, parents)) = path.split_last() else { return true };
+                let mut cur = map;
+                for key in parents {
+                    match cur.get(*key) {
+                        ::core::option::Option::Some(::serde_json::Value::Object(next)) => cur = next,
+                        _ => return false,
+                    }
+                }
+                cur.contains_key(*last)
+            }
+
+            /// The candidate whose distinguishing keys are all present and that matches the most of
+            /// its own keys; failing that, the one missing the fewest (so its error names them).
+            pub fn choose(map: &::serde_json::Map<::std::string::String, ::serde_json::Value>, table: &[Candidate]) -> usize {
+                let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
+                for (i, (required, unique)) in table.iter().enumerate() {
+                    if required.iter().all(|p| has(map, p)) {
+                        let score = required.len() + unique.iter().filter(|k| map.contains_key(**k)).count();
+                        if best.is_none_or(|(_, s)| score > s) {
+                            best = ::core::option::Option::Some((i, score));
+                        }
+                    }
+                }
+                if let ::core::option::Option::Some((i, _)) = best {
+                    return i;
+                }
+                let mut nearest = (0, usize::MAX);
+                for (i, (required, _)) in table.iter().enumerate() {
+                    let missing = required.iter().filter(|p| !has(map, p)).count();
+                    if missing < nearest.1 {
+                        nearest = (i, missing);
+                    }
+                }
+                nearest.0
+            }
+
+            pub fn expect_const<'de, D: ::serde::Deserializer<'de>>(deserializer: D, expected: &'static str) -> ::core::result::Result<(), D::Error> {
+                struct Visitor(&'static str);
+                impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                    type Value = ();
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        write!(f, "the string `{}`", self.0)
+                    }
+                    fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<(), E> {
+                        if v == self.0 {
+                            ::core::result::Result::Ok(())
+                        } else {
+                            ::core::result::Result::Err(E::invalid_value(::serde::de::Unexpected::Str(v), &self))
+                        }
+                    }
+                }
+                deserializer.deserialize_str(Visitor(expected))
+            }
+
+            pub fn present<'de, D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<::core::option::Option<::serde_json::Value>, D::Error> {
+                <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer).map(::core::option::Option::Some)
+            }
+        }
+    }
+}
+

@@ -1,0 +1,235 @@
+//! `mcp-codegen`: typed, lossless Rust bindings from the Model Context Protocol JSON Schema.
+//!
+//! A library first, for build.rs in the style of prost-build, with the `mcp-codegen` CLI on top:
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?).join("mcp.rs");
+//!     mcp_codegen::Builder::new()
+//!         .version("2026-07-28")
+//!         .out_file(out)
+//!         .generate()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The output needs `serde` (with `derive`), `serde_json` (with `preserve_order`) and `indexmap`
+//! (with `serde`). Unions are dispatched on their discriminators (`method`, `type`, `resultType`,
+//! `mode`, distinguishing keys), never by trying each member; unknown properties are kept; numbers
+//! keep their integer-ness; output is deterministic.
+
+mod dispatch;
+pub mod diff;
+mod docs;
+mod emit;
+mod error;
+pub mod lower;
+pub mod model;
+mod naming;
+pub mod overlay;
+pub mod source;
+
+pub use error::{Error, Result};
+pub use overlay::Overlay;
+pub use source::{Pin, Pins};
+
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+
+/// Schema types that map to serde_json types instead of generated ones: the schema's own
+/// definitions of "any JSON" (and they are recursive, which serde_json already handles).
+pub const DEFAULT_REPLACEMENTS: &[(&str, &str)] = &[
+    ("JSONValue", "::serde_json::Value"),
+    (
+        "JSONObject",
+        "::serde_json::Map<::std::string::String, ::serde_json::Value>",
+    ),
+    ("JSONArray", "::std::vec::Vec<::serde_json::Value>"),
+];
+
+/// Where the overlay of project-owned schema fixes comes from.
+#[derive(Debug, Clone)]
+enum OverlaySource {
+    Builtin,
+    None,
+    File(PathBuf),
+}
+
+/// Configures and runs one generation, in the style of `prost_build::Config`.
+#[derive(Debug, Clone)]
+pub struct Builder {
+    version: String,
+    schema: Option<PathBuf>,
+    out_file: Option<PathBuf>,
+    overlay: OverlaySource,
+    replacements: BTreeMap<String, String>,
+    rerun_if_changed: Option<bool>,
+}
+
+impl Default for Builder {
+    fn default() -> Self {
+        Self::new()
+    }
+}
+
+/// What one generation read and produced.
+#[derive(Debug, Clone)]
+pub struct Generated {
+    /// The schema file that was read.
+    pub schema_path: PathBuf,
+    /// The formatted Rust source.
+    pub code: String,
+}
+
+impl Builder {
+    /// A builder for the newest pinned protocol version, with the built-in overlay and replacements.
+    pub fn new() -> Self {
+        Builder {
+            version: "2026-07-28".into(),
+            schema: None,
+            out_file: None,
+            overlay: OverlaySource::Builtin,
+            replacements: DEFAULT_REPLACEMENTS
+                .iter()
+                .map(|(k, v)| (k.to_string(), v.to_string()))
+                .collect(),
+            rerun_if_changed: None,
+        }
+    }
+
+    /// The protocol version to generate (selects the pin and the built-in overlay).
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Read this schema file instead of locating the pinned one (no sha256 check: an explicit
+    /// file is the caller's choice, e.g. an unreleased draft).
+    pub fn schema(mut self, path: impl Into<PathBuf>) -> Self {
+        self.schema = Some(path.into());
+        self
+    }
+
+    /// Where [`Builder::generate`] writes the code.
+    pub fn out_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.out_file = Some(path.into());
+        self
+    }
+
+    /// Apply this overlay file instead of the built-in one.
+    pub fn overlay_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.overlay = OverlaySource::File(path.into());
+        self
+    }
+
+    /// Apply no overlay: generate from the schema exactly as published.
+    pub fn no_overlay(mut self) -> Self {
+        self.overlay = OverlaySource::None;
+        self
+    }
+
+    /// Map the schema type `schema_name` to an existing Rust type path instead of generating it.
+    pub fn replace(mut self, schema_name: impl Into<String>, rust_path: impl Into<String>) -> Self {
+        self.replacements.insert(schema_name.into(), rust_path.into());
+        self
+    }
+
+    /// Whether to print `cargo:rerun-if-changed` lines (default: when run by cargo as a build script).
+    pub fn emit_rerun_if_changed(mut self, on: bool) -> Self {
+        self.rerun_if_changed = Some(on);
+        self
+    }
+
+    fn load(&self) -> Result<(PathBuf, serde_json::Value, Vec<PathBuf>)> {
+        let mut inputs = Vec::new();
+        let (path, bytes) = match &self.schema {
+            Some(p) => {
+                let bytes = std::fs::read(p).map_err(|e| Error::in_file(p, e.to_string()))?;
+                (p.clone(), bytes)
+            }
+            None => source::locate(&self.version, &Pins::builtin()?)?,
+        };
+        inputs.push(path.clone());
+        let mut schema: serde_json::Value = serde_json::from_slice(&bytes)
+            .map_err(|e| Error::in_file(&path, format!("malformed JSON: {e}")))?;
+        let overlay = match &self.overlay {
+            OverlaySource::None => None,
+            OverlaySource::Builtin => source::builtin_overlay(&self.version)
+                .map(|text| (PathBuf::from(format!("schema/overlays/{}.json", self.version)), text.to_string())),
+            OverlaySource::File(p) => {
+                inputs.push(p.clone());
+                let text = std::fs::read_to_string(p).map_err(|e| Error::in_file(p, e.to_string()))?;
+                Some((p.clone(), text))
+            }
+        };
+        if let Some((opath, text)) = overlay {
+            Overlay::parse(&text)
+                .and_then(|o| o.apply(&mut schema))
+                .map_err(|e| e.with_file(&opath))?;
+        }
+        Ok((path, schema, inputs))
+    }
+
+    /// Lower the schema into the generator's model (for tools such as `diff`).
+    pub fn model(&self) -> Result<model::Model> {
+        let (path, schema, _) = self.load()?;
+        lower::lower(&schema, &self.lower_settings()).map_err(|e| e.with_file(&path))
+    }
+
+    fn lower_settings(&self) -> lower::LowerSettings {
+        lower::LowerSettings {
+            replacements: self.replacements.clone(),
+        }
+    }
+
+    /// Generate the code and return it without writing anything.
+    pub fn generate_string(&self) -> Result<Generated> {
+        let (path, schema, inputs) = self.load()?;
+        let model = lower::lower(&schema, &self.lower_settings()).map_err(|e| e.with_file(&path))?;
+        let digest = source::sha256_hex(
+            &std::fs::read(&path).map_err(|e| Error::in_file(&path, e.to_string()))?,
+        );
+        let header = format!(
+            "@generated by mcp-codegen from the MCP schema {} (sha256 {digest}).\nDo not edit: change the generator or schema/ and run `cargo run -p mcp-codegen -- generate`.",
+            self.version
+        );
+        let code = emit::emit(&model, &header).map_err(|e| e.with_file(&path))?;
+        if self
+            .rerun_if_changed
+            .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some())
+        {
+            for input in &inputs {
+                println!("cargo:rerun-if-changed={}", input.display());
+            }
+            println!("cargo:rerun-if-env-changed=MCP_SPEC_DIR");
+        }
+        Ok(Generated {
+            schema_path: path,
+            code,
+        })
+    }
+
+    /// Generate and write the code to the configured out file (left untouched when unchanged,
+    /// so dependents do not rebuild).
+    pub fn generate(&self) -> Result<Generated> {
+        let out = self
+            .out_file
+            .clone()
+            .ok_or_else(|| Error::msg("Builder::generate needs an out_file"))?;
+        let generated = self.generate_string()?;
+        write_if_changed(&out, &generated.code)?;
+        Ok(generated)
+    }
+}
+
+/// Write `text` to `path` unless it already holds exactly that.
+pub fn write_if_changed(path: &Path, text: &str) -> Result<()> {
+    if std::fs::read_to_string(path).is_ok_and(|old| old == text) {
+        return Ok(());
+    }
+    if let Some(dir) = path.parent() {
+        std::fs::create_dir_all(dir).map_err(|e| Error::in_file(dir, e.to_string()))?;
+    }
+    std::fs::write(path, text).map_err(|e| Error::in_file(path, e.to_string()))
+}

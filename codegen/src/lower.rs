@@ -1,0 +1,594 @@
+//! Lowers a JSON Schema (`$defs` or `definitions`) into the generator's [`Model`].
+
+use crate::error::{Error, Result};
+use crate::model::{Field, Kind, Model, Shape, Ty, TypeDef, Variant};
+use crate::naming::{field_name, pascal, type_name};
+use serde_json::{Map, Value};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+
+/// Lowering settings.
+#[derive(Debug, Clone, Default)]
+pub struct LowerSettings {
+    /// Schema type names mapped to existing Rust type paths instead of generated types.
+    pub replacements: BTreeMap<String, String>,
+}
+
+/// The definitions table of a schema: `$defs` (2025-11-25 on) or `definitions` (before).
+pub fn definitions(schema: &Value) -> Result<(&'static str, &Map<String, Value>)> {
+    for key in ["$defs", "definitions"] {
+        if let Some(v) = schema.get(key) {
+            return v
+                .as_object()
+                .map(|m| (key, m))
+                .ok_or_else(|| Error::msg(format!("`{key}` is not an object")));
+        }
+    }
+    Err(Error::msg(
+        "the schema has neither `$defs` nor `definitions`",
+    ))
+}
+
+/// Lower every definition of `schema` into a model.
+pub fn lower(schema: &Value, settings: &LowerSettings) -> Result<Model> {
+    let (key, defs) = definitions(schema)?;
+    let mut lw = Lowerer {
+        defs,
+        prefix: format!("#/{key}/"),
+        settings,
+        types: Vec::new(),
+        names: HashMap::new(),
+        shared_enums: BTreeSet::new(),
+    };
+    let mut seen = BTreeMap::new();
+    count_enums(&Value::Object(defs.clone()), &mut seen);
+    lw.shared_enums = seen.into_iter().filter(|(_, n)| *n > 1).map(|(k, _)| k).collect();
+    for name in defs.keys() {
+        lw.names.insert(type_name(name), NameUse::Def);
+    }
+    for (name, def) in defs {
+        lw.lower_def(name, def)?;
+    }
+    let mut model = Model { types: lw.types };
+    mark_boxes(&mut model);
+    Ok(model)
+}
+
+#[derive(Debug, Clone, PartialEq)]
+enum NameUse {
+    Def,
+    Inline(Kind2),
+}
+
+/// What an inline name was given to, so identical inline enums and consts share one type.
+#[derive(Debug, Clone, PartialEq)]
+enum Kind2 {
+    Const(String),
+    Enum(Vec<String>),
+    Other,
+}
+
+struct Lowerer<'a> {
+    defs: &'a Map<String, Value>,
+    prefix: String,
+    settings: &'a LowerSettings,
+    types: Vec<TypeDef>,
+    names: HashMap<String, NameUse>,
+    /// (property, values) of inline string enums that occur under more than one parent; these
+    /// are named after the property alone (`CacheScope`), the others after parent and property.
+    shared_enums: BTreeSet<(String, Vec<String>)>,
+}
+
+fn count_enums(v: &Value, seen: &mut BTreeMap<(String, Vec<String>), usize>) {
+    match v {
+        Value::Object(map) => {
+            if let Some(props) = map.get("properties").and_then(Value::as_object) {
+                for (name, ps) in props {
+                    if let Some(values) = string_enum(ps) {
+                        *seen.entry((name.clone(), values)).or_default() += 1;
+                    }
+                }
+            }
+            map.values().for_each(|c| count_enums(c, seen));
+        }
+        Value::Array(items) => items.iter().for_each(|c| count_enums(c, seen)),
+        _ => {}
+    }
+}
+
+fn desc(s: &Value) -> Option<String> {
+    s.get("description")
+        .and_then(Value::as_str)
+        .map(str::to_string)
+}
+
+fn string_enum(s: &Value) -> Option<Vec<String>> {
+    let values = s.get("enum")?.as_array()?;
+    values
+        .iter()
+        .map(|v| v.as_str().map(str::to_string))
+        .collect()
+}
+
+fn const_str(s: &Value) -> Option<&str> {
+    s.get("const").and_then(Value::as_str)
+}
+
+fn types_of(s: &Value) -> Vec<&str> {
+    match s.get("type") {
+        Some(Value::String(t)) => vec![t.as_str()],
+        Some(Value::Array(ts)) => ts.iter().filter_map(Value::as_str).collect(),
+        _ => Vec::new(),
+    }
+}
+
+fn union_members(s: &Value) -> Option<&Vec<Value>> {
+    s.get("anyOf")
+        .or_else(|| s.get("oneOf"))
+        .and_then(Value::as_array)
+}
+
+impl<'a> Lowerer<'a> {
+    fn ref_name(&self, r: &str, at: &str) -> Result<String> {
+        match r.strip_prefix(&self.prefix) {
+            Some(name) if self.defs.contains_key(name) => Ok(name.to_string()),
+            _ => Err(Error::msg(format!("unknown $ref `{r}` at {at}"))),
+        }
+    }
+
+    /// Follow `$ref` (and a leading `allOf` member) to the schema that has the content.
+    fn resolve(&self, s: &'a Value, at: &str) -> Result<&'a Value> {
+        let mut cur = s;
+        for _ in 0..32 {
+            if let Some(r) = cur.get("$ref").and_then(Value::as_str) {
+                let name = self.ref_name(r, at)?;
+                cur = &self.defs[&name];
+            } else if let Some(first) = cur
+                .get("allOf")
+                .and_then(Value::as_array)
+                .and_then(|a| a.first())
+            {
+                cur = first;
+            } else {
+                return Ok(cur);
+            }
+        }
+        Err(Error::msg(format!("$ref cycle at {at}")))
+    }
+
+    fn ty_for_ref(&self, name: &str) -> Ty {
+        match self.settings.replacements.get(name) {
+            Some(path) => Ty::Path(path.clone()),
+            None => Ty::Named(type_name(name)),
+        }
+    }
+
+    fn claim(&mut self, wanted: String, what: Kind2) -> (String, bool) {
+        let mut name = wanted.clone();
+        let mut n = 1;
+        loop {
+            match self.names.get(&name) {
+                None => {
+                    self.names.insert(name.clone(), NameUse::Inline(what));
+                    return (name, true);
+                }
+                Some(NameUse::Inline(k)) if *k == what && what != Kind2::Other => {
+                    return (name, false)
+                }
+                _ => {
+                    n += 1;
+                    name = format!("{wanted}{n}");
+                }
+            }
+        }
+    }
+
+    fn lower_def(&mut self, name: &str, s: &'a Value) -> Result<()> {
+        let rust = type_name(name);
+        let at = format!("`{name}`");
+        let kind = if let Some(path) = self.settings.replacements.get(name) {
+            Kind::Alias(Ty::Path(path.clone()))
+        } else {
+            self.kind_of(s, &rust, &at)?
+        };
+        self.types.push(TypeDef {
+            name: rust,
+            schema_name: Some(name.to_string()),
+            doc: desc(s),
+            kind,
+        });
+        Ok(())
+    }
+
+    /// The representation of a named type whose schema is `s`.
+    fn kind_of(&mut self, s: &'a Value, name: &str, at: &str) -> Result<Kind> {
+        if !s.is_object() {
+            if s == &Value::Bool(true) {
+                return Ok(Kind::Alias(Ty::Any));
+            }
+            return Err(Error::msg(format!("schema at {at} is not an object")));
+        }
+        if let Some(r) = s.get("$ref").and_then(Value::as_str) {
+            let target = self.ref_name(r, at)?;
+            return Ok(Kind::Alias(self.ty_for_ref(&target)));
+        }
+        if let Some(members) = union_members(s) {
+            if members.len() > 1 {
+                return Ok(Kind::Union(self.variants(members, name, at)?));
+            }
+        }
+        if let Some(all) = s.get("allOf").and_then(Value::as_array) {
+            return Ok(Kind::Alias(self.all_of(all, name, at)?));
+        }
+        let types = types_of(s);
+        if types.len() > 1 {
+            return Ok(Kind::Union(self.primitive_variants(&types)));
+        }
+        if types.first() == Some(&"string") || (types.is_empty() && s.get("enum").is_some()) {
+            if let Some(c) = const_str(s) {
+                return Ok(Kind::Const(c.to_string()));
+            }
+            if let Some(values) = string_enum(s) {
+                return Ok(Kind::StringEnum(values));
+            }
+        }
+        if types.first() == Some(&"object") || s.get("properties").is_some() {
+            if s.get("properties").is_some() {
+                return self.struct_kind(s, name, at);
+            }
+        }
+        Ok(Kind::Alias(self.ty_of(s, name, "", at)?))
+    }
+
+    fn all_of(&mut self, all: &'a [Value], parent: &str, at: &str) -> Result<Ty> {
+        // `allOf: [$ref Base, {refinement}]`: the base type carries every field (refinements
+        // only narrow values), and unknown keys survive in its `extra`.
+        match all.first() {
+            Some(first) => self.ty_of(first, parent, "", at),
+            None => Ok(Ty::Any),
+        }
+    }
+
+    fn struct_kind(&mut self, s: &'a Value, name: &str, at: &str) -> Result<Kind> {
+        let props = s
+            .get("properties")
+            .and_then(Value::as_object)
+            .ok_or_else(|| Error::msg(format!("`properties` at {at} is not an object")))?;
+        let required: BTreeSet<&str> = s
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        let mut fields = Vec::new();
+        let mut used = BTreeSet::new();
+        for (json_name, ps) in props {
+            let mut rust_name = field_name(json_name);
+            let mut n = 1;
+            while used.contains(&rust_name) || rust_name == "extra" {
+                n += 1;
+                rust_name = format!("{}_{n}", field_name(json_name));
+            }
+            used.insert(rust_name.clone());
+            let field_at = format!("{at}.{json_name}");
+            let ty = self.ty_of(ps, name, json_name, &field_at)?;
+            fields.push(Field {
+                json_name: json_name.clone(),
+                rust_name,
+                ty,
+                required: required.contains(json_name.as_str()),
+                boxed: false,
+                doc: desc(ps),
+            });
+        }
+        let extra = match s.get("additionalProperties") {
+            Some(Value::Bool(false)) => None,
+            None | Some(Value::Bool(true)) => Some(Ty::Any),
+            Some(ap) => Some(self.ty_of(ap, name, "Extra", &format!("{at}.additionalProperties"))?),
+        };
+        Ok(Kind::Struct { fields, extra })
+    }
+
+    fn push_inline(&mut self, name: String, doc: Option<String>, kind: Kind) {
+        self.types.push(TypeDef {
+            name,
+            schema_name: None,
+            doc,
+            kind,
+        });
+    }
+
+    /// The type of a property (or array item, or map value) `field` of `parent`.
+    fn ty_of(&mut self, s: &'a Value, parent: &str, field: &str, at: &str) -> Result<Ty> {
+        let obj = match s {
+            Value::Bool(true) => return Ok(Ty::Any),
+            Value::Object(o) => o,
+            _ => return Err(Error::msg(format!("schema at {at} is not an object"))),
+        };
+        if let Some(r) = obj.get("$ref").and_then(Value::as_str) {
+            let target = self.ref_name(r, at)?;
+            return Ok(self.ty_for_ref(&target));
+        }
+        if let Some(members) = union_members(s) {
+            if members.len() == 1 {
+                return self.ty_of(&members[0], parent, field, at);
+            }
+            let (name, _) = self.claim(format!("{parent}{}", pascal(field)), Kind2::Other);
+            let variants = self.variants(members, &name, at)?;
+            self.push_inline(name.clone(), desc(s), Kind::Union(variants));
+            return Ok(Ty::Named(name));
+        }
+        if let Some(all) = obj.get("allOf").and_then(Value::as_array) {
+            return self.all_of(all, parent, at);
+        }
+        let types = types_of(s);
+        if types.len() > 1 {
+            let (name, _) = self.claim(format!("{parent}{}", pascal(field)), Kind2::Other);
+            let variants = self.primitive_variants(&types);
+            self.push_inline(name.clone(), desc(s), Kind::Union(variants));
+            return Ok(Ty::Named(name));
+        }
+        let ty = types.first().copied();
+        if ty == Some("string") || (ty.is_none() && obj.contains_key("enum")) {
+            if let Some(c) = const_str(s) {
+                let wanted = format!("{}{}", pascal(field), pascal(c));
+                let (name, fresh) = self.claim(wanted, Kind2::Const(c.to_string()));
+                if fresh {
+                    let doc = Some(format!("The constant string `{c}`."));
+                    self.push_inline(name.clone(), doc, Kind::Const(c.to_string()));
+                }
+                return Ok(Ty::Named(name));
+            }
+            if let Some(values) = string_enum(s) {
+                let shared = self.shared_enums.contains(&(field.to_string(), values.clone()));
+                let mut wanted = pascal(field);
+                if !shared
+                    || self
+                        .names
+                        .get(&wanted)
+                        .is_some_and(|u| *u != NameUse::Inline(Kind2::Enum(values.clone())))
+                {
+                    wanted = format!("{parent}{}", pascal(field));
+                }
+                let (name, fresh) = self.claim(wanted, Kind2::Enum(values.clone()));
+                if fresh {
+                    self.push_inline(name.clone(), desc(s), Kind::StringEnum(values));
+                }
+                return Ok(Ty::Named(name));
+            }
+        }
+        match ty {
+            Some("string") => Ok(Ty::String),
+            Some("integer") => Ok(Ty::Integer),
+            Some("number") => Ok(Ty::Number),
+            Some("boolean") => Ok(Ty::Bool),
+            Some("null") => Ok(Ty::Null),
+            Some("array") => match obj.get("items") {
+                Some(items) => Ok(Ty::Vec(Box::new(self.ty_of(
+                    items,
+                    parent,
+                    &format!("{field}Item"),
+                    &format!("{at}[]"),
+                )?))),
+                None => Ok(Ty::Vec(Box::new(Ty::Any))),
+            },
+            Some("object") | None if obj.contains_key("properties") => {
+                let (name, _) = self.claim(format!("{parent}{}", pascal(field)), Kind2::Other);
+                let kind = self.struct_kind(s, &name, at)?;
+                self.push_inline(name.clone(), desc(s), kind);
+                Ok(Ty::Named(name))
+            }
+            Some("object") => match obj.get("additionalProperties") {
+                None | Some(Value::Bool(_)) => Ok(Ty::Map(Box::new(Ty::Any))),
+                Some(ap) => Ok(Ty::Map(Box::new(self.ty_of(
+                    ap,
+                    parent,
+                    &format!("{field}Value"),
+                    &format!("{at}.additionalProperties"),
+                )?))),
+            },
+            None => Ok(Ty::Any),
+            Some(other) => Err(Error::msg(format!("unknown type `{other}` at {at}"))),
+        }
+    }
+
+    fn primitive_variants(&self, types: &[&str]) -> Vec<Variant> {
+        let has_number = types.contains(&"number");
+        let mut out = Vec::new();
+        for t in types {
+            let (name, ty, kinds): (&str, Ty, &[&'static str]) = match *t {
+                "string" => ("String", Ty::String, &["string"]),
+                "integer" if has_number => continue,
+                "integer" => ("Integer", Ty::Integer, &["integer"]),
+                "number" => ("Number", Ty::Number, &["integer", "number"]),
+                "boolean" => ("Boolean", Ty::Bool, &["boolean"]),
+                "null" => ("Null", Ty::Null, &["null"]),
+                "array" => ("Array", Ty::Vec(Box::new(Ty::Any)), &["array"]),
+                "object" => ("Object", Ty::Map(Box::new(Ty::Any)), &["object"]),
+                _ => continue,
+            };
+            out.push(Variant {
+                name: name.to_string(),
+                ty,
+                boxed: false,
+                schema_name: None,
+                shape: Shape {
+                    kinds: kinds.iter().copied().collect(),
+                    ..Shape::default()
+                },
+            });
+        }
+        out
+    }
+
+    fn variants(&mut self, members: &'a [Value], parent: &str, at: &str) -> Result<Vec<Variant>> {
+        let mut out: Vec<Variant> = Vec::new();
+        for (i, m) in members.iter().enumerate() {
+            let member_at = format!("{at}.anyOf[{i}]");
+            if let Some(r) = m.get("$ref").and_then(Value::as_str) {
+                let target = self.ref_name(r, &member_at)?;
+                let shape = self.shape(m, &member_at)?;
+                out.push(Variant {
+                    name: type_name(&target),
+                    ty: self.ty_for_ref(&target),
+                    boxed: false,
+                    schema_name: Some(target),
+                    shape,
+                });
+                continue;
+            }
+            let types = types_of(m);
+            if types.len() > 1 && !m.as_object().is_some_and(|o| o.contains_key("properties")) {
+                out.extend(self.primitive_variants(&types));
+                continue;
+            }
+            let shape = self.shape(m, &member_at)?;
+            let base = match types.first().copied() {
+                Some("string") => "String",
+                Some("integer") => "Integer",
+                Some("number") => "Number",
+                Some("boolean") => "Boolean",
+                Some("null") => "Null",
+                Some("array") => "Array",
+                Some("object") => "Object",
+                _ => "Value",
+            };
+            let ty = self.ty_of(m, parent, base, &member_at)?;
+            out.push(Variant {
+                name: base.to_string(),
+                ty,
+                boxed: false,
+                schema_name: None,
+                shape,
+            });
+        }
+        // Variant names must be unique: number the later duplicates by position.
+        let mut seen = BTreeMap::<String, usize>::new();
+        for v in &mut out {
+            let count = seen.entry(v.name.clone()).or_default();
+            *count += 1;
+            if *count > 1 {
+                v.name = format!("{}{}", v.name, count);
+            }
+        }
+        Ok(out)
+    }
+
+    /// What dispatch can see of a union member.
+    fn shape(&self, m: &'a Value, at: &str) -> Result<Shape> {
+        let s = self.resolve(m, at)?;
+        let mut shape = Shape::default();
+        if let Some(members) = union_members(s) {
+            for sub in members {
+                let inner = self.shape(sub, at)?;
+                if inner.kinds.is_empty() {
+                    return Ok(Shape::default());
+                }
+                shape.kinds.extend(inner.kinds);
+            }
+            return Ok(shape);
+        }
+        for t in types_of(s) {
+            match t {
+                "string" => shape.kinds.insert("string"),
+                "integer" => shape.kinds.insert("integer"),
+                "number" => {
+                    shape.kinds.insert("integer");
+                    shape.kinds.insert("number")
+                }
+                "boolean" => shape.kinds.insert("boolean"),
+                "null" => shape.kinds.insert("null"),
+                "array" => shape.kinds.insert("array"),
+                "object" => shape.kinds.insert("object"),
+                _ => false,
+            };
+        }
+        let Some(props) = s.get("properties").and_then(Value::as_object) else {
+            return Ok(shape);
+        };
+        shape.kinds.insert("object");
+        let required: BTreeSet<&str> = s
+            .get("required")
+            .and_then(Value::as_array)
+            .map(|a| a.iter().filter_map(Value::as_str).collect())
+            .unwrap_or_default();
+        for (p, ps) in props {
+            shape.props.insert(p.clone());
+            let ps = self.resolve(ps, at)?;
+            let is_required = required.contains(p.as_str());
+            if let Some(c) = const_str(ps) {
+                shape.tags.push((p.clone(), vec![c.to_string()], is_required));
+            } else if let Some(values) = string_enum(ps) {
+                shape.tags.push((p.clone(), values, is_required));
+            }
+            if is_required {
+                shape.required.insert(vec![p.clone()]);
+                if let Some(inner) = ps.get("required").and_then(Value::as_array) {
+                    for q in inner.iter().filter_map(Value::as_str) {
+                        shape.required.insert(vec![p.clone(), q.to_string()]);
+                    }
+                }
+            }
+        }
+        Ok(shape)
+    }
+}
+
+/// Edges from a type to the named types it contains without indirection (`Vec` and maps are indirection).
+fn direct_refs(kind: &Kind) -> Vec<String> {
+    let mut out = Vec::new();
+    let mut add = |ty: &Ty| {
+        if let Ty::Named(n) = ty {
+            out.push(n.clone());
+        }
+    };
+    match kind {
+        Kind::Struct { fields, .. } => fields.iter().for_each(|f| add(&f.ty)),
+        Kind::Alias(ty) => add(ty),
+        Kind::Union(vs) => vs.iter().for_each(|v| add(&v.ty)),
+        Kind::StringEnum(_) | Kind::Const(_) => {}
+    }
+    out
+}
+
+/// Box every field or variant whose type can contain the type that holds it.
+fn mark_boxes(model: &mut Model) {
+    let edges: HashMap<String, Vec<String>> = model
+        .types
+        .iter()
+        .map(|t| (t.name.clone(), direct_refs(&t.kind)))
+        .collect();
+    let reaches = |from: &str, to: &str| -> bool {
+        let mut stack = vec![from.to_string()];
+        let mut seen = BTreeSet::new();
+        while let Some(n) = stack.pop() {
+            if n == to {
+                return true;
+            }
+            if seen.insert(n.clone()) {
+                if let Some(next) = edges.get(&n) {
+                    stack.extend(next.iter().cloned());
+                }
+            }
+        }
+        false
+    };
+    for t in &mut model.types {
+        let owner = t.name.clone();
+        match &mut t.kind {
+            Kind::Struct { fields, .. } => {
+                for f in fields {
+                    if let Ty::Named(n) = &f.ty {
+                        f.boxed = reaches(n, &owner);
+                    }
+                }
+            }
+            Kind::Union(vs) => {
+                for v in vs {
+                    if let Ty::Named(n) = &v.ty {
+                        v.boxed = reaches(n, &owner);
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+}

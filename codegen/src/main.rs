@@ -1,0 +1,193 @@
+//! `mcp-codegen`: the command line over the `mcp_codegen` library.
+
+use mcp_codegen::{source, Builder, Error, Pins};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+const USAGE: &str = "usage:
+  mcp-codegen generate [--version V] [--schema PATH] [--out PATH]
+      write the committed bindings (all pinned versions unless --version is given)
+  mcp-codegen check [--version V]
+      exit 1 with a unified diff if the committed bindings differ from a fresh generation
+  mcp-codegen fetch VERSION [--from DIR] [--url URL]
+      download the pinned schema.json into schema/VERSION/ (or copy it from DIR), checking its sha256
+  mcp-codegen diff OLD NEW
+      report types and fields added, removed or changed between two versions (or schema files)";
+
+fn main() -> ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    match run(&args) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("mcp-codegen: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+/// Parsed `--flag value` options and positional arguments.
+struct Args {
+    positional: Vec<String>,
+    flags: Vec<(String, String)>,
+}
+
+impl Args {
+    fn parse(args: &[String], known: &[&str]) -> Result<Args, Error> {
+        let mut positional = Vec::new();
+        let mut flags = Vec::new();
+        let mut it = args.iter();
+        while let Some(a) = it.next() {
+            if let Some(name) = a.strip_prefix("--") {
+                if !known.contains(&name) {
+                    return Err(Error::msg(format!("unknown option --{name}\n{USAGE}")));
+                }
+                let value = it
+                    .next()
+                    .ok_or_else(|| Error::msg(format!("--{name} needs a value")))?;
+                flags.push((name.to_string(), value.clone()));
+            } else {
+                positional.push(a.clone());
+            }
+        }
+        Ok(Args { positional, flags })
+    }
+
+    fn get(&self, name: &str) -> Option<&str> {
+        self.flags
+            .iter()
+            .rev()
+            .find(|(n, _)| n == name)
+            .map(|(_, v)| v.as_str())
+    }
+}
+
+fn committed_path(module: &str) -> PathBuf {
+    source::repo_root()
+        .join("generated")
+        .join("src")
+        .join(format!("{module}.rs"))
+}
+
+fn selected(pins: &Pins, version: Option<&str>) -> Result<Vec<source::Pin>, Error> {
+    match version {
+        Some(v) => Ok(vec![pins.get(v)?.clone()]),
+        None => Ok(pins.versions.clone()),
+    }
+}
+
+fn run(args: &[String]) -> Result<ExitCode, Error> {
+    let Some((cmd, rest)) = args.split_first() else {
+        eprintln!("{USAGE}");
+        return Ok(ExitCode::from(2));
+    };
+    let pins = Pins::builtin()?;
+    match cmd.as_str() {
+        "generate" => {
+            let a = Args::parse(rest, &["version", "schema", "out"])?;
+            let versions = selected(&pins, a.get("version"))?;
+            if versions.len() > 1 && (a.get("schema").is_some() || a.get("out").is_some()) {
+                return Err(Error::msg("--schema and --out need --version"));
+            }
+            for pin in versions {
+                let mut b = Builder::new()
+                    .version(&pin.version)
+                    .emit_rerun_if_changed(false);
+                if let Some(s) = a.get("schema") {
+                    b = b.schema(s);
+                }
+                let out = a
+                    .get("out")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| committed_path(&pin.module));
+                let g = b.out_file(&out).generate()?;
+                eprintln!("wrote {} from {}", out.display(), g.schema_path.display());
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        "check" => {
+            let a = Args::parse(rest, &["version"])?;
+            let mut stale = false;
+            for pin in selected(&pins, a.get("version"))? {
+                let path = committed_path(&pin.module);
+                let fresh = Builder::new()
+                    .version(&pin.version)
+                    .emit_rerun_if_changed(false)
+                    .generate_string()?
+                    .code;
+                let committed = std::fs::read_to_string(&path).unwrap_or_default();
+                if committed == fresh {
+                    eprintln!("{}: up to date", path.display());
+                } else {
+                    stale = true;
+                    let diff = similar::TextDiff::from_lines(&committed, &fresh);
+                    print!(
+                        "{}",
+                        diff.unified_diff()
+                            .context_radius(3)
+                            .header(&format!("{} (committed)", path.display()), &format!("{} (generated)", path.display()))
+                    );
+                    eprintln!("{}: differs from a fresh generation", path.display());
+                }
+            }
+            if stale {
+                eprintln!("run `cargo run -p mcp-codegen -- generate` and commit the result");
+                Ok(ExitCode::from(1))
+            } else {
+                Ok(ExitCode::SUCCESS)
+            }
+        }
+        "fetch" => {
+            let a = Args::parse(rest, &["from", "url"])?;
+            let [version] = a.positional.as_slice() else {
+                return Err(Error::msg(format!("fetch takes one VERSION\n{USAGE}")));
+            };
+            let pin = pins.get(version)?;
+            let dest = source::repo_root().join("schema").join(version).join("schema.json");
+            if let Some(dir) = a.get("from") {
+                source::fetch_from_dir(std::path::Path::new(dir), &pin.sha256, version, &dest)?;
+            } else {
+                fetch_url(a.get("url").unwrap_or(&pin.url), &pin.sha256, &dest)?;
+            }
+            eprintln!("wrote {} (sha256 {})", dest.display(), pin.sha256);
+            Ok(ExitCode::SUCCESS)
+        }
+        "diff" => {
+            let a = Args::parse(rest, &[])?;
+            let [old, new] = a.positional.as_slice() else {
+                return Err(Error::msg(format!("diff takes OLD and NEW\n{USAGE}")));
+            };
+            let report = mcp_codegen::diff::diff(&builder_for(old, &pins)?, &builder_for(new, &pins)?)?;
+            print!("{report}");
+            Ok(ExitCode::SUCCESS)
+        }
+        "help" | "--help" | "-h" => {
+            println!("{USAGE}");
+            Ok(ExitCode::SUCCESS)
+        }
+        other => Err(Error::msg(format!("unknown command `{other}`\n{USAGE}"))),
+    }
+}
+
+/// A version name selects the pinned schema; anything else is a schema file path.
+fn builder_for(arg: &str, pins: &Pins) -> Result<Builder, Error> {
+    if pins.get(arg).is_ok() {
+        Ok(Builder::new().version(arg).emit_rerun_if_changed(false))
+    } else {
+        Ok(Builder::new()
+            .no_overlay()
+            .schema(arg)
+            .emit_rerun_if_changed(false))
+    }
+}
+
+#[cfg(feature = "fetch")]
+fn fetch_url(url: &str, sha256: &str, dest: &std::path::Path) -> Result<(), Error> {
+    source::fetch_from_url(url, sha256, dest)
+}
+
+#[cfg(not(feature = "fetch"))]
+fn fetch_url(_url: &str, _sha256: &str, _dest: &std::path::Path) -> Result<(), Error> {
+    Err(Error::msg(
+        "this mcp-codegen was built without the `fetch` feature; use --from DIR",
+    ))
+}
