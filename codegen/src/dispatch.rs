@@ -142,7 +142,7 @@ fn keys(variants: &[Variant], candidates: &[usize]) -> ObjPlan {
             let s = &variants[j].shape;
             match path {
                 [p] => s.props.contains(p),
-                _ => s.required.contains(path) || path.first().is_some_and(|p| s.props.contains(p) && !s.required.contains(&vec![p.clone()])),
+                _ => s.nested.contains(path),
             }
         };
         let required = shape

@@ -71,7 +71,7 @@ fn escape_outside_code(line: &str) -> String {
         for word in part.split(' ') {
             let w = if word.starts_with("http://") || word.starts_with("https://") {
                 let trail = word
-                    .trim_end_matches(|c: char| matches!(c, '.' | ',' | ';' | ')'))
+                    .trim_end_matches(['.', ',', ';', ')'])
                     .len();
                 format!("<{}>{}", &word[..trail], &word[trail..])
             } else {

@@ -297,9 +297,23 @@ fn emit_union(t: &TypeDef, variants: &[Variant], model: &Model, doc: TokenStream
     let mut froms = Vec::new();
     let mut schema_names = Vec::new();
     let mut from_count = BTreeMap::<String, usize>::new();
+    // `From` only where the payload type is unique after following aliases (two members that
+    // are the same Rust type would make conflicting impls).
+    let canonical = |ty: &Ty| -> Result<String> {
+        let mut ty = ty.clone();
+        for _ in 0..32 {
+            match &ty {
+                Ty::Named(n) => match model.get(n).map(|t| &t.kind) {
+                    Some(Kind::Alias(inner)) => ty = inner.clone(),
+                    _ => break,
+                },
+                _ => break,
+            }
+        }
+        Ok(rust_ty(&ty)?.to_string())
+    };
     for v in variants {
-        let ty = rust_ty(&v.ty)?;
-        *from_count.entry(ty.to_string()).or_default() += 1;
+        *from_count.entry(canonical(&v.ty)?).or_default() += 1;
     }
     for (i, v) in variants.iter().enumerate() {
         let vname = ident(&v.name);
@@ -318,10 +332,15 @@ fn emit_union(t: &TypeDef, variants: &[Variant], model: &Model, doc: TokenStream
         name_arms.push(quote!(Self::#vname(_) => #label,));
         schema_names.push(v.schema_name.clone().unwrap_or_default());
         let idx = i;
+        let wrap = if v.boxed {
+            quote!(|v| Self::#vname(::std::boxed::Box::new(v)))
+        } else {
+            quote!(Self::#vname)
+        };
         build_arms.push(quote! {
-            #idx => ::serde_json::from_value(value).map(|v| Self::#vname(v)).map_err(|e| __private::context(label, e)),
+            #idx => ::serde_json::from_value(value).map(#wrap).map_err(|e| __private::context(label, e)),
         });
-        if from_count.get(&plain.to_string()) == Some(&1) {
+        if from_count.get(&canonical(&v.ty)?) == Some(&1) {
             let wrap = if v.boxed { quote!(::std::boxed::Box::new(value)) } else { quote!(value) };
             froms.push(quote! {
                 impl ::core::convert::From<#plain> for #name {

@@ -4,6 +4,7 @@ use crate::error::{Error, Result};
 use crate::model::{Field, Kind, Model, Shape, Ty, TypeDef, Variant};
 use crate::naming::{field_name, pascal, type_name};
 use serde_json::{Map, Value};
+use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 
 /// Lowering settings.
@@ -135,24 +136,59 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    /// Follow `$ref` (and a leading `allOf` member) to the schema that has the content.
-    fn resolve(&self, s: &'a Value, at: &str) -> Result<&'a Value> {
-        let mut cur = s;
+    /// Follow `$ref` to the schema that has the content; an `allOf` becomes one merged object.
+    fn resolve<'b>(&self, s: &'b Value, at: &str) -> Result<Cow<'b, Value>>
+    where
+        'a: 'b,
+    {
+        let defs: &'a Map<String, Value> = self.defs;
+        let mut cur: &'b Value = s;
         for _ in 0..32 {
             if let Some(r) = cur.get("$ref").and_then(Value::as_str) {
                 let name = self.ref_name(r, at)?;
-                cur = &self.defs[&name];
-            } else if let Some(first) = cur
-                .get("allOf")
-                .and_then(Value::as_array)
-                .and_then(|a| a.first())
-            {
-                cur = first;
+                cur = &defs[&name];
+            } else if let Some(all) = cur.get("allOf").and_then(Value::as_array) {
+                return Ok(Cow::Owned(self.merge_all_of(cur, all, at)?));
             } else {
-                return Ok(cur);
+                return Ok(Cow::Borrowed(cur));
             }
         }
         Err(Error::msg(format!("$ref cycle at {at}")))
+    }
+
+    /// Merge the members of an `allOf` into one object schema: properties in order (later
+    /// members refine earlier ones), `required` united, the description of the outer schema.
+    fn merge_all_of(&self, outer: &Value, all: &[Value], at: &str) -> Result<Value> {
+        let mut props = Map::new();
+        let mut required: Vec<Value> = Vec::new();
+        let mut extra = None;
+        for m in all {
+            let m = self.resolve(m, at)?;
+            if let Some(p) = m.get("properties").and_then(Value::as_object) {
+                for (k, v) in p {
+                    props.insert(k.clone(), v.clone());
+                }
+            }
+            for r in m.get("required").and_then(Value::as_array).into_iter().flatten() {
+                if !required.contains(r) {
+                    required.push(r.clone());
+                }
+            }
+            if let Some(ap) = m.get("additionalProperties") {
+                extra = Some(ap.clone());
+            }
+        }
+        let mut out = Map::new();
+        if let Some(d) = outer.get("description") {
+            out.insert("description".into(), d.clone());
+        }
+        out.insert("type".into(), Value::String("object".into()));
+        out.insert("properties".into(), Value::Object(props));
+        out.insert("required".into(), Value::Array(required));
+        if let Some(ap) = extra {
+            out.insert("additionalProperties".into(), ap);
+        }
+        Ok(Value::Object(out))
     }
 
     fn ty_for_ref(&self, name: &str) -> Ty {
@@ -182,7 +218,7 @@ impl<'a> Lowerer<'a> {
         }
     }
 
-    fn lower_def(&mut self, name: &str, s: &'a Value) -> Result<()> {
+    fn lower_def(&mut self, name: &str, s: &Value) -> Result<()> {
         let rust = type_name(name);
         let at = format!("`{name}`");
         let kind = if let Some(path) = self.settings.replacements.get(name) {
@@ -200,7 +236,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The representation of a named type whose schema is `s`.
-    fn kind_of(&mut self, s: &'a Value, name: &str, at: &str) -> Result<Kind> {
+    fn kind_of(&mut self, s: &Value, name: &str, at: &str) -> Result<Kind> {
         if !s.is_object() {
             if s == &Value::Bool(true) {
                 return Ok(Kind::Alias(Ty::Any));
@@ -217,7 +253,8 @@ impl<'a> Lowerer<'a> {
             }
         }
         if let Some(all) = s.get("allOf").and_then(Value::as_array) {
-            return Ok(Kind::Alias(self.all_of(all, name, at)?));
+            let merged = self.merge_all_of(s, all, at)?;
+            return self.kind_of(&merged, name, at);
         }
         let types = types_of(s);
         if types.len() > 1 {
@@ -231,24 +268,13 @@ impl<'a> Lowerer<'a> {
                 return Ok(Kind::StringEnum(values));
             }
         }
-        if types.first() == Some(&"object") || s.get("properties").is_some() {
-            if s.get("properties").is_some() {
-                return self.struct_kind(s, name, at);
-            }
+        if s.get("properties").is_some() {
+            return self.struct_kind(s, name, at);
         }
         Ok(Kind::Alias(self.ty_of(s, name, "", at)?))
     }
 
-    fn all_of(&mut self, all: &'a [Value], parent: &str, at: &str) -> Result<Ty> {
-        // `allOf: [$ref Base, {refinement}]`: the base type carries every field (refinements
-        // only narrow values), and unknown keys survive in its `extra`.
-        match all.first() {
-            Some(first) => self.ty_of(first, parent, "", at),
-            None => Ok(Ty::Any),
-        }
-    }
-
-    fn struct_kind(&mut self, s: &'a Value, name: &str, at: &str) -> Result<Kind> {
+    fn struct_kind(&mut self, s: &Value, name: &str, at: &str) -> Result<Kind> {
         let props = s
             .get("properties")
             .and_then(Value::as_object)
@@ -297,7 +323,7 @@ impl<'a> Lowerer<'a> {
     }
 
     /// The type of a property (or array item, or map value) `field` of `parent`.
-    fn ty_of(&mut self, s: &'a Value, parent: &str, field: &str, at: &str) -> Result<Ty> {
+    fn ty_of(&mut self, s: &Value, parent: &str, field: &str, at: &str) -> Result<Ty> {
         let obj = match s {
             Value::Bool(true) => return Ok(Ty::Any),
             Value::Object(o) => o,
@@ -317,7 +343,8 @@ impl<'a> Lowerer<'a> {
             return Ok(Ty::Named(name));
         }
         if let Some(all) = obj.get("allOf").and_then(Value::as_array) {
-            return self.all_of(all, parent, at);
+            let merged = self.merge_all_of(s, all, at)?;
+            return self.ty_of(&merged, parent, field, at);
         }
         let types = types_of(s);
         if types.len() > 1 {
@@ -419,7 +446,7 @@ impl<'a> Lowerer<'a> {
         out
     }
 
-    fn variants(&mut self, members: &'a [Value], parent: &str, at: &str) -> Result<Vec<Variant>> {
+    fn variants(&mut self, members: &[Value], parent: &str, at: &str) -> Result<Vec<Variant>> {
         let mut out: Vec<Variant> = Vec::new();
         for (i, m) in members.iter().enumerate() {
             let member_at = format!("{at}.anyOf[{i}]");
@@ -473,8 +500,9 @@ impl<'a> Lowerer<'a> {
     }
 
     /// What dispatch can see of a union member.
-    fn shape(&self, m: &'a Value, at: &str) -> Result<Shape> {
-        let s = self.resolve(m, at)?;
+    fn shape(&self, m: &Value, at: &str) -> Result<Shape> {
+        let resolved = self.resolve(m, at)?;
+        let s: &Value = &resolved;
         let mut shape = Shape::default();
         if let Some(members) = union_members(s) {
             for sub in members {
@@ -513,11 +541,17 @@ impl<'a> Lowerer<'a> {
         for (p, ps) in props {
             shape.props.insert(p.clone());
             let ps = self.resolve(ps, at)?;
+            let ps: &Value = &ps;
             let is_required = required.contains(p.as_str());
             if let Some(c) = const_str(ps) {
                 shape.tags.push((p.clone(), vec![c.to_string()], is_required));
             } else if let Some(values) = string_enum(ps) {
                 shape.tags.push((p.clone(), values, is_required));
+            }
+            if let Some(inner) = ps.get("properties").and_then(Value::as_object) {
+                for q in inner.keys() {
+                    shape.nested.insert(vec![p.clone(), q.clone()]);
+                }
             }
             if is_required {
                 shape.required.insert(vec![p.clone()]);

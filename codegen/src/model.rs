@@ -72,8 +72,10 @@ pub struct Shape {
     pub tags: Vec<(String, Vec<String>, bool)>,
     /// Every declared property (top level) of an object member.
     pub props: BTreeSet<String>,
-    /// Required property paths, including required properties of inline required objects (`items.anyOf`).
+    /// Required property paths, including required properties of required objects (`items.anyOf`).
     pub required: BTreeSet<Vec<String>>,
+    /// Declared property paths one level down (`_meta.io.modelcontextprotocol/subscriptionId`).
+    pub nested: BTreeSet<Vec<String>>,
 }
 
 /// One member of a union.

@@ -139,40 +139,26 @@ impl CallToolResultContentItem {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    ::core::option::Option::Some("resource") => (2usize, "resource"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            ::core::option::Option::Some("resource") => {
-                                (2usize, "resource")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`text`, `image`, `resource`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -190,17 +176,17 @@ impl CallToolResultContentItem {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::EmbeddedResource(v))
+                    .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -432,47 +418,36 @@ impl ClientNotification {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("notifications/cancelled") => {
+                        (0usize, "notifications/cancelled")
                     }
-                };
-                match map.get("method") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("notifications/initialized") => {
+                        (1usize, "notifications/initialized")
+                    }
+                    ::core::option::Option::Some("notifications/progress") => {
+                        (2usize, "notifications/progress")
+                    }
+                    ::core::option::Option::Some("notifications/roots/list_changed") => {
+                        (3usize, "notifications/roots/list_changed")
+                    }
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `method`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("notifications/cancelled") => {
-                                (0usize, "notifications/cancelled")
-                            }
-                            ::core::option::Option::Some("notifications/initialized") => {
-                                (1usize, "notifications/initialized")
-                            }
-                            ::core::option::Option::Some("notifications/progress") => {
-                                (2usize, "notifications/progress")
-                            }
-                            ::core::option::Option::Some(
-                                "notifications/roots/list_changed",
-                            ) => (3usize, "notifications/roots/list_changed"),
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "method",
-                                            __private::show(map.get("method")),
-                                            "`notifications/cancelled`, `notifications/initialized`, `notifications/progress`, `notifications/roots/list_changed`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`notifications/cancelled`, `notifications/initialized`, `notifications/progress`, `notifications/roots/list_changed`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -490,22 +465,22 @@ impl ClientNotification {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelledNotification(v))
+                    .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InitializedNotification(v))
+                    .map(Self::InitializedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ProgressNotification(v))
+                    .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::RootsListChangedNotification(v))
+                    .map(Self::RootsListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -634,72 +609,55 @@ impl ClientRequest {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("initialize") => (0usize, "initialize"),
+                    ::core::option::Option::Some("ping") => (1usize, "ping"),
+                    ::core::option::Option::Some("resources/list") => {
+                        (2usize, "resources/list")
                     }
-                };
-                match map.get("method") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("resources/templates/list") => {
+                        (3usize, "resources/templates/list")
+                    }
+                    ::core::option::Option::Some("resources/read") => {
+                        (4usize, "resources/read")
+                    }
+                    ::core::option::Option::Some("resources/subscribe") => {
+                        (5usize, "resources/subscribe")
+                    }
+                    ::core::option::Option::Some("resources/unsubscribe") => {
+                        (6usize, "resources/unsubscribe")
+                    }
+                    ::core::option::Option::Some("prompts/list") => {
+                        (7usize, "prompts/list")
+                    }
+                    ::core::option::Option::Some("prompts/get") => {
+                        (8usize, "prompts/get")
+                    }
+                    ::core::option::Option::Some("tools/list") => (9usize, "tools/list"),
+                    ::core::option::Option::Some("tools/call") => (10usize, "tools/call"),
+                    ::core::option::Option::Some("logging/setLevel") => {
+                        (11usize, "logging/setLevel")
+                    }
+                    ::core::option::Option::Some("completion/complete") => {
+                        (12usize, "completion/complete")
+                    }
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `method`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("initialize") => {
-                                (0usize, "initialize")
-                            }
-                            ::core::option::Option::Some("ping") => (1usize, "ping"),
-                            ::core::option::Option::Some("resources/list") => {
-                                (2usize, "resources/list")
-                            }
-                            ::core::option::Option::Some("resources/templates/list") => {
-                                (3usize, "resources/templates/list")
-                            }
-                            ::core::option::Option::Some("resources/read") => {
-                                (4usize, "resources/read")
-                            }
-                            ::core::option::Option::Some("resources/subscribe") => {
-                                (5usize, "resources/subscribe")
-                            }
-                            ::core::option::Option::Some("resources/unsubscribe") => {
-                                (6usize, "resources/unsubscribe")
-                            }
-                            ::core::option::Option::Some("prompts/list") => {
-                                (7usize, "prompts/list")
-                            }
-                            ::core::option::Option::Some("prompts/get") => {
-                                (8usize, "prompts/get")
-                            }
-                            ::core::option::Option::Some("tools/list") => {
-                                (9usize, "tools/list")
-                            }
-                            ::core::option::Option::Some("tools/call") => {
-                                (10usize, "tools/call")
-                            }
-                            ::core::option::Option::Some("logging/setLevel") => {
-                                (11usize, "logging/setLevel")
-                            }
-                            ::core::option::Option::Some("completion/complete") => {
-                                (12usize, "completion/complete")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "method",
-                                            __private::show(map.get("method")),
-                                            "`initialize`, `ping`, `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `prompts/list`, `prompts/get`, `tools/list`, `tools/call`, `logging/setLevel`, `completion/complete`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`initialize`, `ping`, `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `prompts/list`, `prompts/get`, `tools/list`, `tools/call`, `logging/setLevel`, `completion/complete`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -717,67 +675,67 @@ impl ClientRequest {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InitializeRequest(v))
+                    .map(Self::InitializeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PingRequest(v))
+                    .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourcesRequest(v))
+                    .map(Self::ListResourcesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourceTemplatesRequest(v))
+                    .map(Self::ListResourceTemplatesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ReadResourceRequest(v))
+                    .map(Self::ReadResourceRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::SubscribeRequest(v))
+                    .map(Self::SubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UnsubscribeRequest(v))
+                    .map(Self::UnsubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListPromptsRequest(v))
+                    .map(Self::ListPromptsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetPromptRequest(v))
+                    .map(Self::GetPromptRequest)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListToolsRequest(v))
+                    .map(Self::ListToolsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CallToolRequest(v))
+                    .map(Self::CallToolRequest)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::SetLevelRequest(v))
+                    .map(Self::SetLevelRequest)
                     .map_err(|e| __private::context(label, e))
             }
             12usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CompleteRequest(v))
+                    .map(Self::CompleteRequest)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -936,28 +894,18 @@ impl ClientResult {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[], &[]),
-                        (&[&["content"], &["model"], &["role"]], &["stopReason"]),
-                        (&[&["roots"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "Result"),
-                        (1usize, "CreateMessageResult"),
-                        (2usize, "ListRootsResult"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[], &[]),
+                    (&[&["content"], &["model"], &["role"]], &["stopReason"]),
+                    (&[&["roots"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "Result"),
+                    (1usize, "CreateMessageResult"),
+                    (2usize, "ListRootsResult"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -973,17 +921,17 @@ impl ClientResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Result(v))
+                    .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CreateMessageResult(v))
+                    .map(Self::CreateMessageResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListRootsResult(v))
+                    .map(Self::ListRootsResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1094,41 +1042,27 @@ impl CompleteRequestParamsRef {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
+                    ::core::option::Option::Some("ref/resource") => {
+                        (1usize, "ref/resource")
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("ref/prompt") => {
-                                (0usize, "ref/prompt")
-                            }
-                            ::core::option::Option::Some("ref/resource") => {
-                                (1usize, "ref/resource")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`ref/prompt`, `ref/resource`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`ref/prompt`, `ref/resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -1146,12 +1080,12 @@ impl CompleteRequestParamsRef {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PromptReference(v))
+                    .map(Self::PromptReference)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceReference(v))
+                    .map(Self::ResourceReference)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1281,7 +1215,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
 }
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum IncludeContext {
+pub enum CreateMessageRequestParamsIncludeContext {
     /// `allServers`
     AllServers,
     /// `none`
@@ -1291,7 +1225,7 @@ pub enum IncludeContext {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl IncludeContext {
+impl CreateMessageRequestParamsIncludeContext {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -1302,7 +1236,7 @@ impl IncludeContext {
         }
     }
 }
-impl ::core::convert::From<&str> for IncludeContext {
+impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
     fn from(value: &str) -> Self {
         match value {
             "allServers" => Self::AllServers,
@@ -1312,7 +1246,8 @@ impl ::core::convert::From<&str> for IncludeContext {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for IncludeContext {
+impl ::core::convert::From<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "allServers" => Self::AllServers,
@@ -1322,12 +1257,12 @@ impl ::core::convert::From<::std::string::String> for IncludeContext {
         }
     }
 }
-impl ::core::fmt::Display for IncludeContext {
+impl ::core::fmt::Display for CreateMessageRequestParamsIncludeContext {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for IncludeContext {
+impl ::serde::Serialize for CreateMessageRequestParamsIncludeContext {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -1335,7 +1270,7 @@ impl ::serde::Serialize for IncludeContext {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for IncludeContext {
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -1358,7 +1293,9 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub include_context: ::core::option::Option<IncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The maximum number of tokens to sample, as requested by the server. The client MAY choose to sample fewer tokens than requested.
     #[serde(rename = "maxTokens")]
     pub max_tokens: i64,
@@ -1439,36 +1376,25 @@ impl CreateMessageResultContent {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")), "`text`, `image`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -1486,12 +1412,12 @@ impl CreateMessageResultContent {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1614,26 +1540,16 @@ impl EmbeddedResourceResource {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[&["text"]], &[]),
-                        (&[&["blob"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "TextResourceContents"),
-                        (1usize, "BlobResourceContents"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "TextResourceContents"),
+                    (1usize, "BlobResourceContents"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -1649,12 +1565,12 @@ impl EmbeddedResourceResource {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextResourceContents(v))
+                    .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BlobResourceContents(v))
+                    .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2116,59 +2032,28 @@ impl JSONRPCMessage {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("jsonrpc") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `jsonrpc`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("2.0") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[&["id"], &["method"]], &[]),
-                                    (&[&["method"]], &[]),
-                                    (&[&["id"], &["result"]], &[]),
-                                    (
-                                        &[
-                                            &["error"],
-                                            &["error", "code"],
-                                            &["error", "message"],
-                                            &["id"],
-                                        ],
-                                        &[],
-                                    ),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (0usize, "JSONRPCRequest"),
-                                    (1usize, "JSONRPCNotification"),
-                                    (2usize, "JSONRPCResponse"),
-                                    (3usize, "JSONRPCError"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "jsonrpc",
-                                            __private::show(map.get("jsonrpc")), "`2.0`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["id"], &["method"]], &[]),
+                    (&[&["method"]], &[]),
+                    (&[&["id"], &["result"]], &[]),
+                    (
+                        &[
+                            &["error"],
+                            &["error", "code"],
+                            &["error", "message"],
+                            &["id"],
+                        ],
+                        &[],
+                    ),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "JSONRPCRequest"),
+                    (1usize, "JSONRPCNotification"),
+                    (2usize, "JSONRPCResponse"),
+                    (3usize, "JSONRPCError"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -2184,22 +2069,22 @@ impl JSONRPCMessage {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCRequest(v))
+                    .map(Self::JSONRPCRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCNotification(v))
+                    .map(Self::JSONRPCNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCResponse(v))
+                    .map(Self::JSONRPCResponse)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCError(v))
+                    .map(Self::JSONRPCError)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3206,12 +3091,12 @@ impl ProgressToken {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3381,40 +3266,26 @@ impl PromptMessageContent {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    ::core::option::Option::Some("resource") => (2usize, "resource"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            ::core::option::Option::Some("resource") => {
-                                (2usize, "resource")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`text`, `image`, `resource`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -3432,17 +3303,17 @@ impl PromptMessageContent {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::EmbeddedResource(v))
+                    .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3605,26 +3476,16 @@ impl ReadResourceResultContentsItem {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[&["text"]], &[]),
-                        (&[&["blob"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "TextResourceContents"),
-                        (1usize, "BlobResourceContents"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "TextResourceContents"),
+                    (1usize, "BlobResourceContents"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -3640,12 +3501,12 @@ impl ReadResourceResultContentsItem {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextResourceContents(v))
+                    .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BlobResourceContents(v))
+                    .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3787,12 +3648,12 @@ impl RequestId {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -4289,36 +4150,25 @@ impl SamplingMessageContent {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")), "`text`, `image`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -4336,12 +4186,12 @@ impl SamplingMessageContent {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -4543,56 +4393,45 @@ impl ServerNotification {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("notifications/cancelled") => {
+                        (0usize, "notifications/cancelled")
                     }
-                };
-                match map.get("method") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("notifications/progress") => {
+                        (1usize, "notifications/progress")
+                    }
+                    ::core::option::Option::Some(
+                        "notifications/resources/list_changed",
+                    ) => (2usize, "notifications/resources/list_changed"),
+                    ::core::option::Option::Some("notifications/resources/updated") => {
+                        (3usize, "notifications/resources/updated")
+                    }
+                    ::core::option::Option::Some(
+                        "notifications/prompts/list_changed",
+                    ) => (4usize, "notifications/prompts/list_changed"),
+                    ::core::option::Option::Some("notifications/tools/list_changed") => {
+                        (5usize, "notifications/tools/list_changed")
+                    }
+                    ::core::option::Option::Some("notifications/message") => {
+                        (6usize, "notifications/message")
+                    }
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `method`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("notifications/cancelled") => {
-                                (0usize, "notifications/cancelled")
-                            }
-                            ::core::option::Option::Some("notifications/progress") => {
-                                (1usize, "notifications/progress")
-                            }
-                            ::core::option::Option::Some(
-                                "notifications/resources/list_changed",
-                            ) => (2usize, "notifications/resources/list_changed"),
-                            ::core::option::Option::Some(
-                                "notifications/resources/updated",
-                            ) => (3usize, "notifications/resources/updated"),
-                            ::core::option::Option::Some(
-                                "notifications/prompts/list_changed",
-                            ) => (4usize, "notifications/prompts/list_changed"),
-                            ::core::option::Option::Some(
-                                "notifications/tools/list_changed",
-                            ) => (5usize, "notifications/tools/list_changed"),
-                            ::core::option::Option::Some("notifications/message") => {
-                                (6usize, "notifications/message")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "method",
-                                            __private::show(map.get("method")),
-                                            "`notifications/cancelled`, `notifications/progress`, `notifications/resources/list_changed`, `notifications/resources/updated`, `notifications/prompts/list_changed`, `notifications/tools/list_changed`, `notifications/message`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`notifications/cancelled`, `notifications/progress`, `notifications/resources/list_changed`, `notifications/resources/updated`, `notifications/prompts/list_changed`, `notifications/tools/list_changed`, `notifications/message`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -4610,37 +4449,37 @@ impl ServerNotification {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelledNotification(v))
+                    .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ProgressNotification(v))
+                    .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceListChangedNotification(v))
+                    .map(Self::ResourceListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceUpdatedNotification(v))
+                    .map(Self::ResourceUpdatedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PromptListChangedNotification(v))
+                    .map(Self::PromptListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolListChangedNotification(v))
+                    .map(Self::ToolListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::LoggingMessageNotification(v))
+                    .map(Self::LoggingMessageNotification)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -4753,42 +4592,29 @@ impl ServerRequest {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("ping") => (0usize, "ping"),
+                    ::core::option::Option::Some("sampling/createMessage") => {
+                        (1usize, "sampling/createMessage")
                     }
-                };
-                match map.get("method") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("roots/list") => (2usize, "roots/list"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `method`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("ping") => (0usize, "ping"),
-                            ::core::option::Option::Some("sampling/createMessage") => {
-                                (1usize, "sampling/createMessage")
-                            }
-                            ::core::option::Option::Some("roots/list") => {
-                                (2usize, "roots/list")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "method",
-                                            __private::show(map.get("method")),
-                                            "`ping`, `sampling/createMessage`, `roots/list`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`ping`, `sampling/createMessage`, `roots/list`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -4806,17 +4632,17 @@ impl ServerRequest {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PingRequest(v))
+                    .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CreateMessageRequest(v))
+                    .map(Self::CreateMessageRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListRootsRequest(v))
+                    .map(Self::ListRootsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -4923,51 +4749,41 @@ impl ServerResult {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[], &[]),
-                        (
-                            &[
-                                &["capabilities"],
-                                &["protocolVersion"],
-                                &["serverInfo"],
-                                &["serverInfo", "name"],
-                                &["serverInfo", "version"],
-                            ],
-                            &["instructions"],
-                        ),
-                        (&[&["resources"]], &[]),
-                        (&[&["resourceTemplates"]], &[]),
-                        (&[&["contents"]], &[]),
-                        (&[&["prompts"]], &[]),
-                        (&[&["messages"]], &["description"]),
-                        (&[&["tools"]], &[]),
-                        (&[&["content"]], &["isError"]),
-                        (&[&["completion"], &["completion", "values"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "Result"),
-                        (1usize, "InitializeResult"),
-                        (2usize, "ListResourcesResult"),
-                        (3usize, "ListResourceTemplatesResult"),
-                        (4usize, "ReadResourceResult"),
-                        (5usize, "ListPromptsResult"),
-                        (6usize, "GetPromptResult"),
-                        (7usize, "ListToolsResult"),
-                        (8usize, "CallToolResult"),
-                        (9usize, "CompleteResult"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[], &[]),
+                    (
+                        &[
+                            &["capabilities"],
+                            &["protocolVersion"],
+                            &["serverInfo"],
+                            &["serverInfo", "name"],
+                            &["serverInfo", "version"],
+                        ],
+                        &["instructions"],
+                    ),
+                    (&[&["resources"]], &[]),
+                    (&[&["resourceTemplates"]], &[]),
+                    (&[&["contents"]], &[]),
+                    (&[&["prompts"]], &[]),
+                    (&[&["messages"]], &["description"]),
+                    (&[&["tools"]], &[]),
+                    (&[&["content"]], &["isError"]),
+                    (&[&["completion"], &["completion", "values"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "Result"),
+                    (1usize, "InitializeResult"),
+                    (2usize, "ListResourcesResult"),
+                    (3usize, "ListResourceTemplatesResult"),
+                    (4usize, "ReadResourceResult"),
+                    (5usize, "ListPromptsResult"),
+                    (6usize, "GetPromptResult"),
+                    (7usize, "ListToolsResult"),
+                    (8usize, "CallToolResult"),
+                    (9usize, "CompleteResult"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -4983,52 +4799,52 @@ impl ServerResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Result(v))
+                    .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InitializeResult(v))
+                    .map(Self::InitializeResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourcesResult(v))
+                    .map(Self::ListResourcesResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourceTemplatesResult(v))
+                    .map(Self::ListResourceTemplatesResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ReadResourceResult(v))
+                    .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListPromptsResult(v))
+                    .map(Self::ListPromptsResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetPromptResult(v))
+                    .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListToolsResult(v))
+                    .map(Self::ListToolsResult)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CallToolResult(v))
+                    .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CompleteResult(v))
+                    .map(Self::CompleteResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),

@@ -450,47 +450,36 @@ impl ClientNotification {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("notifications/cancelled") => {
+                        (0usize, "notifications/cancelled")
                     }
-                };
-                match map.get("method") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("notifications/initialized") => {
+                        (1usize, "notifications/initialized")
+                    }
+                    ::core::option::Option::Some("notifications/progress") => {
+                        (2usize, "notifications/progress")
+                    }
+                    ::core::option::Option::Some("notifications/roots/list_changed") => {
+                        (3usize, "notifications/roots/list_changed")
+                    }
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `method`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("notifications/cancelled") => {
-                                (0usize, "notifications/cancelled")
-                            }
-                            ::core::option::Option::Some("notifications/initialized") => {
-                                (1usize, "notifications/initialized")
-                            }
-                            ::core::option::Option::Some("notifications/progress") => {
-                                (2usize, "notifications/progress")
-                            }
-                            ::core::option::Option::Some(
-                                "notifications/roots/list_changed",
-                            ) => (3usize, "notifications/roots/list_changed"),
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "method",
-                                            __private::show(map.get("method")),
-                                            "`notifications/cancelled`, `notifications/initialized`, `notifications/progress`, `notifications/roots/list_changed`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`notifications/cancelled`, `notifications/initialized`, `notifications/progress`, `notifications/roots/list_changed`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -508,22 +497,22 @@ impl ClientNotification {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelledNotification(v))
+                    .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InitializedNotification(v))
+                    .map(Self::InitializedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ProgressNotification(v))
+                    .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::RootsListChangedNotification(v))
+                    .map(Self::RootsListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -652,72 +641,55 @@ impl ClientRequest {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("initialize") => (0usize, "initialize"),
+                    ::core::option::Option::Some("ping") => (1usize, "ping"),
+                    ::core::option::Option::Some("resources/list") => {
+                        (2usize, "resources/list")
                     }
-                };
-                match map.get("method") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("resources/templates/list") => {
+                        (3usize, "resources/templates/list")
+                    }
+                    ::core::option::Option::Some("resources/read") => {
+                        (4usize, "resources/read")
+                    }
+                    ::core::option::Option::Some("resources/subscribe") => {
+                        (5usize, "resources/subscribe")
+                    }
+                    ::core::option::Option::Some("resources/unsubscribe") => {
+                        (6usize, "resources/unsubscribe")
+                    }
+                    ::core::option::Option::Some("prompts/list") => {
+                        (7usize, "prompts/list")
+                    }
+                    ::core::option::Option::Some("prompts/get") => {
+                        (8usize, "prompts/get")
+                    }
+                    ::core::option::Option::Some("tools/list") => (9usize, "tools/list"),
+                    ::core::option::Option::Some("tools/call") => (10usize, "tools/call"),
+                    ::core::option::Option::Some("logging/setLevel") => {
+                        (11usize, "logging/setLevel")
+                    }
+                    ::core::option::Option::Some("completion/complete") => {
+                        (12usize, "completion/complete")
+                    }
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `method`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("initialize") => {
-                                (0usize, "initialize")
-                            }
-                            ::core::option::Option::Some("ping") => (1usize, "ping"),
-                            ::core::option::Option::Some("resources/list") => {
-                                (2usize, "resources/list")
-                            }
-                            ::core::option::Option::Some("resources/templates/list") => {
-                                (3usize, "resources/templates/list")
-                            }
-                            ::core::option::Option::Some("resources/read") => {
-                                (4usize, "resources/read")
-                            }
-                            ::core::option::Option::Some("resources/subscribe") => {
-                                (5usize, "resources/subscribe")
-                            }
-                            ::core::option::Option::Some("resources/unsubscribe") => {
-                                (6usize, "resources/unsubscribe")
-                            }
-                            ::core::option::Option::Some("prompts/list") => {
-                                (7usize, "prompts/list")
-                            }
-                            ::core::option::Option::Some("prompts/get") => {
-                                (8usize, "prompts/get")
-                            }
-                            ::core::option::Option::Some("tools/list") => {
-                                (9usize, "tools/list")
-                            }
-                            ::core::option::Option::Some("tools/call") => {
-                                (10usize, "tools/call")
-                            }
-                            ::core::option::Option::Some("logging/setLevel") => {
-                                (11usize, "logging/setLevel")
-                            }
-                            ::core::option::Option::Some("completion/complete") => {
-                                (12usize, "completion/complete")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "method",
-                                            __private::show(map.get("method")),
-                                            "`initialize`, `ping`, `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `prompts/list`, `prompts/get`, `tools/list`, `tools/call`, `logging/setLevel`, `completion/complete`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`initialize`, `ping`, `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `prompts/list`, `prompts/get`, `tools/list`, `tools/call`, `logging/setLevel`, `completion/complete`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -735,67 +707,67 @@ impl ClientRequest {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InitializeRequest(v))
+                    .map(Self::InitializeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PingRequest(v))
+                    .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourcesRequest(v))
+                    .map(Self::ListResourcesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourceTemplatesRequest(v))
+                    .map(Self::ListResourceTemplatesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ReadResourceRequest(v))
+                    .map(Self::ReadResourceRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::SubscribeRequest(v))
+                    .map(Self::SubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UnsubscribeRequest(v))
+                    .map(Self::UnsubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListPromptsRequest(v))
+                    .map(Self::ListPromptsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetPromptRequest(v))
+                    .map(Self::GetPromptRequest)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListToolsRequest(v))
+                    .map(Self::ListToolsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CallToolRequest(v))
+                    .map(Self::CallToolRequest)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::SetLevelRequest(v))
+                    .map(Self::SetLevelRequest)
                     .map_err(|e| __private::context(label, e))
             }
             12usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CompleteRequest(v))
+                    .map(Self::CompleteRequest)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -958,30 +930,20 @@ impl ClientResult {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[], &[]),
-                        (&[&["content"], &["model"], &["role"]], &["stopReason"]),
-                        (&[&["roots"]], &[]),
-                        (&[&["action"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "Result"),
-                        (1usize, "CreateMessageResult"),
-                        (2usize, "ListRootsResult"),
-                        (3usize, "ElicitResult"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[], &[]),
+                    (&[&["content"], &["model"], &["role"]], &["stopReason"]),
+                    (&[&["roots"]], &[]),
+                    (&[&["action"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "Result"),
+                    (1usize, "CreateMessageResult"),
+                    (2usize, "ListRootsResult"),
+                    (3usize, "ElicitResult"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -997,22 +959,22 @@ impl ClientResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Result(v))
+                    .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CreateMessageResult(v))
+                    .map(Self::CreateMessageResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListRootsResult(v))
+                    .map(Self::ListRootsResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitResult(v))
+                    .map(Self::ElicitResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1145,41 +1107,27 @@ impl CompleteRequestParamsRef {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
+                    ::core::option::Option::Some("ref/resource") => {
+                        (1usize, "ref/resource")
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("ref/prompt") => {
-                                (0usize, "ref/prompt")
-                            }
-                            ::core::option::Option::Some("ref/resource") => {
-                                (1usize, "ref/resource")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`ref/prompt`, `ref/resource`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`ref/prompt`, `ref/resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -1197,12 +1145,12 @@ impl CompleteRequestParamsRef {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PromptReference(v))
+                    .map(Self::PromptReference)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceTemplateReference(v))
+                    .map(Self::ResourceTemplateReference)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1353,44 +1301,31 @@ impl ContentBlock {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    ::core::option::Option::Some("audio") => (2usize, "audio"),
+                    ::core::option::Option::Some("resource_link") => {
+                        (3usize, "resource_link")
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("resource") => (4usize, "resource"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            ::core::option::Option::Some("audio") => (2usize, "audio"),
-                            ::core::option::Option::Some("resource_link") => {
-                                (3usize, "resource_link")
-                            }
-                            ::core::option::Option::Some("resource") => {
-                                (4usize, "resource")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`text`, `image`, `audio`, `resource_link`, `resource`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `resource_link`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -1408,27 +1343,27 @@ impl ContentBlock {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceLink(v))
+                    .map(Self::ResourceLink)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::EmbeddedResource(v))
+                    .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1511,7 +1446,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
 }
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum IncludeContext {
+pub enum CreateMessageRequestParamsIncludeContext {
     /// `allServers`
     AllServers,
     /// `none`
@@ -1521,7 +1456,7 @@ pub enum IncludeContext {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl IncludeContext {
+impl CreateMessageRequestParamsIncludeContext {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -1532,7 +1467,7 @@ impl IncludeContext {
         }
     }
 }
-impl ::core::convert::From<&str> for IncludeContext {
+impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
     fn from(value: &str) -> Self {
         match value {
             "allServers" => Self::AllServers,
@@ -1542,7 +1477,8 @@ impl ::core::convert::From<&str> for IncludeContext {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for IncludeContext {
+impl ::core::convert::From<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "allServers" => Self::AllServers,
@@ -1552,12 +1488,12 @@ impl ::core::convert::From<::std::string::String> for IncludeContext {
         }
     }
 }
-impl ::core::fmt::Display for IncludeContext {
+impl ::core::fmt::Display for CreateMessageRequestParamsIncludeContext {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for IncludeContext {
+impl ::serde::Serialize for CreateMessageRequestParamsIncludeContext {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -1565,7 +1501,7 @@ impl ::serde::Serialize for IncludeContext {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for IncludeContext {
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -1588,7 +1524,9 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub include_context: ::core::option::Option<IncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
@@ -1675,37 +1613,26 @@ impl CreateMessageResultContent {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    ::core::option::Option::Some("audio") => (2usize, "audio"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            ::core::option::Option::Some("audio") => (2usize, "audio"),
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")), "`text`, `image`, `audio`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `audio`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -1723,17 +1650,17 @@ impl CreateMessageResultContent {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1904,7 +1831,7 @@ pub struct ElicitRequest {
 /// - "decline": User explicitly declined the action
 /// - "cancel": User dismissed without making an explicit choice
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Action {
+pub enum ElicitResultAction {
     /// `accept`
     Accept,
     /// `cancel`
@@ -1914,7 +1841,7 @@ pub enum Action {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Action {
+impl ElicitResultAction {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -1925,7 +1852,7 @@ impl Action {
         }
     }
 }
-impl ::core::convert::From<&str> for Action {
+impl ::core::convert::From<&str> for ElicitResultAction {
     fn from(value: &str) -> Self {
         match value {
             "accept" => Self::Accept,
@@ -1935,7 +1862,7 @@ impl ::core::convert::From<&str> for Action {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for Action {
+impl ::core::convert::From<::std::string::String> for ElicitResultAction {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "accept" => Self::Accept,
@@ -1945,12 +1872,12 @@ impl ::core::convert::From<::std::string::String> for Action {
         }
     }
 }
-impl ::core::fmt::Display for Action {
+impl ::core::fmt::Display for ElicitResultAction {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for Action {
+impl ::serde::Serialize for ElicitResultAction {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -1958,7 +1885,7 @@ impl ::serde::Serialize for Action {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for Action {
+impl<'de> ::serde::Deserialize<'de> for ElicitResultAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -2013,17 +1940,17 @@ impl ElicitResultContentValue {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Boolean(v))
+                    .map(Self::Boolean)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2084,7 +2011,7 @@ pub struct ElicitResult {
     /// - "decline": User explicitly declined the action
     /// - "cancel": User dismissed without making an explicit choice
     #[serde(rename = "action")]
-    pub action: Action,
+    pub action: ElicitResultAction,
     /// The submitted form data, only present when action is "accept".
     /// Contains values matching the requested schema.
     #[serde(
@@ -2126,26 +2053,16 @@ impl EmbeddedResourceResource {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[&["text"]], &[]),
-                        (&[&["blob"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "TextResourceContents"),
-                        (1usize, "BlobResourceContents"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "TextResourceContents"),
+                    (1usize, "BlobResourceContents"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -2161,12 +2078,12 @@ impl EmbeddedResourceResource {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextResourceContents(v))
+                    .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BlobResourceContents(v))
+                    .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2686,59 +2603,28 @@ impl JSONRPCMessage {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("jsonrpc") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `jsonrpc`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("2.0") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[&["id"], &["method"]], &[]),
-                                    (&[&["method"]], &[]),
-                                    (&[&["id"], &["result"]], &[]),
-                                    (
-                                        &[
-                                            &["error"],
-                                            &["error", "code"],
-                                            &["error", "message"],
-                                            &["id"],
-                                        ],
-                                        &[],
-                                    ),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (0usize, "JSONRPCRequest"),
-                                    (1usize, "JSONRPCNotification"),
-                                    (2usize, "JSONRPCResponse"),
-                                    (3usize, "JSONRPCError"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "jsonrpc",
-                                            __private::show(map.get("jsonrpc")), "`2.0`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["id"], &["method"]], &[]),
+                    (&[&["method"]], &[]),
+                    (&[&["id"], &["result"]], &[]),
+                    (
+                        &[
+                            &["error"],
+                            &["error", "code"],
+                            &["error", "message"],
+                            &["id"],
+                        ],
+                        &[],
+                    ),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "JSONRPCRequest"),
+                    (1usize, "JSONRPCNotification"),
+                    (2usize, "JSONRPCResponse"),
+                    (3usize, "JSONRPCError"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -2754,22 +2640,22 @@ impl JSONRPCMessage {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCRequest(v))
+                    .map(Self::JSONRPCRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCNotification(v))
+                    .map(Self::JSONRPCNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCResponse(v))
+                    .map(Self::JSONRPCResponse)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCError(v))
+                    .map(Self::JSONRPCError)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3572,7 +3458,7 @@ pub struct Notification {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Type {
+pub enum NumberSchemaType {
     /// `integer`
     Integer,
     /// `number`
@@ -3580,7 +3466,7 @@ pub enum Type {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Type {
+impl NumberSchemaType {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -3590,7 +3476,7 @@ impl Type {
         }
     }
 }
-impl ::core::convert::From<&str> for Type {
+impl ::core::convert::From<&str> for NumberSchemaType {
     fn from(value: &str) -> Self {
         match value {
             "integer" => Self::Integer,
@@ -3599,7 +3485,7 @@ impl ::core::convert::From<&str> for Type {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for Type {
+impl ::core::convert::From<::std::string::String> for NumberSchemaType {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "integer" => Self::Integer,
@@ -3608,12 +3494,12 @@ impl ::core::convert::From<::std::string::String> for Type {
         }
     }
 }
-impl ::core::fmt::Display for Type {
+impl ::core::fmt::Display for NumberSchemaType {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for Type {
+impl ::serde::Serialize for NumberSchemaType {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -3621,7 +3507,7 @@ impl ::serde::Serialize for Type {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for Type {
+impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -3656,7 +3542,7 @@ pub struct NumberSchema {
     )]
     pub title: ::core::option::Option<::std::string::String>,
     #[serde(rename = "type")]
-    pub type_: Type,
+    pub type_: NumberSchemaType,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3813,54 +3699,27 @@ impl PrimitiveSchemaDefinition {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("string") => {
+                        const TABLE: &[__private::Candidate] = &[
+                            (&[], &["format", "maxLength", "minLength"]),
+                            (&[&["enum"]], &["enumNames"]),
+                        ];
+                        const INDEX: &[(usize, &str)] = &[
+                            (0usize, "StringSchema"),
+                            (3usize, "EnumSchema"),
+                        ];
+                        INDEX[__private::choose(map, TABLE)]
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("boolean") => (2usize, "boolean"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("string") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[], &["format", "maxLength", "minLength"]),
-                                    (&[&["enum"]], &["enumNames"]),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (0usize, "StringSchema"),
-                                    (3usize, "EnumSchema"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            ::core::option::Option::Some("integer") => {
-                                (1usize, "integer")
-                            }
-                            ::core::option::Option::Some("number") => (1usize, "number"),
-                            ::core::option::Option::Some("boolean") => {
-                                (2usize, "boolean")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`string`, `integer`, `number`, `boolean`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                    }
+                    _ => (1usize, "NumberSchema"),
                 }
             }
             other => {
@@ -3877,22 +3736,22 @@ impl PrimitiveSchemaDefinition {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::StringSchema(v))
+                    .map(Self::StringSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::NumberSchema(v))
+                    .map(Self::NumberSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BooleanSchema(v))
+                    .map(Self::BooleanSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::EnumSchema(v))
+                    .map(Self::EnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -4047,12 +3906,12 @@ impl ProgressToken {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -4353,26 +4212,16 @@ impl ReadResourceResultContentsItem {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[&["text"]], &[]),
-                        (&[&["blob"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "TextResourceContents"),
-                        (1usize, "BlobResourceContents"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "TextResourceContents"),
+                    (1usize, "BlobResourceContents"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -4388,12 +4237,12 @@ impl ReadResourceResultContentsItem {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextResourceContents(v))
+                    .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BlobResourceContents(v))
+                    .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -4537,12 +4386,12 @@ impl RequestId {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5141,37 +4990,26 @@ impl SamplingMessageContent {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    ::core::option::Option::Some("audio") => (2usize, "audio"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            ::core::option::Option::Some("audio") => (2usize, "audio"),
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")), "`text`, `image`, `audio`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `audio`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -5189,17 +5027,17 @@ impl SamplingMessageContent {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5421,56 +5259,45 @@ impl ServerNotification {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("notifications/cancelled") => {
+                        (0usize, "notifications/cancelled")
                     }
-                };
-                match map.get("method") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("notifications/progress") => {
+                        (1usize, "notifications/progress")
+                    }
+                    ::core::option::Option::Some(
+                        "notifications/resources/list_changed",
+                    ) => (2usize, "notifications/resources/list_changed"),
+                    ::core::option::Option::Some("notifications/resources/updated") => {
+                        (3usize, "notifications/resources/updated")
+                    }
+                    ::core::option::Option::Some(
+                        "notifications/prompts/list_changed",
+                    ) => (4usize, "notifications/prompts/list_changed"),
+                    ::core::option::Option::Some("notifications/tools/list_changed") => {
+                        (5usize, "notifications/tools/list_changed")
+                    }
+                    ::core::option::Option::Some("notifications/message") => {
+                        (6usize, "notifications/message")
+                    }
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `method`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("notifications/cancelled") => {
-                                (0usize, "notifications/cancelled")
-                            }
-                            ::core::option::Option::Some("notifications/progress") => {
-                                (1usize, "notifications/progress")
-                            }
-                            ::core::option::Option::Some(
-                                "notifications/resources/list_changed",
-                            ) => (2usize, "notifications/resources/list_changed"),
-                            ::core::option::Option::Some(
-                                "notifications/resources/updated",
-                            ) => (3usize, "notifications/resources/updated"),
-                            ::core::option::Option::Some(
-                                "notifications/prompts/list_changed",
-                            ) => (4usize, "notifications/prompts/list_changed"),
-                            ::core::option::Option::Some(
-                                "notifications/tools/list_changed",
-                            ) => (5usize, "notifications/tools/list_changed"),
-                            ::core::option::Option::Some("notifications/message") => {
-                                (6usize, "notifications/message")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "method",
-                                            __private::show(map.get("method")),
-                                            "`notifications/cancelled`, `notifications/progress`, `notifications/resources/list_changed`, `notifications/resources/updated`, `notifications/prompts/list_changed`, `notifications/tools/list_changed`, `notifications/message`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`notifications/cancelled`, `notifications/progress`, `notifications/resources/list_changed`, `notifications/resources/updated`, `notifications/prompts/list_changed`, `notifications/tools/list_changed`, `notifications/message`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -5488,37 +5315,37 @@ impl ServerNotification {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelledNotification(v))
+                    .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ProgressNotification(v))
+                    .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceListChangedNotification(v))
+                    .map(Self::ResourceListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceUpdatedNotification(v))
+                    .map(Self::ResourceUpdatedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PromptListChangedNotification(v))
+                    .map(Self::PromptListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolListChangedNotification(v))
+                    .map(Self::ToolListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::LoggingMessageNotification(v))
+                    .map(Self::LoggingMessageNotification)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5635,45 +5462,32 @@ impl ServerRequest {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("ping") => (0usize, "ping"),
+                    ::core::option::Option::Some("sampling/createMessage") => {
+                        (1usize, "sampling/createMessage")
                     }
-                };
-                match map.get("method") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("roots/list") => (2usize, "roots/list"),
+                    ::core::option::Option::Some("elicitation/create") => {
+                        (3usize, "elicitation/create")
+                    }
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `method`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("ping") => (0usize, "ping"),
-                            ::core::option::Option::Some("sampling/createMessage") => {
-                                (1usize, "sampling/createMessage")
-                            }
-                            ::core::option::Option::Some("roots/list") => {
-                                (2usize, "roots/list")
-                            }
-                            ::core::option::Option::Some("elicitation/create") => {
-                                (3usize, "elicitation/create")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "method",
-                                            __private::show(map.get("method")),
-                                            "`ping`, `sampling/createMessage`, `roots/list`, `elicitation/create`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`ping`, `sampling/createMessage`, `roots/list`, `elicitation/create`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -5691,22 +5505,22 @@ impl ServerRequest {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PingRequest(v))
+                    .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CreateMessageRequest(v))
+                    .map(Self::CreateMessageRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListRootsRequest(v))
+                    .map(Self::ListRootsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitRequest(v))
+                    .map(Self::ElicitRequest)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5821,51 +5635,41 @@ impl ServerResult {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[], &[]),
-                        (
-                            &[
-                                &["capabilities"],
-                                &["protocolVersion"],
-                                &["serverInfo"],
-                                &["serverInfo", "name"],
-                                &["serverInfo", "version"],
-                            ],
-                            &["instructions"],
-                        ),
-                        (&[&["resources"]], &[]),
-                        (&[&["resourceTemplates"]], &[]),
-                        (&[&["contents"]], &[]),
-                        (&[&["prompts"]], &[]),
-                        (&[&["messages"]], &["description"]),
-                        (&[&["tools"]], &[]),
-                        (&[&["content"]], &["isError", "structuredContent"]),
-                        (&[&["completion"], &["completion", "values"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "Result"),
-                        (1usize, "InitializeResult"),
-                        (2usize, "ListResourcesResult"),
-                        (3usize, "ListResourceTemplatesResult"),
-                        (4usize, "ReadResourceResult"),
-                        (5usize, "ListPromptsResult"),
-                        (6usize, "GetPromptResult"),
-                        (7usize, "ListToolsResult"),
-                        (8usize, "CallToolResult"),
-                        (9usize, "CompleteResult"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[], &[]),
+                    (
+                        &[
+                            &["capabilities"],
+                            &["protocolVersion"],
+                            &["serverInfo"],
+                            &["serverInfo", "name"],
+                            &["serverInfo", "version"],
+                        ],
+                        &["instructions"],
+                    ),
+                    (&[&["resources"]], &[]),
+                    (&[&["resourceTemplates"]], &[]),
+                    (&[&["contents"]], &[]),
+                    (&[&["prompts"]], &[]),
+                    (&[&["messages"]], &["description"]),
+                    (&[&["tools"]], &[]),
+                    (&[&["content"]], &["isError", "structuredContent"]),
+                    (&[&["completion"], &["completion", "values"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "Result"),
+                    (1usize, "InitializeResult"),
+                    (2usize, "ListResourcesResult"),
+                    (3usize, "ListResourceTemplatesResult"),
+                    (4usize, "ReadResourceResult"),
+                    (5usize, "ListPromptsResult"),
+                    (6usize, "GetPromptResult"),
+                    (7usize, "ListToolsResult"),
+                    (8usize, "CallToolResult"),
+                    (9usize, "CompleteResult"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -5881,52 +5685,52 @@ impl ServerResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Result(v))
+                    .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InitializeResult(v))
+                    .map(Self::InitializeResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourcesResult(v))
+                    .map(Self::ListResourcesResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourceTemplatesResult(v))
+                    .map(Self::ListResourceTemplatesResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ReadResourceResult(v))
+                    .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListPromptsResult(v))
+                    .map(Self::ListPromptsResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetPromptResult(v))
+                    .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListToolsResult(v))
+                    .map(Self::ListToolsResult)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CallToolResult(v))
+                    .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CompleteResult(v))
+                    .map(Self::CompleteResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -6074,7 +5878,7 @@ pub struct SetLevelRequest {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Format {
+pub enum StringSchemaFormat {
     /// `date`
     Date,
     /// `date-time`
@@ -6086,7 +5890,7 @@ pub enum Format {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Format {
+impl StringSchemaFormat {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -6098,7 +5902,7 @@ impl Format {
         }
     }
 }
-impl ::core::convert::From<&str> for Format {
+impl ::core::convert::From<&str> for StringSchemaFormat {
     fn from(value: &str) -> Self {
         match value {
             "date" => Self::Date,
@@ -6109,7 +5913,7 @@ impl ::core::convert::From<&str> for Format {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for Format {
+impl ::core::convert::From<::std::string::String> for StringSchemaFormat {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "date" => Self::Date,
@@ -6120,12 +5924,12 @@ impl ::core::convert::From<::std::string::String> for Format {
         }
     }
 }
-impl ::core::fmt::Display for Format {
+impl ::core::fmt::Display for StringSchemaFormat {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for Format {
+impl ::serde::Serialize for StringSchemaFormat {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -6133,7 +5937,7 @@ impl ::serde::Serialize for Format {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for Format {
+impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -6154,7 +5958,7 @@ pub struct StringSchema {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub format: ::core::option::Option<Format>,
+    pub format: ::core::option::Option<StringSchemaFormat>,
     #[serde(
         rename = "maxLength",
         default,

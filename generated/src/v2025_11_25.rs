@@ -394,8 +394,141 @@ pub struct CancelTaskRequest {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+/// Actual retention duration from creation in milliseconds, null for unlimited.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum CancelTaskResultTtl {
+    /// A JSON integer.
+    Integer(i64),
+    /// A JSON null.
+    Null(()),
+}
+impl CancelTaskResultTtl {
+    /// Schema type names of the members, in declaration order (empty for inline members).
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &["", ""];
+    /// The name of the member this value holds.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::Integer(_) => "Integer",
+            Self::Null(_) => "Null",
+        }
+    }
+    /// Picks the member by its discriminators and deserializes only that member, so an
+    /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &value {
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (0usize, "Integer")
+            }
+            ::serde_json::Value::Null => (1usize, "Null"),
+            other => {
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CancelTaskResultTtl", "expected integer or null"
+                        ),
+                    ),
+                );
+            }
+        };
+        match which {
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Null)
+                    .map_err(|e| __private::context(label, e))
+            }
+            _ => ::core::result::Result::Err(__private::error("no member chosen")),
+        }
+    }
+}
+impl ::serde::Serialize for CancelTaskResultTtl {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Null(value) => ::serde::Serialize::serialize(value, serializer),
+        }
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelTaskResultTtl {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+impl ::core::convert::From<i64> for CancelTaskResultTtl {
+    fn from(value: i64) -> Self {
+        Self::Integer(value)
+    }
+}
+impl ::core::convert::From<()> for CancelTaskResultTtl {
+    fn from(value: ()) -> Self {
+        Self::Null(value)
+    }
+}
 /// The response to a tasks/cancel request.
-pub type CancelTaskResult = Result;
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct CancelTaskResult {
+    /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    /// ISO 8601 timestamp when the task was created.
+    #[serde(rename = "createdAt")]
+    pub created_at: ::std::string::String,
+    /// ISO 8601 timestamp when the task was last updated.
+    #[serde(rename = "lastUpdatedAt")]
+    pub last_updated_at: ::std::string::String,
+    /// Suggested polling interval in milliseconds.
+    #[serde(
+        rename = "pollInterval",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub poll_interval: ::core::option::Option<i64>,
+    /// Current task state.
+    #[serde(rename = "status")]
+    pub status: TaskStatus,
+    /// Optional human-readable message describing the current task state.
+    /// This can provide context for any status, including:
+    /// - Reasons for "cancelled" status
+    /// - Summaries for "completed" status
+    /// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
+    #[serde(
+        rename = "statusMessage",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub status_message: ::core::option::Option<::std::string::String>,
+    /// The task identifier.
+    #[serde(rename = "taskId")]
+    pub task_id: ::std::string::String,
+    /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(rename = "ttl")]
+    pub ttl: CancelTaskResultTtl,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 /// The constant string `notifications/cancelled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsCancelled;
@@ -752,73 +885,39 @@ impl ClientNotification {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("notifications/cancelled") => {
+                        (0usize, "notifications/cancelled")
+                    }
+                    ::core::option::Option::Some("notifications/initialized") => {
+                        (1usize, "notifications/initialized")
+                    }
+                    ::core::option::Option::Some("notifications/progress") => {
+                        (2usize, "notifications/progress")
+                    }
+                    ::core::option::Option::Some("notifications/tasks/status") => {
+                        (3usize, "notifications/tasks/status")
+                    }
+                    ::core::option::Option::Some("notifications/roots/list_changed") => {
+                        (4usize, "notifications/roots/list_changed")
+                    }
+                    _ if tag.is_none() => {
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
+                    }
                     _ => {
                         return ::core::result::Result::Err(
-                            __private::error("unreachable"),
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`notifications/cancelled`, `notifications/initialized`, `notifications/progress`, `notifications/tasks/status`, `notifications/roots/list_changed`"
+                                ),
+                            ),
                         );
-                    }
-                };
-                match map.get("jsonrpc") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `jsonrpc`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("2.0") => {
-                                match map.get("method") {
-                                    ::core::option::Option::None => {
-                                        return ::core::result::Result::Err(
-                                            __private::error("missing field `method`"),
-                                        );
-                                    }
-                                    ::core::option::Option::Some(tag) => {
-                                        match tag.as_str() {
-                                            ::core::option::Option::Some("notifications/cancelled") => {
-                                                (0usize, "notifications/cancelled")
-                                            }
-                                            ::core::option::Option::Some(
-                                                "notifications/initialized",
-                                            ) => (1usize, "notifications/initialized"),
-                                            ::core::option::Option::Some("notifications/progress") => {
-                                                (2usize, "notifications/progress")
-                                            }
-                                            ::core::option::Option::Some(
-                                                "notifications/tasks/status",
-                                            ) => (3usize, "notifications/tasks/status"),
-                                            ::core::option::Option::Some(
-                                                "notifications/roots/list_changed",
-                                            ) => (4usize, "notifications/roots/list_changed"),
-                                            _ => {
-                                                return ::core::result::Result::Err(
-                                                    __private::error(
-                                                        &::std::format!(
-                                                            "unknown `{}` value {}, expected one of {}", "method",
-                                                            __private::show(map.get("method")),
-                                                            "`notifications/cancelled`, `notifications/initialized`, `notifications/progress`, `notifications/tasks/status`, `notifications/roots/list_changed`"
-                                                        ),
-                                                    ),
-                                                );
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "jsonrpc",
-                                            __private::show(map.get("jsonrpc")), "`2.0`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
                     }
                 }
             }
@@ -836,27 +935,27 @@ impl ClientNotification {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelledNotification(v))
+                    .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InitializedNotification(v))
+                    .map(Self::InitializedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ProgressNotification(v))
+                    .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TaskStatusNotification(v))
+                    .map(Self::TaskStatusNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::RootsListChangedNotification(v))
+                    .map(Self::RootsListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1009,107 +1108,63 @@ impl ClientRequest {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("initialize") => (0usize, "initialize"),
+                    ::core::option::Option::Some("ping") => (1usize, "ping"),
+                    ::core::option::Option::Some("resources/list") => {
+                        (2usize, "resources/list")
+                    }
+                    ::core::option::Option::Some("resources/templates/list") => {
+                        (3usize, "resources/templates/list")
+                    }
+                    ::core::option::Option::Some("resources/read") => {
+                        (4usize, "resources/read")
+                    }
+                    ::core::option::Option::Some("resources/subscribe") => {
+                        (5usize, "resources/subscribe")
+                    }
+                    ::core::option::Option::Some("resources/unsubscribe") => {
+                        (6usize, "resources/unsubscribe")
+                    }
+                    ::core::option::Option::Some("prompts/list") => {
+                        (7usize, "prompts/list")
+                    }
+                    ::core::option::Option::Some("prompts/get") => {
+                        (8usize, "prompts/get")
+                    }
+                    ::core::option::Option::Some("tools/list") => (9usize, "tools/list"),
+                    ::core::option::Option::Some("tools/call") => (10usize, "tools/call"),
+                    ::core::option::Option::Some("tasks/get") => (11usize, "tasks/get"),
+                    ::core::option::Option::Some("tasks/result") => {
+                        (12usize, "tasks/result")
+                    }
+                    ::core::option::Option::Some("tasks/cancel") => {
+                        (13usize, "tasks/cancel")
+                    }
+                    ::core::option::Option::Some("tasks/list") => (14usize, "tasks/list"),
+                    ::core::option::Option::Some("logging/setLevel") => {
+                        (15usize, "logging/setLevel")
+                    }
+                    ::core::option::Option::Some("completion/complete") => {
+                        (16usize, "completion/complete")
+                    }
+                    _ if tag.is_none() => {
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
+                    }
                     _ => {
                         return ::core::result::Result::Err(
-                            __private::error("unreachable"),
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`initialize`, `ping`, `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `prompts/list`, `prompts/get`, `tools/list`, `tools/call`, `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`, `logging/setLevel`, `completion/complete`"
+                                ),
+                            ),
                         );
-                    }
-                };
-                match map.get("jsonrpc") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `jsonrpc`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("2.0") => {
-                                match map.get("method") {
-                                    ::core::option::Option::None => {
-                                        return ::core::result::Result::Err(
-                                            __private::error("missing field `method`"),
-                                        );
-                                    }
-                                    ::core::option::Option::Some(tag) => {
-                                        match tag.as_str() {
-                                            ::core::option::Option::Some("initialize") => {
-                                                (0usize, "initialize")
-                                            }
-                                            ::core::option::Option::Some("ping") => (1usize, "ping"),
-                                            ::core::option::Option::Some("resources/list") => {
-                                                (2usize, "resources/list")
-                                            }
-                                            ::core::option::Option::Some("resources/templates/list") => {
-                                                (3usize, "resources/templates/list")
-                                            }
-                                            ::core::option::Option::Some("resources/read") => {
-                                                (4usize, "resources/read")
-                                            }
-                                            ::core::option::Option::Some("resources/subscribe") => {
-                                                (5usize, "resources/subscribe")
-                                            }
-                                            ::core::option::Option::Some("resources/unsubscribe") => {
-                                                (6usize, "resources/unsubscribe")
-                                            }
-                                            ::core::option::Option::Some("prompts/list") => {
-                                                (7usize, "prompts/list")
-                                            }
-                                            ::core::option::Option::Some("prompts/get") => {
-                                                (8usize, "prompts/get")
-                                            }
-                                            ::core::option::Option::Some("tools/list") => {
-                                                (9usize, "tools/list")
-                                            }
-                                            ::core::option::Option::Some("tools/call") => {
-                                                (10usize, "tools/call")
-                                            }
-                                            ::core::option::Option::Some("tasks/get") => {
-                                                (11usize, "tasks/get")
-                                            }
-                                            ::core::option::Option::Some("tasks/result") => {
-                                                (12usize, "tasks/result")
-                                            }
-                                            ::core::option::Option::Some("tasks/cancel") => {
-                                                (13usize, "tasks/cancel")
-                                            }
-                                            ::core::option::Option::Some("tasks/list") => {
-                                                (14usize, "tasks/list")
-                                            }
-                                            ::core::option::Option::Some("logging/setLevel") => {
-                                                (15usize, "logging/setLevel")
-                                            }
-                                            ::core::option::Option::Some("completion/complete") => {
-                                                (16usize, "completion/complete")
-                                            }
-                                            _ => {
-                                                return ::core::result::Result::Err(
-                                                    __private::error(
-                                                        &::std::format!(
-                                                            "unknown `{}` value {}, expected one of {}", "method",
-                                                            __private::show(map.get("method")),
-                                                            "`initialize`, `ping`, `resources/list`, `resources/templates/list`, `resources/read`, `resources/subscribe`, `resources/unsubscribe`, `prompts/list`, `prompts/get`, `tools/list`, `tools/call`, `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`, `logging/setLevel`, `completion/complete`"
-                                                        ),
-                                                    ),
-                                                );
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "jsonrpc",
-                                            __private::show(map.get("jsonrpc")), "`2.0`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
                     }
                 }
             }
@@ -1127,87 +1182,87 @@ impl ClientRequest {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InitializeRequest(v))
+                    .map(Self::InitializeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PingRequest(v))
+                    .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourcesRequest(v))
+                    .map(Self::ListResourcesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourceTemplatesRequest(v))
+                    .map(Self::ListResourceTemplatesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ReadResourceRequest(v))
+                    .map(Self::ReadResourceRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::SubscribeRequest(v))
+                    .map(Self::SubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UnsubscribeRequest(v))
+                    .map(Self::UnsubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListPromptsRequest(v))
+                    .map(Self::ListPromptsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetPromptRequest(v))
+                    .map(Self::GetPromptRequest)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListToolsRequest(v))
+                    .map(Self::ListToolsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CallToolRequest(v))
+                    .map(Self::CallToolRequest)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetTaskRequest(v))
+                    .map(Self::GetTaskRequest)
                     .map_err(|e| __private::context(label, e))
             }
             12usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetTaskPayloadRequest(v))
+                    .map(Self::GetTaskPayloadRequest)
                     .map_err(|e| __private::context(label, e))
             }
             13usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelTaskRequest(v))
+                    .map(Self::CancelTaskRequest)
                     .map_err(|e| __private::context(label, e))
             }
             14usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListTasksRequest(v))
+                    .map(Self::ListTasksRequest)
                     .map_err(|e| __private::context(label, e))
             }
             15usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::SetLevelRequest(v))
+                    .map(Self::SetLevelRequest)
                     .map_err(|e| __private::context(label, e))
             }
             16usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CompleteRequest(v))
+                    .map(Self::CompleteRequest)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1418,38 +1473,46 @@ impl ClientResult {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[], &[]),
-                        (&[], &[]),
-                        (&[], &[]),
-                        (&[], &[]),
-                        (&[&["tasks"]], &["nextCursor"]),
-                        (&[&["content"], &["model"], &["role"]], &["stopReason"]),
-                        (&[&["roots"]], &[]),
-                        (&[&["action"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "Result"),
-                        (1usize, "GetTaskResult"),
-                        (2usize, "GetTaskPayloadResult"),
-                        (3usize, "CancelTaskResult"),
-                        (4usize, "ListTasksResult"),
-                        (5usize, "CreateMessageResult"),
-                        (6usize, "ListRootsResult"),
-                        (7usize, "ElicitResult"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[], &[]),
+                    (
+                        &[
+                            &["createdAt"],
+                            &["lastUpdatedAt"],
+                            &["status"],
+                            &["taskId"],
+                            &["ttl"],
+                        ],
+                        &[],
+                    ),
+                    (&[], &[]),
+                    (
+                        &[
+                            &["createdAt"],
+                            &["lastUpdatedAt"],
+                            &["status"],
+                            &["taskId"],
+                            &["ttl"],
+                        ],
+                        &[],
+                    ),
+                    (&[&["tasks"]], &["nextCursor"]),
+                    (&[&["content"], &["model"], &["role"]], &["stopReason"]),
+                    (&[&["roots"]], &[]),
+                    (&[&["action"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "Result"),
+                    (1usize, "GetTaskResult"),
+                    (2usize, "GetTaskPayloadResult"),
+                    (3usize, "CancelTaskResult"),
+                    (4usize, "ListTasksResult"),
+                    (5usize, "CreateMessageResult"),
+                    (6usize, "ListRootsResult"),
+                    (7usize, "ElicitResult"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -1465,42 +1528,42 @@ impl ClientResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Result(v))
+                    .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetTaskResult(v))
+                    .map(Self::GetTaskResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetTaskPayloadResult(v))
+                    .map(Self::GetTaskPayloadResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelTaskResult(v))
+                    .map(Self::CancelTaskResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListTasksResult(v))
+                    .map(Self::ListTasksResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CreateMessageResult(v))
+                    .map(Self::CreateMessageResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListRootsResult(v))
+                    .map(Self::ListRootsResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitResult(v))
+                    .map(Self::ElicitResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1694,41 +1757,27 @@ impl CompleteRequestParamsRef {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
+                    ::core::option::Option::Some("ref/resource") => {
+                        (1usize, "ref/resource")
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("ref/prompt") => {
-                                (0usize, "ref/prompt")
-                            }
-                            ::core::option::Option::Some("ref/resource") => {
-                                (1usize, "ref/resource")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`ref/prompt`, `ref/resource`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`ref/prompt`, `ref/resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -1746,12 +1795,12 @@ impl CompleteRequestParamsRef {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PromptReference(v))
+                    .map(Self::PromptReference)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceTemplateReference(v))
+                    .map(Self::ResourceTemplateReference)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1899,44 +1948,31 @@ impl ContentBlock {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    ::core::option::Option::Some("audio") => (2usize, "audio"),
+                    ::core::option::Option::Some("resource_link") => {
+                        (3usize, "resource_link")
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("resource") => (4usize, "resource"),
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            ::core::option::Option::Some("audio") => (2usize, "audio"),
-                            ::core::option::Option::Some("resource_link") => {
-                                (3usize, "resource_link")
-                            }
-                            ::core::option::Option::Some("resource") => {
-                                (4usize, "resource")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`text`, `image`, `audio`, `resource_link`, `resource`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `resource_link`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -1954,27 +1990,27 @@ impl ContentBlock {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceLink(v))
+                    .map(Self::ResourceLink)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::EmbeddedResource(v))
+                    .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2090,7 +2126,7 @@ pub struct CreateMessageRequestParamsMeta {
 /// Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
 /// declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum IncludeContext {
+pub enum CreateMessageRequestParamsIncludeContext {
     /// `allServers`
     AllServers,
     /// `none`
@@ -2100,7 +2136,7 @@ pub enum IncludeContext {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl IncludeContext {
+impl CreateMessageRequestParamsIncludeContext {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -2111,7 +2147,7 @@ impl IncludeContext {
         }
     }
 }
-impl ::core::convert::From<&str> for IncludeContext {
+impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
     fn from(value: &str) -> Self {
         match value {
             "allServers" => Self::AllServers,
@@ -2121,7 +2157,8 @@ impl ::core::convert::From<&str> for IncludeContext {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for IncludeContext {
+impl ::core::convert::From<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "allServers" => Self::AllServers,
@@ -2131,12 +2168,12 @@ impl ::core::convert::From<::std::string::String> for IncludeContext {
         }
     }
 }
-impl ::core::fmt::Display for IncludeContext {
+impl ::core::fmt::Display for CreateMessageRequestParamsIncludeContext {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for IncludeContext {
+impl ::serde::Serialize for CreateMessageRequestParamsIncludeContext {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -2144,7 +2181,7 @@ impl ::serde::Serialize for IncludeContext {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for IncludeContext {
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -2179,7 +2216,9 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub include_context: ::core::option::Option<IncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
@@ -2296,44 +2335,31 @@ impl CreateMessageResultContent {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    ::core::option::Option::Some("audio") => (2usize, "audio"),
+                    ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
+                    ::core::option::Option::Some("tool_result") => {
+                        (4usize, "tool_result")
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            ::core::option::Option::Some("audio") => (2usize, "audio"),
-                            ::core::option::Option::Some("tool_use") => {
-                                (3usize, "tool_use")
-                            }
-                            ::core::option::Option::Some("tool_result") => {
-                                (4usize, "tool_result")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -2352,32 +2378,32 @@ impl CreateMessageResultContent {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolUseContent(v))
+                    .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolResultContent(v))
+                    .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Array(v))
+                    .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2695,32 +2721,21 @@ impl ElicitRequestParams {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("mode");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("url") => (0usize, "url"),
+                    ::core::option::Option::Some("form") => (1usize, "form"),
+                    _ if tag.is_none() => (1usize, "ElicitRequestFormParams"),
                     _ => {
                         return ::core::result::Result::Err(
-                            __private::error("unreachable"),
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "mode",
+                                    __private::show(tag), "`url`, `form`"
+                                ),
+                            ),
                         );
-                    }
-                };
-                match map.get("mode") {
-                    ::core::option::Option::None => (1usize, "ElicitRequestFormParams"),
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("url") => (0usize, "url"),
-                            ::core::option::Option::Some("form") => (1usize, "form"),
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "mode",
-                                            __private::show(map.get("mode")), "`url`, `form`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
                     }
                 }
             }
@@ -2738,12 +2753,12 @@ impl ElicitRequestParams {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitRequestURLParams(v))
+                    .map(Self::ElicitRequestURLParams)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitRequestFormParams(v))
+                    .map(Self::ElicitRequestFormParams)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2865,7 +2880,7 @@ pub struct ElicitRequestURLParams {
 /// - "decline": User explicitly decline the action
 /// - "cancel": User dismissed without making an explicit choice
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Action {
+pub enum ElicitResultAction {
     /// `accept`
     Accept,
     /// `cancel`
@@ -2875,7 +2890,7 @@ pub enum Action {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Action {
+impl ElicitResultAction {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -2886,7 +2901,7 @@ impl Action {
         }
     }
 }
-impl ::core::convert::From<&str> for Action {
+impl ::core::convert::From<&str> for ElicitResultAction {
     fn from(value: &str) -> Self {
         match value {
             "accept" => Self::Accept,
@@ -2896,7 +2911,7 @@ impl ::core::convert::From<&str> for Action {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for Action {
+impl ::core::convert::From<::std::string::String> for ElicitResultAction {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "accept" => Self::Accept,
@@ -2906,12 +2921,12 @@ impl ::core::convert::From<::std::string::String> for Action {
         }
     }
 }
-impl ::core::fmt::Display for Action {
+impl ::core::fmt::Display for ElicitResultAction {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for Action {
+impl ::serde::Serialize for ElicitResultAction {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -2919,7 +2934,7 @@ impl ::serde::Serialize for Action {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for Action {
+impl<'de> ::serde::Deserialize<'de> for ElicitResultAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -2978,22 +2993,22 @@ impl ElicitResultContentValue {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Array(v))
+                    .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Boolean(v))
+                    .map(Self::Boolean)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3061,7 +3076,7 @@ pub struct ElicitResult {
     /// - "decline": User explicitly decline the action
     /// - "cancel": User dismissed without making an explicit choice
     #[serde(rename = "action")]
-    pub action: Action,
+    pub action: ElicitResultAction,
     /// The submitted form data, only present when action is "accept" and mode was "form".
     /// Contains values matching the requested schema.
     /// Omitted for out-of-band mode responses.
@@ -3149,26 +3164,16 @@ impl EmbeddedResourceResource {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[&["text"]], &[]),
-                        (&[&["blob"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "TextResourceContents"),
-                        (1usize, "BlobResourceContents"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "TextResourceContents"),
+                    (1usize, "BlobResourceContents"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -3184,12 +3189,12 @@ impl EmbeddedResourceResource {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextResourceContents(v))
+                    .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BlobResourceContents(v))
+                    .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3323,58 +3328,47 @@ impl EnumSchema {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("string") => {
+                        const TABLE: &[__private::Candidate] = &[
+                            (&[&["enum"]], &[]),
+                            (&[&["oneOf"]], &[]),
+                            (&[&["enum"]], &["enumNames"]),
+                        ];
+                        const INDEX: &[(usize, &str)] = &[
+                            (0usize, "UntitledSingleSelectEnumSchema"),
+                            (1usize, "TitledSingleSelectEnumSchema"),
+                            (4usize, "LegacyTitledEnumSchema"),
+                        ];
+                        INDEX[__private::choose(map, TABLE)]
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("array") => {
+                        const TABLE: &[__private::Candidate] = &[
+                            (&[&["items", "enum"], &["items", "type"]], &[]),
+                            (&[&["items", "anyOf"]], &[]),
+                        ];
+                        const INDEX: &[(usize, &str)] = &[
+                            (2usize, "UntitledMultiSelectEnumSchema"),
+                            (3usize, "TitledMultiSelectEnumSchema"),
+                        ];
+                        INDEX[__private::choose(map, TABLE)]
+                    }
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("string") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[&["enum"]], &[]),
-                                    (&[&["oneOf"]], &[]),
-                                    (&[&["enum"]], &["enumNames"]),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (0usize, "UntitledSingleSelectEnumSchema"),
-                                    (1usize, "TitledSingleSelectEnumSchema"),
-                                    (4usize, "LegacyTitledEnumSchema"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            ::core::option::Option::Some("array") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[&["items", "enum"], &["items", "type"]], &[]),
-                                    (&[&["items", "anyOf"]], &[]),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (2usize, "UntitledMultiSelectEnumSchema"),
-                                    (3usize, "TitledMultiSelectEnumSchema"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")), "`string`, `array`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`string`, `array`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -3392,27 +3386,27 @@ impl EnumSchema {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledSingleSelectEnumSchema(v))
+                    .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledSingleSelectEnumSchema(v))
+                    .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledMultiSelectEnumSchema(v))
+                    .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledMultiSelectEnumSchema(v))
+                    .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::LegacyTitledEnumSchema(v))
+                    .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3710,15 +3704,148 @@ pub struct GetTaskRequest {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+/// Actual retention duration from creation in milliseconds, null for unlimited.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum GetTaskResultTtl {
+    /// A JSON integer.
+    Integer(i64),
+    /// A JSON null.
+    Null(()),
+}
+impl GetTaskResultTtl {
+    /// Schema type names of the members, in declaration order (empty for inline members).
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &["", ""];
+    /// The name of the member this value holds.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::Integer(_) => "Integer",
+            Self::Null(_) => "Null",
+        }
+    }
+    /// Picks the member by its discriminators and deserializes only that member, so an
+    /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &value {
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (0usize, "Integer")
+            }
+            ::serde_json::Value::Null => (1usize, "Null"),
+            other => {
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "GetTaskResultTtl", "expected integer or null"
+                        ),
+                    ),
+                );
+            }
+        };
+        match which {
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Null)
+                    .map_err(|e| __private::context(label, e))
+            }
+            _ => ::core::result::Result::Err(__private::error("no member chosen")),
+        }
+    }
+}
+impl ::serde::Serialize for GetTaskResultTtl {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Null(value) => ::serde::Serialize::serialize(value, serializer),
+        }
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskResultTtl {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+impl ::core::convert::From<i64> for GetTaskResultTtl {
+    fn from(value: i64) -> Self {
+        Self::Integer(value)
+    }
+}
+impl ::core::convert::From<()> for GetTaskResultTtl {
+    fn from(value: ()) -> Self {
+        Self::Null(value)
+    }
+}
 /// The response to a tasks/get request.
-pub type GetTaskResult = Result;
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct GetTaskResult {
+    /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    /// ISO 8601 timestamp when the task was created.
+    #[serde(rename = "createdAt")]
+    pub created_at: ::std::string::String,
+    /// ISO 8601 timestamp when the task was last updated.
+    #[serde(rename = "lastUpdatedAt")]
+    pub last_updated_at: ::std::string::String,
+    /// Suggested polling interval in milliseconds.
+    #[serde(
+        rename = "pollInterval",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub poll_interval: ::core::option::Option<i64>,
+    /// Current task state.
+    #[serde(rename = "status")]
+    pub status: TaskStatus,
+    /// Optional human-readable message describing the current task state.
+    /// This can provide context for any status, including:
+    /// - Reasons for "cancelled" status
+    /// - Summaries for "completed" status
+    /// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
+    #[serde(
+        rename = "statusMessage",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub status_message: ::core::option::Option<::std::string::String>,
+    /// The task identifier.
+    #[serde(rename = "taskId")]
+    pub task_id: ::std::string::String,
+    /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(rename = "ttl")]
+    pub ttl: GetTaskResultTtl,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 /// Optional specifier for the theme this icon is designed for. `light` indicates
 /// the icon is designed to be used with a light background, and `dark` indicates
 /// the icon is designed to be used with a dark background.
 ///
 /// If not provided, the client should assume the icon can be used with any theme.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Theme {
+pub enum IconTheme {
     /// `dark`
     Dark,
     /// `light`
@@ -3726,7 +3853,7 @@ pub enum Theme {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Theme {
+impl IconTheme {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -3736,7 +3863,7 @@ impl Theme {
         }
     }
 }
-impl ::core::convert::From<&str> for Theme {
+impl ::core::convert::From<&str> for IconTheme {
     fn from(value: &str) -> Self {
         match value {
             "dark" => Self::Dark,
@@ -3745,7 +3872,7 @@ impl ::core::convert::From<&str> for Theme {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for Theme {
+impl ::core::convert::From<::std::string::String> for IconTheme {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "dark" => Self::Dark,
@@ -3754,12 +3881,12 @@ impl ::core::convert::From<::std::string::String> for Theme {
         }
     }
 }
-impl ::core::fmt::Display for Theme {
+impl ::core::fmt::Display for IconTheme {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for Theme {
+impl ::serde::Serialize for IconTheme {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -3767,7 +3894,7 @@ impl ::serde::Serialize for Theme {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for Theme {
+impl<'de> ::serde::Deserialize<'de> for IconTheme {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -3816,7 +3943,7 @@ pub struct Icon {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub theme: ::core::option::Option<Theme>,
+    pub theme: ::core::option::Option<IconTheme>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4150,54 +4277,20 @@ impl JSONRPCMessage {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("jsonrpc") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `jsonrpc`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("2.0") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[&["id"], &["method"]], &[]),
-                                    (&[&["method"]], &[]),
-                                    (&[&["id"], &["result"]], &[]),
-                                    (
-                                        &[&["error"], &["error", "code"], &["error", "message"]],
-                                        &[],
-                                    ),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (0usize, "JSONRPCRequest"),
-                                    (1usize, "JSONRPCNotification"),
-                                    (2usize, "JSONRPCResultResponse"),
-                                    (3usize, "JSONRPCErrorResponse"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "jsonrpc",
-                                            __private::show(map.get("jsonrpc")), "`2.0`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["id"], &["method"]], &[]),
+                    (&[&["method"]], &[]),
+                    (&[&["id"], &["result"]], &[]),
+                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "JSONRPCRequest"),
+                    (1usize, "JSONRPCNotification"),
+                    (2usize, "JSONRPCResultResponse"),
+                    (3usize, "JSONRPCErrorResponse"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -4213,22 +4306,22 @@ impl JSONRPCMessage {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCRequest(v))
+                    .map(Self::JSONRPCRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCNotification(v))
+                    .map(Self::JSONRPCNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCResultResponse(v))
+                    .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCErrorResponse(v))
+                    .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -4354,50 +4447,16 @@ impl JSONRPCResponse {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("jsonrpc") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `jsonrpc`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("2.0") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[&["result"]], &[]),
-                                    (
-                                        &[&["error"], &["error", "code"], &["error", "message"]],
-                                        &[],
-                                    ),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (0usize, "JSONRPCResultResponse"),
-                                    (1usize, "JSONRPCErrorResponse"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "jsonrpc",
-                                            __private::show(map.get("jsonrpc")), "`2.0`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["result"]], &[]),
+                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "JSONRPCResultResponse"),
+                    (1usize, "JSONRPCErrorResponse"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -4413,12 +4472,12 @@ impl JSONRPCResponse {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCResultResponse(v))
+                    .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCErrorResponse(v))
+                    .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5202,47 +5261,16 @@ impl MultiSelectEnumSchema {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `type`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("array") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[&["items", "enum"], &["items", "type"]], &[]),
-                                    (&[&["items", "anyOf"]], &[]),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (0usize, "UntitledMultiSelectEnumSchema"),
-                                    (1usize, "TitledMultiSelectEnumSchema"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")), "`array`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["items", "enum"], &["items", "type"]], &[]),
+                    (&[&["items", "anyOf"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "UntitledMultiSelectEnumSchema"),
+                    (1usize, "TitledMultiSelectEnumSchema"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -5258,12 +5286,12 @@ impl MultiSelectEnumSchema {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledMultiSelectEnumSchema(v))
+                    .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledMultiSelectEnumSchema(v))
+                    .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5337,7 +5365,7 @@ pub struct NotificationParams {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Type {
+pub enum NumberSchemaType {
     /// `integer`
     Integer,
     /// `number`
@@ -5345,7 +5373,7 @@ pub enum Type {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Type {
+impl NumberSchemaType {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -5355,7 +5383,7 @@ impl Type {
         }
     }
 }
-impl ::core::convert::From<&str> for Type {
+impl ::core::convert::From<&str> for NumberSchemaType {
     fn from(value: &str) -> Self {
         match value {
             "integer" => Self::Integer,
@@ -5364,7 +5392,7 @@ impl ::core::convert::From<&str> for Type {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for Type {
+impl ::core::convert::From<::std::string::String> for NumberSchemaType {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "integer" => Self::Integer,
@@ -5373,12 +5401,12 @@ impl ::core::convert::From<::std::string::String> for Type {
         }
     }
 }
-impl ::core::fmt::Display for Type {
+impl ::core::fmt::Display for NumberSchemaType {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for Type {
+impl ::serde::Serialize for NumberSchemaType {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -5386,7 +5414,7 @@ impl ::serde::Serialize for Type {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for Type {
+impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -5427,7 +5455,7 @@ pub struct NumberSchema {
     )]
     pub title: ::core::option::Option<::std::string::String>,
     #[serde(rename = "type")]
-    pub type_: Type,
+    pub type_: NumberSchemaType,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -5603,69 +5631,42 @@ impl PrimitiveSchemaDefinition {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("string") => {
+                        const TABLE: &[__private::Candidate] = &[
+                            (&[], &["format", "maxLength", "minLength"]),
+                            (&[&["enum"]], &[]),
+                            (&[&["oneOf"]], &[]),
+                            (&[&["enum"]], &["enumNames"]),
+                        ];
+                        const INDEX: &[(usize, &str)] = &[
+                            (0usize, "StringSchema"),
+                            (3usize, "UntitledSingleSelectEnumSchema"),
+                            (4usize, "TitledSingleSelectEnumSchema"),
+                            (7usize, "LegacyTitledEnumSchema"),
+                        ];
+                        INDEX[__private::choose(map, TABLE)]
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    ::core::option::Option::Some("boolean") => (2usize, "boolean"),
+                    ::core::option::Option::Some("array") => {
+                        const TABLE: &[__private::Candidate] = &[
+                            (&[&["items", "enum"], &["items", "type"]], &[]),
+                            (&[&["items", "anyOf"]], &[]),
+                        ];
+                        const INDEX: &[(usize, &str)] = &[
+                            (5usize, "UntitledMultiSelectEnumSchema"),
+                            (6usize, "TitledMultiSelectEnumSchema"),
+                        ];
+                        INDEX[__private::choose(map, TABLE)]
+                    }
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("string") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[], &["format", "maxLength", "minLength"]),
-                                    (&[&["enum"]], &[]),
-                                    (&[&["oneOf"]], &[]),
-                                    (&[&["enum"]], &["enumNames"]),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (0usize, "StringSchema"),
-                                    (3usize, "UntitledSingleSelectEnumSchema"),
-                                    (4usize, "TitledSingleSelectEnumSchema"),
-                                    (7usize, "LegacyTitledEnumSchema"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            ::core::option::Option::Some("integer") => {
-                                (1usize, "integer")
-                            }
-                            ::core::option::Option::Some("number") => (1usize, "number"),
-                            ::core::option::Option::Some("boolean") => {
-                                (2usize, "boolean")
-                            }
-                            ::core::option::Option::Some("array") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[&["items", "enum"], &["items", "type"]], &[]),
-                                    (&[&["items", "anyOf"]], &[]),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (5usize, "UntitledMultiSelectEnumSchema"),
-                                    (6usize, "TitledMultiSelectEnumSchema"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`string`, `integer`, `number`, `boolean`, `array`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                    }
+                    _ => (1usize, "NumberSchema"),
                 }
             }
             other => {
@@ -5682,42 +5683,42 @@ impl PrimitiveSchemaDefinition {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::StringSchema(v))
+                    .map(Self::StringSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::NumberSchema(v))
+                    .map(Self::NumberSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BooleanSchema(v))
+                    .map(Self::BooleanSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledSingleSelectEnumSchema(v))
+                    .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledSingleSelectEnumSchema(v))
+                    .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledMultiSelectEnumSchema(v))
+                    .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledMultiSelectEnumSchema(v))
+                    .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::LegacyTitledEnumSchema(v))
+                    .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5919,12 +5920,12 @@ impl ProgressToken {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -6253,26 +6254,16 @@ impl ReadResourceResultContentsItem {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[&["text"]], &[]),
-                        (&[&["blob"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "TextResourceContents"),
-                        (1usize, "BlobResourceContents"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "TextResourceContents"),
+                    (1usize, "BlobResourceContents"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -6288,12 +6279,12 @@ impl ReadResourceResultContentsItem {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextResourceContents(v))
+                    .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BlobResourceContents(v))
+                    .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -6423,12 +6414,12 @@ impl RequestId {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -7129,44 +7120,31 @@ impl SamplingMessageContent {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    ::core::option::Option::Some("audio") => (2usize, "audio"),
+                    ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
+                    ::core::option::Option::Some("tool_result") => {
+                        (4usize, "tool_result")
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            ::core::option::Option::Some("audio") => (2usize, "audio"),
-                            ::core::option::Option::Some("tool_use") => {
-                                (3usize, "tool_use")
-                            }
-                            ::core::option::Option::Some("tool_result") => {
-                                (4usize, "tool_result")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -7185,32 +7163,32 @@ impl SamplingMessageContent {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolUseContent(v))
+                    .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolResultContent(v))
+                    .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Array(v))
+                    .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -7336,44 +7314,31 @@ impl SamplingMessageContentBlock {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("type");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("text") => (0usize, "text"),
+                    ::core::option::Option::Some("image") => (1usize, "image"),
+                    ::core::option::Option::Some("audio") => (2usize, "audio"),
+                    ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
+                    ::core::option::Option::Some("tool_result") => {
+                        (4usize, "tool_result")
                     }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
+                    _ if tag.is_none() => {
                         return ::core::result::Result::Err(
                             __private::error("missing field `type`"),
                         );
                     }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("text") => (0usize, "text"),
-                            ::core::option::Option::Some("image") => (1usize, "image"),
-                            ::core::option::Option::Some("audio") => (2usize, "audio"),
-                            ::core::option::Option::Some("tool_use") => {
-                                (3usize, "tool_use")
-                            }
-                            ::core::option::Option::Some("tool_result") => {
-                                (4usize, "tool_result")
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")),
-                                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
+                    _ => {
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
@@ -7391,27 +7356,27 @@ impl SamplingMessageContentBlock {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolUseContent(v))
+                    .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolResultContent(v))
+                    .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -7730,85 +7695,51 @@ impl ServerNotification {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("notifications/cancelled") => {
+                        (0usize, "notifications/cancelled")
+                    }
+                    ::core::option::Option::Some("notifications/progress") => {
+                        (1usize, "notifications/progress")
+                    }
+                    ::core::option::Option::Some(
+                        "notifications/resources/list_changed",
+                    ) => (2usize, "notifications/resources/list_changed"),
+                    ::core::option::Option::Some("notifications/resources/updated") => {
+                        (3usize, "notifications/resources/updated")
+                    }
+                    ::core::option::Option::Some(
+                        "notifications/prompts/list_changed",
+                    ) => (4usize, "notifications/prompts/list_changed"),
+                    ::core::option::Option::Some("notifications/tools/list_changed") => {
+                        (5usize, "notifications/tools/list_changed")
+                    }
+                    ::core::option::Option::Some("notifications/tasks/status") => {
+                        (6usize, "notifications/tasks/status")
+                    }
+                    ::core::option::Option::Some("notifications/message") => {
+                        (7usize, "notifications/message")
+                    }
+                    ::core::option::Option::Some(
+                        "notifications/elicitation/complete",
+                    ) => (8usize, "notifications/elicitation/complete"),
+                    _ if tag.is_none() => {
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
+                    }
                     _ => {
                         return ::core::result::Result::Err(
-                            __private::error("unreachable"),
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`notifications/cancelled`, `notifications/progress`, `notifications/resources/list_changed`, `notifications/resources/updated`, `notifications/prompts/list_changed`, `notifications/tools/list_changed`, `notifications/tasks/status`, `notifications/message`, `notifications/elicitation/complete`"
+                                ),
+                            ),
                         );
-                    }
-                };
-                match map.get("jsonrpc") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `jsonrpc`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("2.0") => {
-                                match map.get("method") {
-                                    ::core::option::Option::None => {
-                                        return ::core::result::Result::Err(
-                                            __private::error("missing field `method`"),
-                                        );
-                                    }
-                                    ::core::option::Option::Some(tag) => {
-                                        match tag.as_str() {
-                                            ::core::option::Option::Some("notifications/cancelled") => {
-                                                (0usize, "notifications/cancelled")
-                                            }
-                                            ::core::option::Option::Some("notifications/progress") => {
-                                                (1usize, "notifications/progress")
-                                            }
-                                            ::core::option::Option::Some(
-                                                "notifications/resources/list_changed",
-                                            ) => (2usize, "notifications/resources/list_changed"),
-                                            ::core::option::Option::Some(
-                                                "notifications/resources/updated",
-                                            ) => (3usize, "notifications/resources/updated"),
-                                            ::core::option::Option::Some(
-                                                "notifications/prompts/list_changed",
-                                            ) => (4usize, "notifications/prompts/list_changed"),
-                                            ::core::option::Option::Some(
-                                                "notifications/tools/list_changed",
-                                            ) => (5usize, "notifications/tools/list_changed"),
-                                            ::core::option::Option::Some(
-                                                "notifications/tasks/status",
-                                            ) => (6usize, "notifications/tasks/status"),
-                                            ::core::option::Option::Some("notifications/message") => {
-                                                (7usize, "notifications/message")
-                                            }
-                                            ::core::option::Option::Some(
-                                                "notifications/elicitation/complete",
-                                            ) => (8usize, "notifications/elicitation/complete"),
-                                            _ => {
-                                                return ::core::result::Result::Err(
-                                                    __private::error(
-                                                        &::std::format!(
-                                                            "unknown `{}` value {}, expected one of {}", "method",
-                                                            __private::show(map.get("method")),
-                                                            "`notifications/cancelled`, `notifications/progress`, `notifications/resources/list_changed`, `notifications/resources/updated`, `notifications/prompts/list_changed`, `notifications/tools/list_changed`, `notifications/tasks/status`, `notifications/message`, `notifications/elicitation/complete`"
-                                                        ),
-                                                    ),
-                                                );
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "jsonrpc",
-                                            __private::show(map.get("jsonrpc")), "`2.0`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
                     }
                 }
             }
@@ -7826,47 +7757,47 @@ impl ServerNotification {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelledNotification(v))
+                    .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ProgressNotification(v))
+                    .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceListChangedNotification(v))
+                    .map(Self::ResourceListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceUpdatedNotification(v))
+                    .map(Self::ResourceUpdatedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PromptListChangedNotification(v))
+                    .map(Self::PromptListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolListChangedNotification(v))
+                    .map(Self::ToolListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TaskStatusNotification(v))
+                    .map(Self::TaskStatusNotification)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::LoggingMessageNotification(v))
+                    .map(Self::LoggingMessageNotification)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitationCompleteNotification(v))
+                    .map(Self::ElicitationCompleteNotification)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -8015,80 +7946,40 @@ impl ServerRequest {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
+            ::serde_json::Value::Object(map) => {
+                let tag = map.get("method");
+                match tag.and_then(::serde_json::Value::as_str) {
+                    ::core::option::Option::Some("ping") => (0usize, "ping"),
+                    ::core::option::Option::Some("tasks/get") => (1usize, "tasks/get"),
+                    ::core::option::Option::Some("tasks/result") => {
+                        (2usize, "tasks/result")
+                    }
+                    ::core::option::Option::Some("tasks/cancel") => {
+                        (3usize, "tasks/cancel")
+                    }
+                    ::core::option::Option::Some("tasks/list") => (4usize, "tasks/list"),
+                    ::core::option::Option::Some("sampling/createMessage") => {
+                        (5usize, "sampling/createMessage")
+                    }
+                    ::core::option::Option::Some("roots/list") => (6usize, "roots/list"),
+                    ::core::option::Option::Some("elicitation/create") => {
+                        (7usize, "elicitation/create")
+                    }
+                    _ if tag.is_none() => {
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
+                    }
                     _ => {
                         return ::core::result::Result::Err(
-                            __private::error("unreachable"),
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`ping`, `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`, `sampling/createMessage`, `roots/list`, `elicitation/create`"
+                                ),
+                            ),
                         );
-                    }
-                };
-                match map.get("jsonrpc") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `jsonrpc`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("2.0") => {
-                                match map.get("method") {
-                                    ::core::option::Option::None => {
-                                        return ::core::result::Result::Err(
-                                            __private::error("missing field `method`"),
-                                        );
-                                    }
-                                    ::core::option::Option::Some(tag) => {
-                                        match tag.as_str() {
-                                            ::core::option::Option::Some("ping") => (0usize, "ping"),
-                                            ::core::option::Option::Some("tasks/get") => {
-                                                (1usize, "tasks/get")
-                                            }
-                                            ::core::option::Option::Some("tasks/result") => {
-                                                (2usize, "tasks/result")
-                                            }
-                                            ::core::option::Option::Some("tasks/cancel") => {
-                                                (3usize, "tasks/cancel")
-                                            }
-                                            ::core::option::Option::Some("tasks/list") => {
-                                                (4usize, "tasks/list")
-                                            }
-                                            ::core::option::Option::Some("sampling/createMessage") => {
-                                                (5usize, "sampling/createMessage")
-                                            }
-                                            ::core::option::Option::Some("roots/list") => {
-                                                (6usize, "roots/list")
-                                            }
-                                            ::core::option::Option::Some("elicitation/create") => {
-                                                (7usize, "elicitation/create")
-                                            }
-                                            _ => {
-                                                return ::core::result::Result::Err(
-                                                    __private::error(
-                                                        &::std::format!(
-                                                            "unknown `{}` value {}, expected one of {}", "method",
-                                                            __private::show(map.get("method")),
-                                                            "`ping`, `tasks/get`, `tasks/result`, `tasks/cancel`, `tasks/list`, `sampling/createMessage`, `roots/list`, `elicitation/create`"
-                                                        ),
-                                                    ),
-                                                );
-                                            }
-                                        }
-                                    }
-                                }
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "jsonrpc",
-                                            __private::show(map.get("jsonrpc")), "`2.0`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
                     }
                 }
             }
@@ -8106,42 +7997,42 @@ impl ServerRequest {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PingRequest(v))
+                    .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetTaskRequest(v))
+                    .map(Self::GetTaskRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetTaskPayloadRequest(v))
+                    .map(Self::GetTaskPayloadRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelTaskRequest(v))
+                    .map(Self::CancelTaskRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListTasksRequest(v))
+                    .map(Self::ListTasksRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CreateMessageRequest(v))
+                    .map(Self::CreateMessageRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListRootsRequest(v))
+                    .map(Self::ListRootsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitRequest(v))
+                    .map(Self::ElicitRequest)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -8304,59 +8195,67 @@ impl ServerResult {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                {
-                    const TABLE: &[__private::Candidate] = &[
-                        (&[], &[]),
-                        (
-                            &[
-                                &["capabilities"],
-                                &["protocolVersion"],
-                                &["serverInfo"],
-                                &["serverInfo", "name"],
-                                &["serverInfo", "version"],
-                            ],
-                            &["instructions"],
-                        ),
-                        (&[&["resources"]], &[]),
-                        (&[&["resourceTemplates"]], &[]),
-                        (&[&["contents"]], &[]),
-                        (&[&["prompts"]], &[]),
-                        (&[&["messages"]], &["description"]),
-                        (&[&["tools"]], &[]),
-                        (&[&["content"]], &["isError", "structuredContent"]),
-                        (&[], &[]),
-                        (&[], &[]),
-                        (&[], &[]),
-                        (&[&["tasks"]], &[]),
-                        (&[&["completion"], &["completion", "values"]], &[]),
-                    ];
-                    const INDEX: &[(usize, &str)] = &[
-                        (0usize, "Result"),
-                        (1usize, "InitializeResult"),
-                        (2usize, "ListResourcesResult"),
-                        (3usize, "ListResourceTemplatesResult"),
-                        (4usize, "ReadResourceResult"),
-                        (5usize, "ListPromptsResult"),
-                        (6usize, "GetPromptResult"),
-                        (7usize, "ListToolsResult"),
-                        (8usize, "CallToolResult"),
-                        (9usize, "GetTaskResult"),
-                        (10usize, "GetTaskPayloadResult"),
-                        (11usize, "CancelTaskResult"),
-                        (12usize, "ListTasksResult"),
-                        (13usize, "CompleteResult"),
-                    ];
-                    INDEX[__private::choose(map, TABLE)]
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[], &[]),
+                    (
+                        &[
+                            &["capabilities"],
+                            &["protocolVersion"],
+                            &["serverInfo"],
+                            &["serverInfo", "name"],
+                            &["serverInfo", "version"],
+                        ],
+                        &["instructions"],
+                    ),
+                    (&[&["resources"]], &[]),
+                    (&[&["resourceTemplates"]], &[]),
+                    (&[&["contents"]], &[]),
+                    (&[&["prompts"]], &[]),
+                    (&[&["messages"]], &["description"]),
+                    (&[&["tools"]], &[]),
+                    (&[&["content"]], &["isError", "structuredContent"]),
+                    (
+                        &[
+                            &["createdAt"],
+                            &["lastUpdatedAt"],
+                            &["status"],
+                            &["taskId"],
+                            &["ttl"],
+                        ],
+                        &[],
+                    ),
+                    (&[], &[]),
+                    (
+                        &[
+                            &["createdAt"],
+                            &["lastUpdatedAt"],
+                            &["status"],
+                            &["taskId"],
+                            &["ttl"],
+                        ],
+                        &[],
+                    ),
+                    (&[&["tasks"]], &[]),
+                    (&[&["completion"], &["completion", "values"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "Result"),
+                    (1usize, "InitializeResult"),
+                    (2usize, "ListResourcesResult"),
+                    (3usize, "ListResourceTemplatesResult"),
+                    (4usize, "ReadResourceResult"),
+                    (5usize, "ListPromptsResult"),
+                    (6usize, "GetPromptResult"),
+                    (7usize, "ListToolsResult"),
+                    (8usize, "CallToolResult"),
+                    (9usize, "GetTaskResult"),
+                    (10usize, "GetTaskPayloadResult"),
+                    (11usize, "CancelTaskResult"),
+                    (12usize, "ListTasksResult"),
+                    (13usize, "CompleteResult"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -8372,72 +8271,72 @@ impl ServerResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Result(v))
+                    .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InitializeResult(v))
+                    .map(Self::InitializeResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourcesResult(v))
+                    .map(Self::ListResourcesResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourceTemplatesResult(v))
+                    .map(Self::ListResourceTemplatesResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ReadResourceResult(v))
+                    .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListPromptsResult(v))
+                    .map(Self::ListPromptsResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetPromptResult(v))
+                    .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListToolsResult(v))
+                    .map(Self::ListToolsResult)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CallToolResult(v))
+                    .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetTaskResult(v))
+                    .map(Self::GetTaskResult)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetTaskPayloadResult(v))
+                    .map(Self::GetTaskPayloadResult)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelTaskResult(v))
+                    .map(Self::CancelTaskResult)
                     .map_err(|e| __private::context(label, e))
             }
             12usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListTasksResult(v))
+                    .map(Self::ListTasksResult)
                     .map_err(|e| __private::context(label, e))
             }
             13usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CompleteResult(v))
+                    .map(Self::CompleteResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -8669,47 +8568,16 @@ impl SingleSelectEnumSchema {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(_) => {
-                let map = match &value {
-                    ::serde_json::Value::Object(map) => map,
-                    _ => {
-                        return ::core::result::Result::Err(
-                            __private::error("unreachable"),
-                        );
-                    }
-                };
-                match map.get("type") {
-                    ::core::option::Option::None => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `type`"),
-                        );
-                    }
-                    ::core::option::Option::Some(tag) => {
-                        match tag.as_str() {
-                            ::core::option::Option::Some("string") => {
-                                const TABLE: &[__private::Candidate] = &[
-                                    (&[&["enum"]], &[]),
-                                    (&[&["oneOf"]], &[]),
-                                ];
-                                const INDEX: &[(usize, &str)] = &[
-                                    (0usize, "UntitledSingleSelectEnumSchema"),
-                                    (1usize, "TitledSingleSelectEnumSchema"),
-                                ];
-                                INDEX[__private::choose(map, TABLE)]
-                            }
-                            _ => {
-                                return ::core::result::Result::Err(
-                                    __private::error(
-                                        &::std::format!(
-                                            "unknown `{}` value {}, expected one of {}", "type",
-                                            __private::show(map.get("type")), "`string`"
-                                        ),
-                                    ),
-                                );
-                            }
-                        }
-                    }
-                }
+            ::serde_json::Value::Object(map) => {
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["enum"]], &[]),
+                    (&[&["oneOf"]], &[]),
+                ];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "UntitledSingleSelectEnumSchema"),
+                    (1usize, "TitledSingleSelectEnumSchema"),
+                ];
+                INDEX[__private::choose(map, TABLE)]
             }
             other => {
                 return ::core::result::Result::Err(
@@ -8725,12 +8593,12 @@ impl SingleSelectEnumSchema {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledSingleSelectEnumSchema(v))
+                    .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledSingleSelectEnumSchema(v))
+                    .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -8773,7 +8641,7 @@ impl ::core::convert::From<TitledSingleSelectEnumSchema> for SingleSelectEnumSch
     }
 }
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Format {
+pub enum StringSchemaFormat {
     /// `date`
     Date,
     /// `date-time`
@@ -8785,7 +8653,7 @@ pub enum Format {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Format {
+impl StringSchemaFormat {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -8797,7 +8665,7 @@ impl Format {
         }
     }
 }
-impl ::core::convert::From<&str> for Format {
+impl ::core::convert::From<&str> for StringSchemaFormat {
     fn from(value: &str) -> Self {
         match value {
             "date" => Self::Date,
@@ -8808,7 +8676,7 @@ impl ::core::convert::From<&str> for Format {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for Format {
+impl ::core::convert::From<::std::string::String> for StringSchemaFormat {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "date" => Self::Date,
@@ -8819,12 +8687,12 @@ impl ::core::convert::From<::std::string::String> for Format {
         }
     }
 }
-impl ::core::fmt::Display for Format {
+impl ::core::fmt::Display for StringSchemaFormat {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for Format {
+impl ::serde::Serialize for StringSchemaFormat {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -8832,7 +8700,7 @@ impl ::serde::Serialize for Format {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for Format {
+impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -8859,7 +8727,7 @@ pub struct StringSchema {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub format: ::core::option::Option<Format>,
+    pub format: ::core::option::Option<StringSchemaFormat>,
     #[serde(
         rename = "maxLength",
         default,
@@ -8996,12 +8864,12 @@ impl TaskTtl {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Null(v))
+                    .map(Self::Null)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -9232,7 +9100,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsTasksStatus {
     }
 }
 /// An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
 pub struct TaskStatusNotification {
     #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
@@ -9244,8 +9112,141 @@ pub struct TaskStatusNotification {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+/// Actual retention duration from creation in milliseconds, null for unlimited.
+#[derive(Debug, Clone, PartialEq)]
+#[allow(clippy::large_enum_variant)]
+pub enum TaskStatusNotificationParamsTtl {
+    /// A JSON integer.
+    Integer(i64),
+    /// A JSON null.
+    Null(()),
+}
+impl TaskStatusNotificationParamsTtl {
+    /// Schema type names of the members, in declaration order (empty for inline members).
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &["", ""];
+    /// The name of the member this value holds.
+    pub fn variant_name(&self) -> &'static str {
+        match self {
+            Self::Integer(_) => "Integer",
+            Self::Null(_) => "Null",
+        }
+    }
+    /// Picks the member by its discriminators and deserializes only that member, so an
+    /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    pub fn from_json(
+        value: ::serde_json::Value,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &value {
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (0usize, "Integer")
+            }
+            ::serde_json::Value::Null => (1usize, "Null"),
+            other => {
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "TaskStatusNotificationParamsTtl", "expected integer or null"
+                        ),
+                    ),
+                );
+            }
+        };
+        match which {
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Null)
+                    .map_err(|e| __private::context(label, e))
+            }
+            _ => ::core::result::Result::Err(__private::error("no member chosen")),
+        }
+    }
+}
+impl ::serde::Serialize for TaskStatusNotificationParamsTtl {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        match self {
+            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Null(value) => ::serde::Serialize::serialize(value, serializer),
+        }
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsTtl {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
+        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+    }
+}
+impl ::core::convert::From<i64> for TaskStatusNotificationParamsTtl {
+    fn from(value: i64) -> Self {
+        Self::Integer(value)
+    }
+}
+impl ::core::convert::From<()> for TaskStatusNotificationParamsTtl {
+    fn from(value: ()) -> Self {
+        Self::Null(value)
+    }
+}
 /// Parameters for a `notifications/tasks/status` notification.
-pub type TaskStatusNotificationParams = NotificationParams;
+#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+pub struct TaskStatusNotificationParams {
+    /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
+    #[serde(
+        rename = "_meta",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
+    /// ISO 8601 timestamp when the task was created.
+    #[serde(rename = "createdAt")]
+    pub created_at: ::std::string::String,
+    /// ISO 8601 timestamp when the task was last updated.
+    #[serde(rename = "lastUpdatedAt")]
+    pub last_updated_at: ::std::string::String,
+    /// Suggested polling interval in milliseconds.
+    #[serde(
+        rename = "pollInterval",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub poll_interval: ::core::option::Option<i64>,
+    /// Current task state.
+    #[serde(rename = "status")]
+    pub status: TaskStatus,
+    /// Optional human-readable message describing the current task state.
+    /// This can provide context for any status, including:
+    /// - Reasons for "cancelled" status
+    /// - Summaries for "completed" status
+    /// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
+    #[serde(
+        rename = "statusMessage",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none"
+    )]
+    pub status_message: ::core::option::Option<::std::string::String>,
+    /// The task identifier.
+    #[serde(rename = "taskId")]
+    pub task_id: ::std::string::String,
+    /// Actual retention duration from creation in milliseconds, null for unlimited.
+    #[serde(rename = "ttl")]
+    pub ttl: TaskStatusNotificationParamsTtl,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 /// The constant string `text`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeText;
@@ -9690,7 +9691,7 @@ pub struct ToolAnnotations {
 /// - "required": Model MUST use at least one tool before completing
 /// - "none": Model MUST NOT use any tools
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum Mode {
+pub enum ToolChoiceMode {
     /// `auto`
     Auto,
     /// `none`
@@ -9700,7 +9701,7 @@ pub enum Mode {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Mode {
+impl ToolChoiceMode {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -9711,7 +9712,7 @@ impl Mode {
         }
     }
 }
-impl ::core::convert::From<&str> for Mode {
+impl ::core::convert::From<&str> for ToolChoiceMode {
     fn from(value: &str) -> Self {
         match value {
             "auto" => Self::Auto,
@@ -9721,7 +9722,7 @@ impl ::core::convert::From<&str> for Mode {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for Mode {
+impl ::core::convert::From<::std::string::String> for ToolChoiceMode {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "auto" => Self::Auto,
@@ -9731,12 +9732,12 @@ impl ::core::convert::From<::std::string::String> for Mode {
         }
     }
 }
-impl ::core::fmt::Display for Mode {
+impl ::core::fmt::Display for ToolChoiceMode {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for Mode {
+impl ::serde::Serialize for ToolChoiceMode {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -9744,7 +9745,7 @@ impl ::serde::Serialize for Mode {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for Mode {
+impl<'de> ::serde::Deserialize<'de> for ToolChoiceMode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -9764,7 +9765,7 @@ pub struct ToolChoice {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub mode: ::core::option::Option<Mode>,
+    pub mode: ::core::option::Option<ToolChoiceMode>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -9779,7 +9780,7 @@ pub struct ToolChoice {
 ///
 /// Default: "forbidden"
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-pub enum TaskSupport {
+pub enum ToolExecutionTaskSupport {
     /// `forbidden`
     Forbidden,
     /// `optional`
@@ -9789,7 +9790,7 @@ pub enum TaskSupport {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl TaskSupport {
+impl ToolExecutionTaskSupport {
     /// The value as it appears on the wire.
     pub fn as_str(&self) -> &str {
         match self {
@@ -9800,7 +9801,7 @@ impl TaskSupport {
         }
     }
 }
-impl ::core::convert::From<&str> for TaskSupport {
+impl ::core::convert::From<&str> for ToolExecutionTaskSupport {
     fn from(value: &str) -> Self {
         match value {
             "forbidden" => Self::Forbidden,
@@ -9810,7 +9811,7 @@ impl ::core::convert::From<&str> for TaskSupport {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for TaskSupport {
+impl ::core::convert::From<::std::string::String> for ToolExecutionTaskSupport {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "forbidden" => Self::Forbidden,
@@ -9820,12 +9821,12 @@ impl ::core::convert::From<::std::string::String> for TaskSupport {
         }
     }
 }
-impl ::core::fmt::Display for TaskSupport {
+impl ::core::fmt::Display for ToolExecutionTaskSupport {
     fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
         f.write_str(self.as_str())
     }
 }
-impl ::serde::Serialize for TaskSupport {
+impl ::serde::Serialize for ToolExecutionTaskSupport {
     fn serialize<S: ::serde::Serializer>(
         &self,
         serializer: S,
@@ -9833,7 +9834,7 @@ impl ::serde::Serialize for TaskSupport {
         serializer.serialize_str(self.as_str())
     }
 }
-impl<'de> ::serde::Deserialize<'de> for TaskSupport {
+impl<'de> ::serde::Deserialize<'de> for ToolExecutionTaskSupport {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
@@ -9858,7 +9859,7 @@ pub struct ToolExecution {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub task_support: ::core::option::Option<TaskSupport>,
+    pub task_support: ::core::option::Option<ToolExecutionTaskSupport>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -10032,11 +10033,32 @@ pub struct ToolUseContent {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+pub struct URLElicitationRequiredErrorErrorData {
+    #[serde(rename = "elicitations")]
+    pub elicitations: ::std::vec::Vec<ElicitRequestURLParams>,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+pub struct URLElicitationRequiredErrorError {
+    #[serde(rename = "code")]
+    pub code: i64,
+    #[serde(rename = "data")]
+    pub data: URLElicitationRequiredErrorErrorData,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    #[serde(rename = "message")]
+    pub message: ::std::string::String,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 /// An error response that indicates that the server requires the client to provide additional information via an elicitation request.
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
 pub struct URLElicitationRequiredError {
     #[serde(rename = "error")]
-    pub error: Error,
+    pub error: URLElicitationRequiredErrorError,
     #[serde(
         rename = "id",
         default,

@@ -501,12 +501,12 @@ impl CallToolResultResponseResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InputRequiredResult(v))
+                    .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CallToolResult(v))
+                    .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -880,52 +880,52 @@ impl ClientRequest {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::DiscoverRequest(v))
+                    .map(Self::DiscoverRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourcesRequest(v))
+                    .map(Self::ListResourcesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourceTemplatesRequest(v))
+                    .map(Self::ListResourceTemplatesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ReadResourceRequest(v))
+                    .map(Self::ReadResourceRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::SubscriptionsListenRequest(v))
+                    .map(Self::SubscriptionsListenRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListPromptsRequest(v))
+                    .map(Self::ListPromptsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetPromptRequest(v))
+                    .map(Self::GetPromptRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListToolsRequest(v))
+                    .map(Self::ListToolsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CallToolRequest(v))
+                    .map(Self::CallToolRequest)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CompleteRequest(v))
+                    .map(Self::CompleteRequest)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1165,12 +1165,12 @@ impl CompleteRequestParamsRef {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PromptReference(v))
+                    .map(Self::PromptReference)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceTemplateReference(v))
+                    .map(Self::ResourceTemplateReference)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1378,27 +1378,27 @@ impl ContentBlock {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceLink(v))
+                    .map(Self::ResourceLink)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::EmbeddedResource(v))
+                    .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -1726,32 +1726,32 @@ impl CreateMessageResultContent {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolUseContent(v))
+                    .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolResultContent(v))
+                    .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Array(v))
+                    .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2171,12 +2171,12 @@ impl ElicitRequestParams {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitRequestFormParams(v))
+                    .map(Self::ElicitRequestFormParams)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitRequestURLParams(v))
+                    .map(Self::ElicitRequestURLParams)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2375,22 +2375,22 @@ impl ElicitResultContentValue {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Array(v))
+                    .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Number(v))
+                    .map(Self::Number)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Boolean(v))
+                    .map(Self::Boolean)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2517,12 +2517,12 @@ impl EmbeddedResourceResource {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextResourceContents(v))
+                    .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BlobResourceContents(v))
+                    .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2712,27 +2712,27 @@ impl EnumSchema {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledSingleSelectEnumSchema(v))
+                    .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledSingleSelectEnumSchema(v))
+                    .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledMultiSelectEnumSchema(v))
+                    .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledMultiSelectEnumSchema(v))
+                    .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::LegacyTitledEnumSchema(v))
+                    .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -2973,12 +2973,12 @@ impl GetPromptResultResponseResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InputRequiredResult(v))
+                    .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetPromptResult(v))
+                    .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3033,6 +3033,25 @@ pub struct GetPromptResultResponse {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+pub struct HeaderMismatchErrorError {
+    #[serde(rename = "code")]
+    pub code: i64,
+    /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
+    #[serde(
+        rename = "data",
+        default,
+        skip_serializing_if = "::core::option::Option::is_none",
+        deserialize_with = "__private::present"
+    )]
+    pub data: ::core::option::Option<::serde_json::Value>,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    #[serde(rename = "message")]
+    pub message: ::std::string::String,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 /// Returned when a server rejects a request because the values in the HTTP
 /// headers do not match the corresponding values in the request body, or
 /// because required headers are missing or malformed. For HTTP, the response
@@ -3040,7 +3059,7 @@ pub struct GetPromptResultResponse {
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
 pub struct HeaderMismatchError {
     #[serde(rename = "error")]
-    pub error: Error,
+    pub error: HeaderMismatchErrorError,
     #[serde(
         rename = "id",
         default,
@@ -3365,17 +3384,17 @@ impl InputRequest {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CreateMessageRequest(v))
+                    .map(Self::CreateMessageRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListRootsRequest(v))
+                    .map(Self::ListRootsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitRequest(v))
+                    .map(Self::ElicitRequest)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3546,17 +3565,17 @@ impl InputResponse {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CreateMessageResult(v))
+                    .map(Self::CreateMessageResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListRootsResult(v))
+                    .map(Self::ListRootsResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ElicitResult(v))
+                    .map(Self::ElicitResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3784,22 +3803,22 @@ impl JSONRPCMessage {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCRequest(v))
+                    .map(Self::JSONRPCRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCNotification(v))
+                    .map(Self::JSONRPCNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCResultResponse(v))
+                    .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCErrorResponse(v))
+                    .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -3950,12 +3969,12 @@ impl JSONRPCResponse {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCResultResponse(v))
+                    .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::JSONRPCErrorResponse(v))
+                    .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -4797,13 +4816,35 @@ pub struct MethodNotFoundError {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+pub struct MissingRequiredClientCapabilityErrorErrorData {
+    /// The capabilities the server requires from the client to process this request.
+    #[serde(rename = "requiredCapabilities")]
+    pub required_capabilities: ClientCapabilities,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+pub struct MissingRequiredClientCapabilityErrorError {
+    #[serde(rename = "code")]
+    pub code: i64,
+    #[serde(rename = "data")]
+    pub data: MissingRequiredClientCapabilityErrorErrorData,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    #[serde(rename = "message")]
+    pub message: ::std::string::String,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 /// Returned when processing a request requires a capability the client did not
 /// declare in `clientCapabilities`. For HTTP, the response status code MUST be
 /// `400 Bad Request`.
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
 pub struct MissingRequiredClientCapabilityError {
     #[serde(rename = "error")]
-    pub error: Error,
+    pub error: MissingRequiredClientCapabilityErrorError,
     #[serde(
         rename = "id",
         default,
@@ -4950,12 +4991,12 @@ impl MultiSelectEnumSchema {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledMultiSelectEnumSchema(v))
+                    .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledMultiSelectEnumSchema(v))
+                    .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5335,42 +5376,42 @@ impl PrimitiveSchemaDefinition {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::StringSchema(v))
+                    .map(Self::StringSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::NumberSchema(v))
+                    .map(Self::NumberSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BooleanSchema(v))
+                    .map(Self::BooleanSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledSingleSelectEnumSchema(v))
+                    .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledSingleSelectEnumSchema(v))
+                    .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledMultiSelectEnumSchema(v))
+                    .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledMultiSelectEnumSchema(v))
+                    .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::LegacyTitledEnumSchema(v))
+                    .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5569,12 +5610,12 @@ impl ProgressToken {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -5918,12 +5959,12 @@ impl ReadResourceResultContentsItem {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextResourceContents(v))
+                    .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::BlobResourceContents(v))
+                    .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -6073,12 +6114,12 @@ impl ReadResourceResultResponseResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InputRequiredResult(v))
+                    .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ReadResourceResult(v))
+                    .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -6192,12 +6233,12 @@ impl RequestId {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::String(v))
+                    .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Integer(v))
+                    .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -6998,32 +7039,32 @@ impl SamplingMessageContent {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolUseContent(v))
+                    .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolResultContent(v))
+                    .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Array(v))
+                    .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -7188,27 +7229,27 @@ impl SamplingMessageContentBlock {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TextContent(v))
+                    .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ImageContent(v))
+                    .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::AudioContent(v))
+                    .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolUseContent(v))
+                    .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolResultContent(v))
+                    .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -7504,42 +7545,42 @@ impl ServerNotification {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CancelledNotification(v))
+                    .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ProgressNotification(v))
+                    .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceListChangedNotification(v))
+                    .map(Self::ResourceListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::SubscriptionsAcknowledgedNotification(v))
+                    .map(Self::SubscriptionsAcknowledgedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ResourceUpdatedNotification(v))
+                    .map(Self::ResourceUpdatedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::PromptListChangedNotification(v))
+                    .map(Self::PromptListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ToolListChangedNotification(v))
+                    .map(Self::ToolListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::LoggingMessageNotification(v))
+                    .map(Self::LoggingMessageNotification)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -7713,7 +7754,10 @@ impl ServerResult {
                             (&[&["resources"]], &[]),
                             (&[&["resourceTemplates"]], &[]),
                             (&[&["contents"]], &[]),
-                            (&[], &[]),
+                            (
+                                &[&["_meta", "io.modelcontextprotocol/subscriptionId"]],
+                                &[],
+                            ),
                             (&[&["prompts"]], &[]),
                             (&[&["messages"]], &["description"]),
                             (&[&["tools"]], &[]),
@@ -7751,62 +7795,62 @@ impl ServerResult {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::Result(v))
+                    .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::InputRequiredResult(v))
+                    .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::DiscoverResult(v))
+                    .map(Self::DiscoverResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourcesResult(v))
+                    .map(Self::ListResourcesResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListResourceTemplatesResult(v))
+                    .map(Self::ListResourceTemplatesResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ReadResourceResult(v))
+                    .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::SubscriptionsListenResult(v))
+                    .map(Self::SubscriptionsListenResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListPromptsResult(v))
+                    .map(Self::ListPromptsResult)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::GetPromptResult(v))
+                    .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::ListToolsResult(v))
+                    .map(Self::ListToolsResult)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CallToolResult(v))
+                    .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::CompleteResult(v))
+                    .map(Self::CompleteResult)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -7978,12 +8022,12 @@ impl SingleSelectEnumSchema {
         match which {
             0usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::UntitledSingleSelectEnumSchema(v))
+                    .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde_json::from_value(value)
-                    .map(|v| Self::TitledSingleSelectEnumSchema(v))
+                    .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
@@ -9019,6 +9063,32 @@ pub struct ToolUseContent {
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+pub struct UnsupportedProtocolVersionErrorErrorData {
+    /// The protocol version that was requested by the client.
+    #[serde(rename = "requested")]
+    pub requested: ::std::string::String,
+    /// Protocol versions the server supports. The client should choose a
+    /// mutually supported version from this list and retry.
+    #[serde(rename = "supported")]
+    pub supported: ::std::vec::Vec<::std::string::String>,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+pub struct UnsupportedProtocolVersionErrorError {
+    #[serde(rename = "code")]
+    pub code: i64,
+    #[serde(rename = "data")]
+    pub data: UnsupportedProtocolVersionErrorErrorData,
+    /// A short description of the error. The message SHOULD be limited to a concise single sentence.
+    #[serde(rename = "message")]
+    pub message: ::std::string::String,
+    /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+    #[serde(flatten)]
+    pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
 /// Returned when the request's protocol version is unknown to the server or
 /// unsupported (e.g., a known experimental or draft version the server has
 /// chosen not to implement). For HTTP, the response status code MUST be
@@ -9026,7 +9096,7 @@ pub struct ToolUseContent {
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
 pub struct UnsupportedProtocolVersionError {
     #[serde(rename = "error")]
-    pub error: Error,
+    pub error: UnsupportedProtocolVersionErrorError,
     #[serde(
         rename = "id",
         default,

@@ -1,0 +1,40 @@
+//! Shared helpers for the workspace-level tests: where the spec data lives and how to read it.
+
+use std::path::PathBuf;
+
+/// The folder holding `<version>/schema.json` and the 2026-07-28 examples: `MCP_SPEC_DIR`, or
+/// `../shared/mcp-spec` beside the repository.
+pub fn spec_dir() -> PathBuf {
+    match std::env::var_os("MCP_SPEC_DIR") {
+        Some(dir) => PathBuf::from(dir),
+        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+            .join("..")
+            .join("..")
+            .join("shared")
+            .join("mcp-spec"),
+    }
+}
+
+/// Every example of 2026-07-28 as (type name, file name, JSON), sorted by type then file.
+pub fn examples() -> Vec<(String, String, serde_json::Value)> {
+    let root = spec_dir().join("2026-07-28").join("examples");
+    let mut out = Vec::new();
+    let dirs = std::fs::read_dir(&root)
+        .unwrap_or_else(|e| panic!("{}: {e} (set MCP_SPEC_DIR)", root.display()));
+    for dir in dirs.flatten() {
+        let type_name = dir.file_name().to_string_lossy().into_owned();
+        for file in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+            let name = file.file_name().to_string_lossy().into_owned();
+            if !name.ends_with(".json") {
+                continue;
+            }
+            let text = std::fs::read_to_string(file.path())
+                .unwrap_or_else(|e| panic!("{}: {e}", file.path().display()));
+            let value = serde_json::from_str(&text)
+                .unwrap_or_else(|e| panic!("{}: {e}", file.path().display()));
+            out.push((type_name.clone(), name, value));
+        }
+    }
+    out.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
+    out
+}
