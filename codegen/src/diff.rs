@@ -25,7 +25,10 @@ fn entries(t: &TypeDef) -> BTreeMap<String, String> {
         Kind::Struct { fields, .. } => {
             for f in fields {
                 let req = if f.required { "required" } else { "optional" };
-                out.insert(format!("field `{}`", f.json_name), format!("{} ({req})", f.ty.describe()));
+                out.insert(
+                    format!("field `{}`", f.json_name),
+                    format!("{} ({req})", f.ty.describe()),
+                );
             }
         }
         Kind::Union(vs) => {
@@ -48,9 +51,22 @@ pub fn report(old: &Model, new: &Model) -> String {
     let olds: BTreeMap<&str, &TypeDef> = old.types.iter().map(|t| (t.name.as_str(), t)).collect();
     let news: BTreeMap<&str, &TypeDef> = new.types.iter().map(|t| (t.name.as_str(), t)).collect();
     let mut out = String::new();
-    let added: Vec<&str> = news.keys().filter(|k| !olds.contains_key(*k)).copied().collect();
-    let removed: Vec<&str> = olds.keys().filter(|k| !news.contains_key(*k)).copied().collect();
-    let _ = writeln!(out, "types: {} added, {} removed", added.len(), removed.len());
+    let added: Vec<&str> = news
+        .keys()
+        .filter(|k| !olds.contains_key(*k))
+        .copied()
+        .collect();
+    let removed: Vec<&str> = olds
+        .keys()
+        .filter(|k| !news.contains_key(*k))
+        .copied()
+        .collect();
+    let _ = writeln!(
+        out,
+        "types: {} added, {} removed",
+        added.len(),
+        removed.len()
+    );
     for name in &added {
         let _ = writeln!(out, "+ {name} ({})", kind_name(news[name]));
     }
@@ -63,7 +79,11 @@ pub fn report(old: &Model, new: &Model) -> String {
         let Some(o) = olds.get(name) else { continue };
         let mut lines = Vec::new();
         if std::mem::discriminant(&o.kind) != std::mem::discriminant(&n.kind)
-            || kind_name(o) != kind_name(n) && !matches!(n.kind, Kind::Struct { .. } | Kind::Union(_) | Kind::StringEnum(_))
+            || kind_name(o) != kind_name(n)
+                && !matches!(
+                    n.kind,
+                    Kind::Struct { .. } | Kind::Union(_) | Kind::StringEnum(_)
+                )
         {
             lines.push(format!("  ~ was {}, now {}", kind_name(o), kind_name(n)));
         }

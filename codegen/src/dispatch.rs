@@ -155,7 +155,11 @@ fn keys(variants: &[Variant], candidates: &[usize]) -> ObjPlan {
             .props
             .iter()
             .filter(|p| !shape.required.contains(&vec![(*p).clone()]))
-            .filter(|p| others.iter().all(|&j| !variants[j].shape.props.contains(*p)))
+            .filter(|p| {
+                others
+                    .iter()
+                    .all(|&j| !variants[j].shape.props.contains(*p))
+            })
             .cloned()
             .collect();
         out.push(KeyCandidate {

@@ -22,7 +22,11 @@ pub fn rustdoc(text: &str) -> Vec<String> {
             out.push(line.to_string());
         } else {
             // Four leading spaces would make an indented code block, which rustdoc runs as a test.
-            let line = if line.starts_with("    ") { line.trim_start() } else { line };
+            let line = if line.starts_with("    ") {
+                line.trim_start()
+            } else {
+                line
+            };
             out.push(escape_outside_code(line));
         }
     }
@@ -70,9 +74,7 @@ fn escape_outside_code(line: &str) -> String {
         let mut words = Vec::new();
         for word in part.split(' ') {
             let w = if word.starts_with("http://") || word.starts_with("https://") {
-                let trail = word
-                    .trim_end_matches(['.', ',', ';', ')'])
-                    .len();
+                let trail = word.trim_end_matches(['.', ',', ';', ')']).len();
                 format!("<{}>{}", &word[..trail], &word[trail..])
             } else {
                 word.replace('[', "\\[").replace(']', "\\]")

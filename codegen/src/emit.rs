@@ -57,8 +57,9 @@ fn rust_ty(ty: &Ty) -> Result<TokenStream> {
             quote!(#i)
         }
         Ty::Path(p) => {
-            let t: syn::Type = syn::parse_str(p)
-                .map_err(|e| Error::msg(format!("replacement type `{p}` is not a Rust type: {e}")))?;
+            let t: syn::Type = syn::parse_str(p).map_err(|e| {
+                Error::msg(format!("replacement type `{p}` is not a Rust type: {e}"))
+            })?;
             quote!(#t)
         }
         Ty::Vec(t) => {
@@ -117,9 +118,13 @@ fn emit_type(t: &TypeDef, model: &Model, defaults: &BTreeSet<String>) -> Result<
         }
         Kind::Const(value) => emit_const(&name, value, doc),
         Kind::StringEnum(values) => emit_enum(&name, values, doc),
-        Kind::Struct { fields, extra } => {
-            emit_struct(&name, fields, extra.as_ref(), doc, defaults.contains(&t.name))?
-        }
+        Kind::Struct { fields, extra } => emit_struct(
+            &name,
+            fields,
+            extra.as_ref(),
+            doc,
+            defaults.contains(&t.name),
+        )?,
         Kind::Union(variants) => emit_union(t, variants, model, doc)?,
     })
 }
@@ -286,9 +291,16 @@ fn kind_pattern(kind: &str) -> TokenStream {
     }
 }
 
-const KINDS: &[&str] = &["object", "array", "string", "integer", "number", "boolean", "null"];
+const KINDS: &[&str] = &[
+    "object", "array", "string", "integer", "number", "boolean", "null",
+];
 
-fn emit_union(t: &TypeDef, variants: &[Variant], model: &Model, doc: TokenStream) -> Result<TokenStream> {
+fn emit_union(
+    t: &TypeDef,
+    variants: &[Variant],
+    model: &Model,
+    doc: TokenStream,
+) -> Result<TokenStream> {
     let name = ident(&t.name);
     let mut defs = Vec::new();
     let mut ser_arms = Vec::new();
@@ -327,7 +339,8 @@ fn emit_union(t: &TypeDef, variants: &[Variant], model: &Model, doc: TokenStream
             None => format!(" A JSON {}.", v.name.to_lowercase()),
         };
         defs.push(quote!(#[doc = #vdoc] #vname(#ty),));
-        ser_arms.push(quote!(Self::#vname(value) => ::serde::Serialize::serialize(value, serializer),));
+        ser_arms
+            .push(quote!(Self::#vname(value) => ::serde::Serialize::serialize(value, serializer),));
         let label = v.name.as_str();
         name_arms.push(quote!(Self::#vname(_) => #label,));
         schema_names.push(v.schema_name.clone().unwrap_or_default());
@@ -341,7 +354,11 @@ fn emit_union(t: &TypeDef, variants: &[Variant], model: &Model, doc: TokenStream
             #idx => ::serde_json::from_value(value).map(#wrap).map_err(|e| __private::context(label, e)),
         });
         if from_count.get(&canonical(&v.ty)?) == Some(&1) {
-            let wrap = if v.boxed { quote!(::std::boxed::Box::new(value)) } else { quote!(value) };
+            let wrap = if v.boxed {
+                quote!(::std::boxed::Box::new(value))
+            } else {
+                quote!(value)
+            };
             froms.push(quote! {
                 impl ::core::convert::From<#plain> for #name {
                     fn from(value: #plain) -> Self { Self::#vname(#wrap) }
@@ -426,7 +443,10 @@ fn emit_union(t: &TypeDef, variants: &[Variant], model: &Model, doc: TokenStream
 fn emit_plan(plan: &ObjPlan, variants: &[Variant], model: &Model) -> TokenStream {
     match plan {
         ObjPlan::One(i) => {
-            let label = variants[*i].schema_name.as_deref().unwrap_or(&variants[*i].name);
+            let label = variants[*i]
+                .schema_name
+                .as_deref()
+                .unwrap_or(&variants[*i].name);
             quote!((#i, #label))
         }
         ObjPlan::Tag {
@@ -464,9 +484,11 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant], model: &Model) -> TokenStream
             };
             let other = match other {
                 Some(p) => emit_plan(p, variants, model),
-                None => quote!(return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "unknown `{}` value {}, expected one of {}", #prop, __private::show(tag), #known
-                )))),
+                None => quote!(
+                    return ::core::result::Result::Err(__private::error(&::std::format!(
+                        "unknown `{}` value {}, expected one of {}", #prop, __private::show(tag), #known
+                    )))
+                ),
             };
             quote! {{
                 let tag = map.get(#prop);
@@ -486,7 +508,12 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant], model: &Model) -> TokenStream
             let indices: Vec<usize> = cands.iter().map(|c| c.variant).collect();
             let labels: Vec<&str> = cands
                 .iter()
-                .map(|c| variants[c.variant].schema_name.as_deref().unwrap_or(&variants[c.variant].name))
+                .map(|c| {
+                    variants[c.variant]
+                        .schema_name
+                        .as_deref()
+                        .unwrap_or(&variants[c.variant].name)
+                })
                 .collect();
             let _ = model;
             quote! {{
@@ -595,4 +622,3 @@ fn private_module() -> TokenStream {
         }
     }
 }
-

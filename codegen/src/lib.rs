@@ -19,8 +19,8 @@
 //! `mode`, distinguishing keys), never by trying each member; unknown properties are kept; numbers
 //! keep their integer-ness; output is deterministic.
 
-mod dispatch;
 pub mod diff;
+mod dispatch;
 mod docs;
 mod emit;
 mod error;
@@ -131,7 +131,8 @@ impl Builder {
 
     /// Map the schema type `schema_name` to an existing Rust type path instead of generating it.
     pub fn replace(mut self, schema_name: impl Into<String>, rust_path: impl Into<String>) -> Self {
-        self.replacements.insert(schema_name.into(), rust_path.into());
+        self.replacements
+            .insert(schema_name.into(), rust_path.into());
         self
     }
 
@@ -155,11 +156,16 @@ impl Builder {
             .map_err(|e| Error::in_file(&path, format!("malformed JSON: {e}")))?;
         let overlay = match &self.overlay {
             OverlaySource::None => None,
-            OverlaySource::Builtin => source::builtin_overlay(&self.version)
-                .map(|text| (PathBuf::from(format!("schema/overlays/{}.json", self.version)), text.to_string())),
+            OverlaySource::Builtin => source::builtin_overlay(&self.version).map(|text| {
+                (
+                    PathBuf::from(format!("schema/overlays/{}.json", self.version)),
+                    text.to_string(),
+                )
+            }),
             OverlaySource::File(p) => {
                 inputs.push(p.clone());
-                let text = std::fs::read_to_string(p).map_err(|e| Error::in_file(p, e.to_string()))?;
+                let text =
+                    std::fs::read_to_string(p).map_err(|e| Error::in_file(p, e.to_string()))?;
                 Some((p.clone(), text))
             }
         };
@@ -186,7 +192,8 @@ impl Builder {
     /// Generate the code and return it without writing anything.
     pub fn generate_string(&self) -> Result<Generated> {
         let (path, schema, inputs) = self.load()?;
-        let model = lower::lower(&schema, &self.lower_settings()).map_err(|e| e.with_file(&path))?;
+        let model =
+            lower::lower(&schema, &self.lower_settings()).map_err(|e| e.with_file(&path))?;
         let digest = source::sha256_hex(
             &std::fs::read(&path).map_err(|e| Error::in_file(&path, e.to_string()))?,
         );

@@ -42,7 +42,11 @@ pub fn lower(schema: &Value, settings: &LowerSettings) -> Result<Model> {
     };
     let mut seen = BTreeMap::new();
     count_enums(&Value::Object(defs.clone()), &mut seen);
-    lw.shared_enums = seen.into_iter().filter(|(_, n)| *n > 1).map(|(k, _)| k).collect();
+    lw.shared_enums = seen
+        .into_iter()
+        .filter(|(_, n)| *n > 1)
+        .map(|(k, _)| k)
+        .collect();
     for name in defs.keys() {
         lw.names.insert(type_name(name), NameUse::Def);
     }
@@ -169,7 +173,12 @@ impl<'a> Lowerer<'a> {
                     props.insert(k.clone(), v.clone());
                 }
             }
-            for r in m.get("required").and_then(Value::as_array).into_iter().flatten() {
+            for r in m
+                .get("required")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
                 if !required.contains(r) {
                     required.push(r.clone());
                 }
@@ -308,7 +317,9 @@ impl<'a> Lowerer<'a> {
         let extra = match s.get("additionalProperties") {
             Some(Value::Bool(false)) => None,
             None | Some(Value::Bool(true)) => Some(Ty::Any),
-            Some(ap) => Some(self.ty_of(ap, name, "Extra", &format!("{at}.additionalProperties"))?),
+            Some(ap) => {
+                Some(self.ty_of(ap, name, "Extra", &format!("{at}.additionalProperties"))?)
+            }
         };
         Ok(Kind::Struct { fields, extra })
     }
@@ -365,7 +376,9 @@ impl<'a> Lowerer<'a> {
                 return Ok(Ty::Named(name));
             }
             if let Some(values) = string_enum(s) {
-                let shared = self.shared_enums.contains(&(field.to_string(), values.clone()));
+                let shared = self
+                    .shared_enums
+                    .contains(&(field.to_string(), values.clone()));
                 let mut wanted = pascal(field);
                 if !shared
                     || self
@@ -544,7 +557,9 @@ impl<'a> Lowerer<'a> {
             let ps: &Value = &ps;
             let is_required = required.contains(p.as_str());
             if let Some(c) = const_str(ps) {
-                shape.tags.push((p.clone(), vec![c.to_string()], is_required));
+                shape
+                    .tags
+                    .push((p.clone(), vec![c.to_string()], is_required));
             } else if let Some(values) = string_enum(ps) {
                 shape.tags.push((p.clone(), values, is_required));
             }

@@ -122,9 +122,10 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
                     let diff = similar::TextDiff::from_lines(&committed, &fresh);
                     print!(
                         "{}",
-                        diff.unified_diff()
-                            .context_radius(3)
-                            .header(&format!("{} (committed)", path.display()), &format!("{} (generated)", path.display()))
+                        diff.unified_diff().context_radius(3).header(
+                            &format!("{} (committed)", path.display()),
+                            &format!("{} (generated)", path.display())
+                        )
                     );
                     eprintln!("{}: differs from a fresh generation", path.display());
                 }
@@ -142,7 +143,10 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
                 return Err(Error::msg(format!("fetch takes one VERSION\n{USAGE}")));
             };
             let pin = pins.get(version)?;
-            let dest = source::repo_root().join("schema").join(version).join("schema.json");
+            let dest = source::repo_root()
+                .join("schema")
+                .join(version)
+                .join("schema.json");
             if let Some(dir) = a.get("from") {
                 source::fetch_from_dir(std::path::Path::new(dir), &pin.sha256, version, &dest)?;
             } else {
@@ -156,7 +160,8 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
             let [old, new] = a.positional.as_slice() else {
                 return Err(Error::msg(format!("diff takes OLD and NEW\n{USAGE}")));
             };
-            let report = mcp_codegen::diff::diff(&builder_for(old, &pins)?, &builder_for(new, &pins)?)?;
+            let report =
+                mcp_codegen::diff::diff(&builder_for(old, &pins)?, &builder_for(new, &pins)?)?;
             print!("{report}");
             Ok(ExitCode::SUCCESS)
         }

@@ -60,7 +60,8 @@ pub fn field_name(json_name: &str) -> String {
 pub fn pascal(name: &str) -> String {
     let mut out = String::new();
     for w in words(name) {
-        if out.ends_with(|c: char| c.is_ascii_digit()) && w.starts_with(|c: char| c.is_ascii_digit())
+        if out.ends_with(|c: char| c.is_ascii_digit())
+            && w.starts_with(|c: char| c.is_ascii_digit())
         {
             out.push('_');
         }
@@ -82,7 +83,9 @@ pub fn pascal(name: &str) -> String {
 /// A type name that is a valid Rust identifier, keeping a schema name as it is where possible.
 pub fn type_name(schema_name: &str) -> String {
     if !schema_name.is_empty()
-        && schema_name.chars().all(|c| c.is_ascii_alphanumeric() || c == '_')
+        && schema_name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '_')
         && !schema_name.starts_with(|c: char| c.is_ascii_digit())
         && !KEYWORDS.contains(&schema_name)
     {
@@ -99,7 +102,10 @@ mod tests {
     #[test]
     fn fields() {
         assert_eq!(field_name("_meta"), "meta");
-        assert_eq!(field_name("io.modelcontextprotocol/clientInfo"), "client_info");
+        assert_eq!(
+            field_name("io.modelcontextprotocol/clientInfo"),
+            "client_info"
+        );
         assert_eq!(field_name("type"), "type_");
         assert_eq!(field_name("$schema"), "schema");
         assert_eq!(field_name("ttlMs"), "ttl_ms");

@@ -156,7 +156,11 @@ fn unrequire(target: &mut Value, names: &Value) -> Result<bool> {
     let names: Vec<&str> = match names {
         Value::String(s) => vec![s.as_str()],
         Value::Array(a) => a.iter().filter_map(Value::as_str).collect(),
-        _ => return Err(Error::msg("`unrequire` takes a string or a list of strings")),
+        _ => {
+            return Err(Error::msg(
+                "`unrequire` takes a string or a list of strings",
+            ))
+        }
     };
     let Some(required) = target.get_mut("required").and_then(Value::as_array_mut) else {
         return Ok(false);
@@ -182,15 +186,24 @@ mod tests {
             {"reason": "r", "path": "/$defs/A", "op": "unrequire", "value": "t"}
         ]}"#).unwrap();
         overlay.apply(&mut schema).unwrap();
-        assert_eq!(schema["$defs"]["A"]["properties"]["t"], json!({"const": "a"}));
-        assert_eq!(schema["$defs"]["B"]["properties"]["t"], json!({"type": "string"}));
+        assert_eq!(
+            schema["$defs"]["A"]["properties"]["t"],
+            json!({"const": "a"})
+        );
+        assert_eq!(
+            schema["$defs"]["B"]["properties"]["t"],
+            json!({"type": "string"})
+        );
         assert_eq!(schema["$defs"]["A"]["required"], json!(["x"]));
     }
 
     #[test]
     fn stale_fix_is_an_error() {
         let mut schema = json!({"$defs": {}});
-        let overlay = Overlay::parse(r#"{"fixes": [{"reason": "gone", "path": "/$defs/X", "op": "replace", "value": 1}]}"#).unwrap();
+        let overlay = Overlay::parse(
+            r#"{"fixes": [{"reason": "gone", "path": "/$defs/X", "op": "replace", "value": 1}]}"#,
+        )
+        .unwrap();
         let err = overlay.apply(&mut schema).unwrap_err().to_string();
         assert!(err.contains("matches nothing"), "{err}");
     }

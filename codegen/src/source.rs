@@ -194,7 +194,11 @@ mod tests {
             assert!(p.url.ends_with(&format!("/{}/schema.json", p.version)));
         }
         assert!(pins.get(&pins.latest).is_ok());
-        assert!(pins.get("1999-01-01").unwrap_err().to_string().contains("unknown protocol version"));
+        assert!(pins
+            .get("1999-01-01")
+            .unwrap_err()
+            .to_string()
+            .contains("unknown protocol version"));
     }
 
     #[test]

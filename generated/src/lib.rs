@@ -6,15 +6,18 @@
 pub mod v2026_07_28;
 pub use v2026_07_28::*;
 
-/// Bindings for protocol version 2025-11-25.
-#[cfg(feature = "v2025_11_25")]
-pub mod v2025_11_25;
-/// Bindings for protocol version 2025-06-18.
-#[cfg(feature = "v2025_06_18")]
-pub mod v2025_06_18;
-/// Bindings for protocol version 2025-03-26.
-#[cfg(feature = "v2025_03_26")]
-pub mod v2025_03_26;
+mod helpers;
+pub use helpers::{error_codes, methods, LATEST_PROTOCOL_VERSION};
+
 /// Bindings for protocol version 2024-11-05.
 #[cfg(feature = "v2024_11_05")]
 pub mod v2024_11_05;
+/// Bindings for protocol version 2025-03-26.
+#[cfg(feature = "v2025_03_26")]
+pub mod v2025_03_26;
+/// Bindings for protocol version 2025-06-18.
+#[cfg(feature = "v2025_06_18")]
+pub mod v2025_06_18;
+/// Bindings for protocol version 2025-11-25.
+#[cfg(feature = "v2025_11_25")]
+pub mod v2025_11_25;

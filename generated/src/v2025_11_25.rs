@@ -71,9 +71,7 @@ pub struct AudioContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -123,9 +121,7 @@ pub struct BlobResourceContents {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// A base64-encoded string representing the binary data of the item.
     #[serde(rename = "blob")]
     pub blob: ::std::string::String,
@@ -280,9 +276,8 @@ pub struct CallToolRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub arguments:
+        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// The name of the tool.
     #[serde(rename = "name")]
     pub name: ::std::string::String,
@@ -311,9 +306,7 @@ pub struct CallToolResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// A list of content objects that represent the unstructured result of the tool call.
     #[serde(rename = "content")]
     pub content: ::std::vec::Vec<ContentBlock>,
@@ -341,9 +334,8 @@ pub struct CallToolResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub structured_content: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub structured_content:
+        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -419,32 +411,24 @@ impl CancelTaskResultTtl {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
-                (0usize, "Integer")
-            }
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (0usize, "Integer"),
             ::serde_json::Value::Null => (1usize, "Null"),
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "CancelTaskResultTtl", "expected integer or null"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "CancelTaskResultTtl",
+                    "expected integer or null"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Integer)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Null)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::Integer)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::Null)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -464,9 +448,7 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResultTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -489,9 +471,7 @@ pub struct CancelTaskResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// ISO 8601 timestamp when the task was created.
     #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
@@ -548,8 +528,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsCancelled)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsCancelled)
     }
 }
 /// This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
@@ -582,9 +561,7 @@ pub struct CancelledNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
     #[serde(
         rename = "reason",
@@ -746,9 +723,8 @@ pub struct ClientCapabilitiesTasksRequestsSampling {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub create_message: ::core::option::Option<
-        ClientCapabilitiesTasksRequestsSamplingCreateMessage,
-    >,
+    pub create_message:
+        ::core::option::Option<ClientCapabilitiesTasksRequestsSamplingCreateMessage>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -904,9 +880,9 @@ impl ClientNotification {
                         (4usize, "notifications/roots/list_changed")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `method`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `method`",
+                        ));
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -922,42 +898,30 @@ impl ClientNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ClientNotification", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ClientNotification",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CancelledNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::InitializedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ProgressNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TaskStatusNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::RootsListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::CancelledNotification)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::InitializedNotification)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::ProgressNotification)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::TaskStatusNotification)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::RootsListChangedNotification)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -968,18 +932,12 @@ impl ::serde::Serialize for ClientNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
             Self::InitializedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ProgressNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TaskStatusNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TaskStatusNotification(value) => ::serde::Serialize::serialize(value, serializer),
             Self::RootsListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -990,9 +948,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1113,36 +1069,24 @@ impl ClientRequest {
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("initialize") => (0usize, "initialize"),
                     ::core::option::Option::Some("ping") => (1usize, "ping"),
-                    ::core::option::Option::Some("resources/list") => {
-                        (2usize, "resources/list")
-                    }
+                    ::core::option::Option::Some("resources/list") => (2usize, "resources/list"),
                     ::core::option::Option::Some("resources/templates/list") => {
                         (3usize, "resources/templates/list")
                     }
-                    ::core::option::Option::Some("resources/read") => {
-                        (4usize, "resources/read")
-                    }
+                    ::core::option::Option::Some("resources/read") => (4usize, "resources/read"),
                     ::core::option::Option::Some("resources/subscribe") => {
                         (5usize, "resources/subscribe")
                     }
                     ::core::option::Option::Some("resources/unsubscribe") => {
                         (6usize, "resources/unsubscribe")
                     }
-                    ::core::option::Option::Some("prompts/list") => {
-                        (7usize, "prompts/list")
-                    }
-                    ::core::option::Option::Some("prompts/get") => {
-                        (8usize, "prompts/get")
-                    }
+                    ::core::option::Option::Some("prompts/list") => (7usize, "prompts/list"),
+                    ::core::option::Option::Some("prompts/get") => (8usize, "prompts/get"),
                     ::core::option::Option::Some("tools/list") => (9usize, "tools/list"),
                     ::core::option::Option::Some("tools/call") => (10usize, "tools/call"),
                     ::core::option::Option::Some("tasks/get") => (11usize, "tasks/get"),
-                    ::core::option::Option::Some("tasks/result") => {
-                        (12usize, "tasks/result")
-                    }
-                    ::core::option::Option::Some("tasks/cancel") => {
-                        (13usize, "tasks/cancel")
-                    }
+                    ::core::option::Option::Some("tasks/result") => (12usize, "tasks/result"),
+                    ::core::option::Option::Some("tasks/cancel") => (13usize, "tasks/cancel"),
                     ::core::option::Option::Some("tasks/list") => (14usize, "tasks/list"),
                     ::core::option::Option::Some("logging/setLevel") => {
                         (15usize, "logging/setLevel")
@@ -1151,9 +1095,9 @@ impl ClientRequest {
                         (16usize, "completion/complete")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `method`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `method`",
+                        ));
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -1169,102 +1113,66 @@ impl ClientRequest {
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ClientRequest", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ClientRequest",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::InitializeRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::PingRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListResourcesRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListResourceTemplatesRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ReadResourceRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::SubscribeRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::UnsubscribeRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListPromptsRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            8usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetPromptRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            9usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListToolsRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            10usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CallToolRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            11usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetTaskRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            12usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetTaskPayloadRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            13usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CancelTaskRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            14usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListTasksRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            15usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::SetLevelRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            16usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CompleteRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::InitializeRequest)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::PingRequest)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::ListResourcesRequest)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::ListResourceTemplatesRequest)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::ReadResourceRequest)
+                .map_err(|e| __private::context(label, e)),
+            5usize => ::serde_json::from_value(value)
+                .map(Self::SubscribeRequest)
+                .map_err(|e| __private::context(label, e)),
+            6usize => ::serde_json::from_value(value)
+                .map(Self::UnsubscribeRequest)
+                .map_err(|e| __private::context(label, e)),
+            7usize => ::serde_json::from_value(value)
+                .map(Self::ListPromptsRequest)
+                .map_err(|e| __private::context(label, e)),
+            8usize => ::serde_json::from_value(value)
+                .map(Self::GetPromptRequest)
+                .map_err(|e| __private::context(label, e)),
+            9usize => ::serde_json::from_value(value)
+                .map(Self::ListToolsRequest)
+                .map_err(|e| __private::context(label, e)),
+            10usize => ::serde_json::from_value(value)
+                .map(Self::CallToolRequest)
+                .map_err(|e| __private::context(label, e)),
+            11usize => ::serde_json::from_value(value)
+                .map(Self::GetTaskRequest)
+                .map_err(|e| __private::context(label, e)),
+            12usize => ::serde_json::from_value(value)
+                .map(Self::GetTaskPayloadRequest)
+                .map_err(|e| __private::context(label, e)),
+            13usize => ::serde_json::from_value(value)
+                .map(Self::CancelTaskRequest)
+                .map_err(|e| __private::context(label, e)),
+            14usize => ::serde_json::from_value(value)
+                .map(Self::ListTasksRequest)
+                .map_err(|e| __private::context(label, e)),
+            15usize => ::serde_json::from_value(value)
+                .map(Self::SetLevelRequest)
+                .map_err(|e| __private::context(label, e)),
+            16usize => ::serde_json::from_value(value)
+                .map(Self::CompleteRequest)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1275,55 +1183,25 @@ impl ::serde::Serialize for ClientRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InitializeRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::InitializeRequest(value) => ::serde::Serialize::serialize(value, serializer),
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::ListResourcesRequest(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ListResourceTemplatesRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::SubscribeRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::UnsubscribeRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListPromptsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetPromptRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListToolsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CallToolRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskPayloadRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CancelTaskRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListTasksRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::SetLevelRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CompleteRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::ReadResourceRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::SubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::UnsubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListPromptsRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetPromptRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListToolsRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CallToolRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskPayloadRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListTasksRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::SetLevelRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CompleteRequest(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -1331,9 +1209,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1515,57 +1391,39 @@ impl ClientResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ClientResult", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ClientResult",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Result)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetTaskResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetTaskPayloadResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CancelTaskResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListTasksResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CreateMessageResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListRootsResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ElicitResult)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::Result)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::GetTaskResult)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::GetTaskPayloadResult)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::CancelTaskResult)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::ListTasksResult)
+                .map_err(|e| __private::context(label, e)),
+            5usize => ::serde_json::from_value(value)
+                .map(Self::CreateMessageResult)
+                .map_err(|e| __private::context(label, e)),
+            6usize => ::serde_json::from_value(value)
+                .map(Self::ListRootsResult)
+                .map_err(|e| __private::context(label, e)),
+            7usize => ::serde_json::from_value(value)
+                .map(Self::ElicitResult)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1577,24 +1435,12 @@ impl ::serde::Serialize for ClientResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskPayloadResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CancelTaskResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListTasksResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CreateMessageResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListRootsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::GetTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskPayloadResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListTasksResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListRootsResult(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ElicitResult(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -1603,9 +1449,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1668,8 +1512,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodCompletionComplete)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodCompletionComplete)
     }
 }
 /// A request from the client to the server, to ask for completion options.
@@ -1723,9 +1566,8 @@ pub struct CompleteRequestParamsContext {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments: ::core::option::Option<
-        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
-    >,
+    pub arguments:
+        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -1740,10 +1582,8 @@ pub enum CompleteRequestParamsRef {
 }
 impl CompleteRequestParamsRef {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
-        "PromptReference",
-        "ResourceTemplateReference",
-    ];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
+        &["PromptReference", "ResourceTemplateReference"];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1761,48 +1601,38 @@ impl CompleteRequestParamsRef {
                 let tag = map.get("type");
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
-                    ::core::option::Option::Some("ref/resource") => {
-                        (1usize, "ref/resource")
-                    }
+                    ::core::option::Option::Some("ref/resource") => (1usize, "ref/resource"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `type`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `type`",
+                        ));
                     }
                     _ => {
-                        return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`ref/prompt`, `ref/resource`"
-                                ),
-                            ),
-                        );
+                        return ::core::result::Result::Err(__private::error(&::std::format!(
+                            "unknown `{}` value {}, expected one of {}",
+                            "type",
+                            __private::show(tag),
+                            "`ref/prompt`, `ref/resource`"
+                        )));
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "CompleteRequestParamsRef", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "CompleteRequestParamsRef",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::PromptReference)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ResourceTemplateReference)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::PromptReference)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::ResourceTemplateReference)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1813,9 +1643,7 @@ impl ::serde::Serialize for CompleteRequestParamsRef {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::PromptReference(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::PromptReference(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ResourceTemplateReference(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -1826,9 +1654,7 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1900,9 +1726,7 @@ pub struct CompleteResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     #[serde(rename = "completion")]
     pub completion: CompleteResultCompletion,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -1954,65 +1778,48 @@ impl ContentBlock {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
-                    ::core::option::Option::Some("resource_link") => {
-                        (3usize, "resource_link")
-                    }
+                    ::core::option::Option::Some("resource_link") => (3usize, "resource_link"),
                     ::core::option::Option::Some("resource") => (4usize, "resource"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `type`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `type`",
+                        ));
                     }
                     _ => {
-                        return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `resource_link`, `resource`"
-                                ),
-                            ),
-                        );
+                        return ::core::result::Result::Err(__private::error(&::std::format!(
+                            "unknown `{}` value {}, expected one of {}",
+                            "type",
+                            __private::show(tag),
+                            "`text`, `image`, `audio`, `resource_link`, `resource`"
+                        )));
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ContentBlock", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ContentBlock",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TextContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ImageContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::AudioContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ResourceLink)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::EmbeddedResource)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::TextContent)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::ImageContent)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::AudioContent)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::ResourceLink)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::EmbeddedResource)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2027,9 +1834,7 @@ impl ::serde::Serialize for ContentBlock {
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ResourceLink(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -2037,9 +1842,7 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2087,8 +1890,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodSamplingCreateMessage)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodSamplingCreateMessage)
     }
 }
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
@@ -2157,8 +1959,7 @@ impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
         }
     }
 }
-impl ::core::convert::From<::std::string::String>
-for CreateMessageRequestParamsIncludeContext {
+impl ::core::convert::From<::std::string::String> for CreateMessageRequestParamsIncludeContext {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "allServers" => Self::AllServers,
@@ -2185,8 +1986,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
@@ -2216,9 +2016,7 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub include_context: ::core::option::Option<
-        CreateMessageRequestParamsIncludeContext,
-    >,
+    pub include_context: ::core::option::Option<CreateMessageRequestParamsIncludeContext>,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
@@ -2342,70 +2140,51 @@ impl CreateMessageResultContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
-                    ::core::option::Option::Some("tool_result") => {
-                        (4usize, "tool_result")
-                    }
+                    ::core::option::Option::Some("tool_result") => (4usize, "tool_result"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `type`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `type`",
+                        ));
                     }
                     _ => {
-                        return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                ),
-                            ),
-                        );
+                        return ::core::result::Result::Err(__private::error(&::std::format!(
+                            "unknown `{}` value {}, expected one of {}",
+                            "type",
+                            __private::show(tag),
+                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                        )));
                     }
                 }
             }
             ::serde_json::Value::Array(_) => (5usize, "Array"),
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "CreateMessageResultContent", "expected object or array"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "CreateMessageResultContent",
+                    "expected object or array"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TextContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ImageContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::AudioContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ToolUseContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ToolResultContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Array)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::TextContent)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::ImageContent)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::AudioContent)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::ToolUseContent)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::ToolResultContent)
+                .map_err(|e| __private::context(label, e)),
+            5usize => ::serde_json::from_value(value)
+                .map(Self::Array)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2419,12 +2198,8 @@ impl ::serde::Serialize for CreateMessageResultContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolResultContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -2433,9 +2208,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2465,7 +2238,8 @@ impl ::core::convert::From<ToolResultContent> for CreateMessageResultContent {
     }
 }
 impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-for CreateMessageResultContent {
+    for CreateMessageResultContent
+{
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -2481,9 +2255,7 @@ pub struct CreateMessageResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     #[serde(rename = "content")]
     pub content: CreateMessageResultContent,
     /// The name of the model that generated the message.
@@ -2519,9 +2291,7 @@ pub struct CreateTaskResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     #[serde(rename = "task")]
     pub task: Task,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -2549,8 +2319,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodElicitationCreate {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodElicitationCreate)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodElicitationCreate)
     }
 }
 /// A request from the server to elicit additional information from the user via the client.
@@ -2637,10 +2406,7 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     )]
     pub schema: ::core::option::Option<::std::string::String>,
     #[serde(rename = "properties")]
-    pub properties: ::indexmap::IndexMap<
-        ::std::string::String,
-        PrimitiveSchemaDefinition,
-    >,
+    pub properties: ::indexmap::IndexMap<::std::string::String, PrimitiveSchemaDefinition>,
     #[serde(
         rename = "required",
         default,
@@ -2704,10 +2470,8 @@ pub enum ElicitRequestParams {
 }
 impl ElicitRequestParams {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
-        "ElicitRequestURLParams",
-        "ElicitRequestFormParams",
-    ];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
+        &["ElicitRequestURLParams", "ElicitRequestFormParams"];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -2728,39 +2492,31 @@ impl ElicitRequestParams {
                     ::core::option::Option::Some("form") => (1usize, "form"),
                     _ if tag.is_none() => (1usize, "ElicitRequestFormParams"),
                     _ => {
-                        return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "mode",
-                                    __private::show(tag), "`url`, `form`"
-                                ),
-                            ),
-                        );
+                        return ::core::result::Result::Err(__private::error(&::std::format!(
+                            "unknown `{}` value {}, expected one of {}",
+                            "mode",
+                            __private::show(tag),
+                            "`url`, `form`"
+                        )));
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ElicitRequestParams", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ElicitRequestParams",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ElicitRequestURLParams)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ElicitRequestFormParams)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::ElicitRequestURLParams)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::ElicitRequestFormParams)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2771,9 +2527,7 @@ impl ::serde::Serialize for ElicitRequestParams {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::ElicitRequestURLParams(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::ElicitRequestURLParams(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ElicitRequestFormParams(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -2784,9 +2538,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2938,8 +2690,7 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq)]
@@ -2974,43 +2725,30 @@ impl ElicitResultContentValue {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Array(_) => (0usize, "Array"),
             ::serde_json::Value::String(_) => (1usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
-                (2usize, "Integer")
-            }
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (2usize, "Integer"),
             ::serde_json::Value::Bool(_) => (3usize, "Boolean"),
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ElicitResultContentValue",
-                            "expected array or string or integer or boolean"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ElicitResultContentValue",
+                    "expected array or string or integer or boolean"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Array)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::String)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Integer)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Boolean)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::Array)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::String)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::Integer)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::Boolean)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3032,14 +2770,11 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
-for ElicitResultContentValue {
+impl ::core::convert::From<::std::vec::Vec<::std::string::String>> for ElicitResultContentValue {
     fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
         Self::Array(value)
     }
@@ -3068,9 +2803,7 @@ pub struct ElicitResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// The user action in response to the elicitation.
     /// - "accept": User submitted the form/confirmed the action
     /// - "decline": User explicitly decline the action
@@ -3147,10 +2880,8 @@ pub enum EmbeddedResourceResource {
 }
 impl EmbeddedResourceResource {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
-        "TextResourceContents",
-        "BlobResourceContents",
-    ];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
+        &["TextResourceContents", "BlobResourceContents"];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -3165,10 +2896,7 @@ impl EmbeddedResourceResource {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[
-                    (&[&["text"]], &[]),
-                    (&[&["blob"]], &[]),
-                ];
+                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -3176,27 +2904,21 @@ impl EmbeddedResourceResource {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "EmbeddedResourceResource", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "EmbeddedResourceResource",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TextResourceContents)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::BlobResourceContents)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::TextResourceContents)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::BlobResourceContents)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3207,12 +2929,8 @@ impl ::serde::Serialize for EmbeddedResourceResource {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::BlobResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -3220,9 +2938,7 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3270,9 +2986,7 @@ pub struct EmbeddedResource {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -3356,59 +3070,45 @@ impl EnumSchema {
                         INDEX[__private::choose(map, TABLE)]
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `type`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `type`",
+                        ));
                     }
                     _ => {
-                        return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`string`, `array`"
-                                ),
-                            ),
-                        );
+                        return ::core::result::Result::Err(__private::error(&::std::format!(
+                            "unknown `{}` value {}, expected one of {}",
+                            "type",
+                            __private::show(tag),
+                            "`string`, `array`"
+                        )));
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "EnumSchema", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "EnumSchema",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::UntitledSingleSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TitledSingleSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::UntitledMultiSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TitledMultiSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::LegacyTitledEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::UntitledSingleSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::TitledSingleSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::UntitledMultiSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::TitledMultiSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::LegacyTitledEnumSchema)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3431,9 +3131,7 @@ impl ::serde::Serialize for EnumSchema {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -3441,9 +3139,7 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3559,9 +3255,8 @@ pub struct GetPromptRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments: ::core::option::Option<
-        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
-    >,
+    pub arguments:
+        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
     /// The name of the prompt or prompt template.
     #[serde(rename = "name")]
     pub name: ::std::string::String,
@@ -3578,9 +3273,7 @@ pub struct GetPromptResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An optional description for the prompt.
     #[serde(
         rename = "description",
@@ -3651,9 +3344,7 @@ pub struct GetTaskPayloadResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3729,32 +3420,24 @@ impl GetTaskResultTtl {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
-                (0usize, "Integer")
-            }
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (0usize, "Integer"),
             ::serde_json::Value::Null => (1usize, "Null"),
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "GetTaskResultTtl", "expected integer or null"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "GetTaskResultTtl",
+                    "expected integer or null"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Integer)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Null)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::Integer)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::Null)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3774,9 +3457,7 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3799,9 +3480,7 @@ pub struct GetTaskResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// ISO 8601 timestamp when the task was created.
     #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
@@ -3898,8 +3577,7 @@ impl<'de> ::serde::Deserialize<'de> for IconTheme {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 /// An optionally-sized icon that can be displayed in a user interface.
@@ -4001,9 +3679,7 @@ pub struct ImageContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -4161,9 +3837,7 @@ pub struct InitializeResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     #[serde(rename = "capabilities")]
     pub capabilities: ServerCapabilities,
     /// Instructions describing how to use the server and its features.
@@ -4203,8 +3877,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsInitialized {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsInitialized)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsInitialized)
     }
 }
 /// This notification is sent from the client to the server after initialization has finished.
@@ -4282,7 +3955,10 @@ impl JSONRPCMessage {
                     (&[&["id"], &["method"]], &[]),
                     (&[&["method"]], &[]),
                     (&[&["id"], &["result"]], &[]),
-                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
+                    (
+                        &[&["error"], &["error", "code"], &["error", "message"]],
+                        &[],
+                    ),
                 ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "JSONRPCRequest"),
@@ -4293,37 +3969,27 @@ impl JSONRPCMessage {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "JSONRPCMessage", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "JSONRPCMessage",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::JSONRPCRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::JSONRPCNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::JSONRPCResultResponse)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::JSONRPCErrorResponse)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::JSONRPCRequest)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::JSONRPCNotification)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::JSONRPCResultResponse)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::JSONRPCErrorResponse)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4334,18 +4000,10 @@ impl ::serde::Serialize for JSONRPCMessage {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCResultResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCErrorResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -4353,9 +4011,7 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4391,9 +4047,8 @@ pub struct JSONRPCNotification {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub params:
+        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4412,9 +4067,8 @@ pub struct JSONRPCRequest {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub params:
+        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4430,10 +4084,8 @@ pub enum JSONRPCResponse {
 }
 impl JSONRPCResponse {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
-        "JSONRPCResultResponse",
-        "JSONRPCErrorResponse",
-    ];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
+        &["JSONRPCResultResponse", "JSONRPCErrorResponse"];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -4450,7 +4102,10 @@ impl JSONRPCResponse {
             ::serde_json::Value::Object(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["result"]], &[]),
-                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
+                    (
+                        &[&["error"], &["error", "code"], &["error", "message"]],
+                        &[],
+                    ),
                 ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "JSONRPCResultResponse"),
@@ -4459,27 +4114,21 @@ impl JSONRPCResponse {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "JSONRPCResponse", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "JSONRPCResponse",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::JSONRPCResultResponse)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::JSONRPCErrorResponse)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::JSONRPCResultResponse)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::JSONRPCErrorResponse)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4490,12 +4139,8 @@ impl ::serde::Serialize for JSONRPCResponse {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCResultResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCErrorResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -4503,9 +4148,7 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4642,9 +4285,7 @@ pub struct ListPromptsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -4678,8 +4319,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesTemplatesList)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesTemplatesList)
     }
 }
 /// Sent from the client to request a list of resource templates the server has.
@@ -4710,9 +4350,7 @@ pub struct ListResourceTemplatesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -4777,9 +4415,7 @@ pub struct ListResourcesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -4852,9 +4488,7 @@ pub struct ListRootsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     #[serde(rename = "roots")]
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -4911,9 +4545,7 @@ pub struct ListTasksResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -4978,9 +4610,7 @@ pub struct ListToolsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -5083,8 +4713,7 @@ impl<'de> ::serde::Deserialize<'de> for LoggingLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 /// The constant string `notifications/message`.
@@ -5106,8 +4735,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsMessage)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsMessage)
     }
 }
 /// JSONRPCNotification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
@@ -5132,9 +4760,7 @@ pub struct LoggingMessageNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
     #[serde(rename = "data")]
     pub data: ::serde_json::Value,
@@ -5273,27 +4899,21 @@ impl MultiSelectEnumSchema {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "MultiSelectEnumSchema", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "MultiSelectEnumSchema",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::UntitledMultiSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TitledMultiSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::UntitledMultiSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::TitledMultiSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5317,9 +4937,7 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5342,9 +4960,8 @@ pub struct Notification {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub params:
+        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -5357,9 +4974,7 @@ pub struct NotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -5418,8 +5033,7 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -5522,9 +5136,7 @@ pub struct PaginatedResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -5662,65 +5274,47 @@ impl PrimitiveSchemaDefinition {
                         INDEX[__private::choose(map, TABLE)]
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `type`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `type`",
+                        ));
                     }
                     _ => (1usize, "NumberSchema"),
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "PrimitiveSchemaDefinition", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "PrimitiveSchemaDefinition",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::StringSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::NumberSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::BooleanSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::UntitledSingleSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TitledSingleSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::UntitledMultiSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TitledMultiSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::LegacyTitledEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::StringSchema)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::NumberSchema)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::BooleanSchema)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::UntitledSingleSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::TitledSingleSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            5usize => ::serde_json::from_value(value)
+                .map(Self::UntitledMultiSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            6usize => ::serde_json::from_value(value)
+                .map(Self::TitledMultiSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            7usize => ::serde_json::from_value(value)
+                .map(Self::LegacyTitledEnumSchema)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5733,9 +5327,7 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
         match self {
             Self::StringSchema(value) => ::serde::Serialize::serialize(value, serializer),
             Self::NumberSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BooleanSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::BooleanSchema(value) => ::serde::Serialize::serialize(value, serializer),
             Self::UntitledSingleSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -5748,9 +5340,7 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -5758,9 +5348,7 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5779,8 +5367,7 @@ impl ::core::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
         Self::BooleanSchema(value)
     }
 }
-impl ::core::convert::From<UntitledSingleSelectEnumSchema>
-for PrimitiveSchemaDefinition {
+impl ::core::convert::From<UntitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
     fn from(value: UntitledSingleSelectEnumSchema) -> Self {
         Self::UntitledSingleSelectEnumSchema(value)
     }
@@ -5824,8 +5411,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsProgress)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsProgress)
     }
 }
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
@@ -5850,9 +5436,7 @@ pub struct ProgressNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An optional message describing the current progress.
     #[serde(
         rename = "message",
@@ -5903,31 +5487,23 @@ impl ProgressToken {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
-                (1usize, "Integer")
-            }
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ProgressToken", "expected string or integer"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ProgressToken",
+                    "expected string or integer"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::String)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Integer)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::String)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::Integer)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5947,9 +5523,7 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5972,9 +5546,7 @@ pub struct Prompt {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// A list of arguments to use for templating the prompt.
     #[serde(
         rename = "arguments",
@@ -6237,10 +5809,8 @@ pub enum ReadResourceResultContentsItem {
 }
 impl ReadResourceResultContentsItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
-        "TextResourceContents",
-        "BlobResourceContents",
-    ];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
+        &["TextResourceContents", "BlobResourceContents"];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -6255,10 +5825,7 @@ impl ReadResourceResultContentsItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[
-                    (&[&["text"]], &[]),
-                    (&[&["blob"]], &[]),
-                ];
+                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -6266,27 +5833,21 @@ impl ReadResourceResultContentsItem {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ReadResourceResultContentsItem", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ReadResourceResultContentsItem",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TextResourceContents)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::BlobResourceContents)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::TextResourceContents)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::BlobResourceContents)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -6297,12 +5858,8 @@ impl ::serde::Serialize for ReadResourceResultContentsItem {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::BlobResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -6310,9 +5867,7 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -6335,9 +5890,7 @@ pub struct ReadResourceResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     #[serde(rename = "contents")]
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -6364,9 +5917,8 @@ pub struct Request {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub params:
+        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -6397,31 +5949,23 @@ impl RequestId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
-                (1usize, "Integer")
-            }
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other), "RequestId",
-                            "expected string or integer"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "RequestId",
+                    "expected string or integer"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::String)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Integer)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::String)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::Integer)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -6441,9 +5985,7 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -6494,9 +6036,7 @@ pub struct Resource {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -6575,9 +6115,7 @@ pub struct ResourceContents {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// The MIME type of this resource, if known.
     #[serde(
         rename = "mimeType",
@@ -6625,9 +6163,7 @@ pub struct ResourceLink {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -6779,9 +6315,7 @@ pub struct ResourceTemplate {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -6921,9 +6455,7 @@ pub struct ResourceUpdatedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     #[serde(rename = "uri")]
     pub uri: ::std::string::String,
@@ -6939,9 +6471,7 @@ pub struct Result {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -7001,8 +6531,7 @@ impl<'de> ::serde::Deserialize<'de> for Role {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 /// Represents a root directory or file that the server can operate on.
@@ -7014,9 +6543,7 @@ pub struct Root {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// An optional name for the root. This can be used to provide a human-readable
     /// identifier for the root, which may be useful for display purposes or for
     /// referencing the root in other parts of the application.
@@ -7127,70 +6654,51 @@ impl SamplingMessageContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
-                    ::core::option::Option::Some("tool_result") => {
-                        (4usize, "tool_result")
-                    }
+                    ::core::option::Option::Some("tool_result") => (4usize, "tool_result"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `type`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `type`",
+                        ));
                     }
                     _ => {
-                        return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                ),
-                            ),
-                        );
+                        return ::core::result::Result::Err(__private::error(&::std::format!(
+                            "unknown `{}` value {}, expected one of {}",
+                            "type",
+                            __private::show(tag),
+                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                        )));
                     }
                 }
             }
             ::serde_json::Value::Array(_) => (5usize, "Array"),
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "SamplingMessageContent", "expected object or array"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "SamplingMessageContent",
+                    "expected object or array"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TextContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ImageContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::AudioContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ToolUseContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ToolResultContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Array)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::TextContent)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::ImageContent)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::AudioContent)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::ToolUseContent)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::ToolResultContent)
+                .map_err(|e| __private::context(label, e)),
+            5usize => ::serde_json::from_value(value)
+                .map(Self::Array)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7204,12 +6712,8 @@ impl ::serde::Serialize for SamplingMessageContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolResultContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -7218,9 +6722,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7250,7 +6752,8 @@ impl ::core::convert::From<ToolResultContent> for SamplingMessageContent {
     }
 }
 impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-for SamplingMessageContent {
+    for SamplingMessageContent
+{
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -7264,9 +6767,7 @@ pub struct SamplingMessage {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     #[serde(rename = "content")]
     pub content: SamplingMessageContent,
     #[serde(rename = "role")]
@@ -7321,64 +6822,47 @@ impl SamplingMessageContentBlock {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
-                    ::core::option::Option::Some("tool_result") => {
-                        (4usize, "tool_result")
-                    }
+                    ::core::option::Option::Some("tool_result") => (4usize, "tool_result"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `type`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `type`",
+                        ));
                     }
                     _ => {
-                        return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                ),
-                            ),
-                        );
+                        return ::core::result::Result::Err(__private::error(&::std::format!(
+                            "unknown `{}` value {}, expected one of {}",
+                            "type",
+                            __private::show(tag),
+                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                        )));
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "SamplingMessageContentBlock", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "SamplingMessageContentBlock",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TextContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ImageContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::AudioContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ToolUseContent)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ToolResultContent)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::TextContent)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::ImageContent)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::AudioContent)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::ToolUseContent)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::ToolResultContent)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7392,12 +6876,8 @@ impl ::serde::Serialize for SamplingMessageContentBlock {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolResultContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -7405,9 +6885,7 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7704,15 +7182,15 @@ impl ServerNotification {
                     ::core::option::Option::Some("notifications/progress") => {
                         (1usize, "notifications/progress")
                     }
-                    ::core::option::Option::Some(
-                        "notifications/resources/list_changed",
-                    ) => (2usize, "notifications/resources/list_changed"),
+                    ::core::option::Option::Some("notifications/resources/list_changed") => {
+                        (2usize, "notifications/resources/list_changed")
+                    }
                     ::core::option::Option::Some("notifications/resources/updated") => {
                         (3usize, "notifications/resources/updated")
                     }
-                    ::core::option::Option::Some(
-                        "notifications/prompts/list_changed",
-                    ) => (4usize, "notifications/prompts/list_changed"),
+                    ::core::option::Option::Some("notifications/prompts/list_changed") => {
+                        (4usize, "notifications/prompts/list_changed")
+                    }
                     ::core::option::Option::Some("notifications/tools/list_changed") => {
                         (5usize, "notifications/tools/list_changed")
                     }
@@ -7722,13 +7200,13 @@ impl ServerNotification {
                     ::core::option::Option::Some("notifications/message") => {
                         (7usize, "notifications/message")
                     }
-                    ::core::option::Option::Some(
-                        "notifications/elicitation/complete",
-                    ) => (8usize, "notifications/elicitation/complete"),
+                    ::core::option::Option::Some("notifications/elicitation/complete") => {
+                        (8usize, "notifications/elicitation/complete")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `method`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `method`",
+                        ));
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -7744,62 +7222,42 @@ impl ServerNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ServerNotification", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ServerNotification",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CancelledNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ProgressNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ResourceListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ResourceUpdatedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::PromptListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ToolListChangedNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TaskStatusNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::LoggingMessageNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
-            8usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ElicitationCompleteNotification)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::CancelledNotification)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::ProgressNotification)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::ResourceListChangedNotification)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::ResourceUpdatedNotification)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::PromptListChangedNotification)
+                .map_err(|e| __private::context(label, e)),
+            5usize => ::serde_json::from_value(value)
+                .map(Self::ToolListChangedNotification)
+                .map_err(|e| __private::context(label, e)),
+            6usize => ::serde_json::from_value(value)
+                .map(Self::TaskStatusNotification)
+                .map_err(|e| __private::context(label, e)),
+            7usize => ::serde_json::from_value(value)
+                .map(Self::LoggingMessageNotification)
+                .map_err(|e| __private::context(label, e)),
+            8usize => ::serde_json::from_value(value)
+                .map(Self::ElicitationCompleteNotification)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7810,12 +7268,8 @@ impl ::serde::Serialize for ServerNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ProgressNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ResourceListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -7828,9 +7282,7 @@ impl ::serde::Serialize for ServerNotification {
             Self::ToolListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::TaskStatusNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::TaskStatusNotification(value) => ::serde::Serialize::serialize(value, serializer),
             Self::LoggingMessageNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -7844,9 +7296,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7951,12 +7401,8 @@ impl ServerRequest {
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("ping") => (0usize, "ping"),
                     ::core::option::Option::Some("tasks/get") => (1usize, "tasks/get"),
-                    ::core::option::Option::Some("tasks/result") => {
-                        (2usize, "tasks/result")
-                    }
-                    ::core::option::Option::Some("tasks/cancel") => {
-                        (3usize, "tasks/cancel")
-                    }
+                    ::core::option::Option::Some("tasks/result") => (2usize, "tasks/result"),
+                    ::core::option::Option::Some("tasks/cancel") => (3usize, "tasks/cancel"),
                     ::core::option::Option::Some("tasks/list") => (4usize, "tasks/list"),
                     ::core::option::Option::Some("sampling/createMessage") => {
                         (5usize, "sampling/createMessage")
@@ -7966,9 +7412,9 @@ impl ServerRequest {
                         (7usize, "elicitation/create")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(
-                            __private::error("missing field `method`"),
-                        );
+                        return ::core::result::Result::Err(__private::error(
+                            "missing field `method`",
+                        ));
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -7984,57 +7430,39 @@ impl ServerRequest {
                 }
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ServerRequest", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ServerRequest",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::PingRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetTaskRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetTaskPayloadRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CancelTaskRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListTasksRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CreateMessageRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListRootsRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ElicitRequest)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::PingRequest)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::GetTaskRequest)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::GetTaskPayloadRequest)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::CancelTaskRequest)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::ListTasksRequest)
+                .map_err(|e| __private::context(label, e)),
+            5usize => ::serde_json::from_value(value)
+                .map(Self::CreateMessageRequest)
+                .map_err(|e| __private::context(label, e)),
+            6usize => ::serde_json::from_value(value)
+                .map(Self::ListRootsRequest)
+                .map_err(|e| __private::context(label, e)),
+            7usize => ::serde_json::from_value(value)
+                .map(Self::ElicitRequest)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -8046,27 +7474,13 @@ impl ::serde::Serialize for ServerRequest {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskPayloadRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CancelTaskRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListTasksRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CreateMessageRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListRootsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ElicitRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::GetTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskPayloadRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListTasksRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListRootsRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ElicitRequest(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -8074,9 +7488,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -8258,87 +7670,57 @@ impl ServerResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "ServerResult", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "ServerResult",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Result)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::InitializeResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            2usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListResourcesResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            3usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListResourceTemplatesResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            4usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ReadResourceResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            5usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListPromptsResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            6usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetPromptResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            7usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListToolsResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            8usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CallToolResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            9usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetTaskResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            10usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::GetTaskPayloadResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            11usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CancelTaskResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            12usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::ListTasksResult)
-                    .map_err(|e| __private::context(label, e))
-            }
-            13usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::CompleteResult)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::Result)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::InitializeResult)
+                .map_err(|e| __private::context(label, e)),
+            2usize => ::serde_json::from_value(value)
+                .map(Self::ListResourcesResult)
+                .map_err(|e| __private::context(label, e)),
+            3usize => ::serde_json::from_value(value)
+                .map(Self::ListResourceTemplatesResult)
+                .map_err(|e| __private::context(label, e)),
+            4usize => ::serde_json::from_value(value)
+                .map(Self::ReadResourceResult)
+                .map_err(|e| __private::context(label, e)),
+            5usize => ::serde_json::from_value(value)
+                .map(Self::ListPromptsResult)
+                .map_err(|e| __private::context(label, e)),
+            6usize => ::serde_json::from_value(value)
+                .map(Self::GetPromptResult)
+                .map_err(|e| __private::context(label, e)),
+            7usize => ::serde_json::from_value(value)
+                .map(Self::ListToolsResult)
+                .map_err(|e| __private::context(label, e)),
+            8usize => ::serde_json::from_value(value)
+                .map(Self::CallToolResult)
+                .map_err(|e| __private::context(label, e)),
+            9usize => ::serde_json::from_value(value)
+                .map(Self::GetTaskResult)
+                .map_err(|e| __private::context(label, e)),
+            10usize => ::serde_json::from_value(value)
+                .map(Self::GetTaskPayloadResult)
+                .map_err(|e| __private::context(label, e)),
+            11usize => ::serde_json::from_value(value)
+                .map(Self::CancelTaskResult)
+                .map_err(|e| __private::context(label, e)),
+            12usize => ::serde_json::from_value(value)
+                .map(Self::ListTasksResult)
+                .map_err(|e| __private::context(label, e)),
+            13usize => ::serde_json::from_value(value)
+                .map(Self::CompleteResult)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -8350,45 +7732,21 @@ impl ::serde::Serialize for ServerResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InitializeResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourcesResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::InitializeResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListResourcesResult(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ListResourceTemplatesResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListPromptsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetPromptResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListToolsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CallToolResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskPayloadResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CancelTaskResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListTasksResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CompleteResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
+            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListPromptsResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListToolsResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskPayloadResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListTasksResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CompleteResult(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -8396,9 +7754,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -8491,8 +7847,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodLoggingSetLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodLoggingSetLevel)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodLoggingSetLevel)
     }
 }
 /// A request from the client to the server, to enable or adjust logging.
@@ -8569,10 +7924,7 @@ impl SingleSelectEnumSchema {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[
-                    (&[&["enum"]], &[]),
-                    (&[&["oneOf"]], &[]),
-                ];
+                const TABLE: &[__private::Candidate] = &[(&[&["enum"]], &[]), (&[&["oneOf"]], &[])];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "UntitledSingleSelectEnumSchema"),
                     (1usize, "TitledSingleSelectEnumSchema"),
@@ -8580,27 +7932,21 @@ impl SingleSelectEnumSchema {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "SingleSelectEnumSchema", "expected object"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "SingleSelectEnumSchema",
+                    "expected object"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::UntitledSingleSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::TitledSingleSelectEnumSchema)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::UntitledSingleSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::TitledSingleSelectEnumSchema)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -8624,9 +7970,7 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -8704,8 +8048,7 @@ impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -8771,8 +8114,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesSubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesSubscribe)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesSubscribe)
     }
 }
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
@@ -8846,32 +8188,24 @@ impl TaskTtl {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
-                (0usize, "Integer")
-            }
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (0usize, "Integer"),
             ::serde_json::Value::Null => (1usize, "Null"),
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other), "TaskTtl",
-                            "expected integer or null"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "TaskTtl",
+                    "expected integer or null"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Integer)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Null)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::Integer)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::Null)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -8891,9 +8225,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -9072,8 +8404,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 /// The constant string `notifications/tasks/status`.
@@ -9095,8 +8426,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsTasksStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsTasksStatus)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsTasksStatus)
     }
 }
 /// An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
@@ -9137,32 +8467,24 @@ impl TaskStatusNotificationParamsTtl {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
-                (0usize, "Integer")
-            }
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (0usize, "Integer"),
             ::serde_json::Value::Null => (1usize, "Null"),
             other => {
-                return ::core::result::Result::Err(
-                    __private::error(
-                        &::std::format!(
-                            "invalid {} for {}, {}", __private::kind(other),
-                            "TaskStatusNotificationParamsTtl", "expected integer or null"
-                        ),
-                    ),
-                );
+                return ::core::result::Result::Err(__private::error(&::std::format!(
+                    "invalid {} for {}, {}",
+                    __private::kind(other),
+                    "TaskStatusNotificationParamsTtl",
+                    "expected integer or null"
+                )));
             }
         };
         match which {
-            0usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Integer)
-                    .map_err(|e| __private::context(label, e))
-            }
-            1usize => {
-                ::serde_json::from_value(value)
-                    .map(Self::Null)
-                    .map_err(|e| __private::context(label, e))
-            }
+            0usize => ::serde_json::from_value(value)
+                .map(Self::Integer)
+                .map_err(|e| __private::context(label, e)),
+            1usize => ::serde_json::from_value(value)
+                .map(Self::Null)
+                .map_err(|e| __private::context(label, e)),
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -9182,9 +8504,7 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -9207,9 +8527,7 @@ pub struct TaskStatusNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// ISO 8601 timestamp when the task was created.
     #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
@@ -9278,9 +8596,7 @@ pub struct TextContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -9305,9 +8621,7 @@ pub struct TextResourceContents {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// The MIME type of this resource, if known.
     #[serde(
         rename = "mimeType",
@@ -9544,9 +8858,7 @@ pub struct Tool {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// Optional additional tool information.
     ///
     /// Display name precedence order is: title, annotations.title, then name.
@@ -9749,8 +9061,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoiceMode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 /// Controls tool selection behavior for sampling requests.
@@ -9838,8 +9149,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolExecutionTaskSupport {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
     }
 }
 /// Execution-related properties for a tool.
@@ -9938,9 +9248,7 @@ pub struct ToolResultContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// The unstructured result content of the tool use.
     ///
     /// This has the same format as CallToolResult.content and can include text, images,
@@ -9965,9 +9273,8 @@ pub struct ToolResultContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub structured_content: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub structured_content:
+        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// The ID of the tool use this result corresponds to.
     ///
     /// This MUST match the ID from a previous ToolUseContent.
@@ -10013,9 +9320,7 @@ pub struct ToolUseContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<
-        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-    >,
+    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
     /// A unique identifier for this tool use.
     ///
     /// This ID is used to match tool results to their corresponding tool uses.
@@ -10090,8 +9395,7 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesUnsubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesUnsubscribe)
+        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesUnsubscribe)
     }
 }
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
@@ -10254,9 +9558,7 @@ mod __private {
             ::serde_json::Value::Object(_) => "object",
         }
     }
-    pub fn show(
-        v: ::core::option::Option<&::serde_json::Value>,
-    ) -> ::std::string::String {
+    pub fn show(v: ::core::option::Option<&::serde_json::Value>) -> ::std::string::String {
         match v {
             ::core::option::Option::Some(::serde_json::Value::String(s)) => {
                 ::std::format!("`{s}`")
@@ -10272,7 +9574,7 @@ mod __private {
         path: &[&str],
     ) -> bool {
         let ::core::option::Option::Some((last, parents)) = path.split_last() else {
-            return true
+            return true;
         };
         let mut cur = map;
         for key in parents {
@@ -10294,8 +9596,8 @@ mod __private {
         let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
         for (i, (required, unique)) in table.iter().enumerate() {
             if required.iter().all(|p| has(map, p)) {
-                let score = required.len()
-                    + unique.iter().filter(|k| map.contains_key(**k)).count();
+                let score =
+                    required.len() + unique.iter().filter(|k| map.contains_key(**k)).count();
                 if best.is_none_or(|(_, s)| score > s) {
                     best = ::core::option::Option::Some((i, score));
                 }
@@ -10320,22 +9622,17 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<(), E> {
+            fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<(), E> {
                 if v == self.0 {
                     ::core::result::Result::Ok(())
                 } else {
-                    ::core::result::Result::Err(
-                        E::invalid_value(::serde::de::Unexpected::Str(v), &self),
-                    )
+                    ::core::result::Result::Err(E::invalid_value(
+                        ::serde::de::Unexpected::Str(v),
+                        &self,
+                    ))
                 }
             }
         }

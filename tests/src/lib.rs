@@ -23,7 +23,11 @@ pub fn examples() -> Vec<(String, String, serde_json::Value)> {
         .unwrap_or_else(|e| panic!("{}: {e} (set MCP_SPEC_DIR)", root.display()));
     for dir in dirs.flatten() {
         let type_name = dir.file_name().to_string_lossy().into_owned();
-        for file in std::fs::read_dir(dir.path()).into_iter().flatten().flatten() {
+        for file in std::fs::read_dir(dir.path())
+            .into_iter()
+            .flatten()
+            .flatten()
+        {
             let name = file.file_name().to_string_lossy().into_owned();
             if !name.ends_with(".json") {
                 continue;

@@ -8,7 +8,9 @@ use std::collections::BTreeMap;
 type RoundTrip = fn(&Value) -> Result<Value, String>;
 type Pick = fn(&Value) -> Result<&'static str, String>;
 
-fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(v: &Value) -> Result<Value, String> {
+fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(
+    v: &Value,
+) -> Result<Value, String> {
     // Parse from text, as a server does, not from a `Value`.
     let text = v.to_string();
     let typed: T = serde_json::from_str(&text).map_err(|e| e.to_string())?;
@@ -39,30 +41,93 @@ macro_rules! unions {
 
 fn all_types() -> BTreeMap<&'static str, RoundTrip> {
     types!(
-        AudioContent, BlobResourceContents, BooleanSchema, CallToolRequest, CallToolRequestParams,
-        CallToolResult, CallToolResultResponse, CancelledNotification, CancelledNotificationParams,
-        ClientCapabilities, CompleteRequest, CompleteRequestParams, CompleteResult,
-        CompleteResultResponse, CreateMessageRequest, CreateMessageRequestParams,
-        CreateMessageResult, DiscoverRequest, DiscoverResult, DiscoverResultResponse,
-        ElicitRequest, ElicitRequestFormParams, ElicitRequestURLParams, ElicitResult,
-        EmbeddedResource, GetPromptRequest, GetPromptRequestParams, GetPromptResult,
-        GetPromptResultResponse, HeaderMismatchError, ImageContent, InputRequests,
-        InputRequiredResult, InputResponses, InternalError, InvalidParamsError, ListPromptsRequest,
-        ListPromptsResult, ListPromptsResultResponse, ListResourceTemplatesRequest,
-        ListResourceTemplatesResult, ListResourceTemplatesResultResponse, ListResourcesRequest,
-        ListResourcesResult, ListResourcesResultResponse, ListRootsRequest, ListRootsResult,
-        ListToolsRequest, ListToolsResult, ListToolsResultResponse, LoggingMessageNotification,
-        LoggingMessageNotificationParams, MethodNotFoundError, MissingRequiredClientCapabilityError,
-        ModelPreferences, NumberSchema, PaginatedRequestParams, ParseError, ProgressNotification,
-        ProgressNotificationParams, PromptListChangedNotification, ReadResourceRequest,
-        ReadResourceResult, ReadResourceResultResponse, Resource, ResourceLink,
-        ResourceListChangedNotification, ResourceUpdatedNotification,
-        ResourceUpdatedNotificationParams, Root, SamplingMessage, ServerCapabilities, StringSchema,
-        SubscriptionsAcknowledgedNotification, SubscriptionsListenRequest,
-        SubscriptionsListenResult, SubscriptionsListenResultResponse, TextContent,
-        TextResourceContents, TitledMultiSelectEnumSchema, TitledSingleSelectEnumSchema, Tool,
-        ToolListChangedNotification, ToolResultContent, ToolUseContent,
-        UnsupportedProtocolVersionError, UntitledMultiSelectEnumSchema,
+        AudioContent,
+        BlobResourceContents,
+        BooleanSchema,
+        CallToolRequest,
+        CallToolRequestParams,
+        CallToolResult,
+        CallToolResultResponse,
+        CancelledNotification,
+        CancelledNotificationParams,
+        ClientCapabilities,
+        CompleteRequest,
+        CompleteRequestParams,
+        CompleteResult,
+        CompleteResultResponse,
+        CreateMessageRequest,
+        CreateMessageRequestParams,
+        CreateMessageResult,
+        DiscoverRequest,
+        DiscoverResult,
+        DiscoverResultResponse,
+        ElicitRequest,
+        ElicitRequestFormParams,
+        ElicitRequestURLParams,
+        ElicitResult,
+        EmbeddedResource,
+        GetPromptRequest,
+        GetPromptRequestParams,
+        GetPromptResult,
+        GetPromptResultResponse,
+        HeaderMismatchError,
+        ImageContent,
+        InputRequests,
+        InputRequiredResult,
+        InputResponses,
+        InternalError,
+        InvalidParamsError,
+        ListPromptsRequest,
+        ListPromptsResult,
+        ListPromptsResultResponse,
+        ListResourceTemplatesRequest,
+        ListResourceTemplatesResult,
+        ListResourceTemplatesResultResponse,
+        ListResourcesRequest,
+        ListResourcesResult,
+        ListResourcesResultResponse,
+        ListRootsRequest,
+        ListRootsResult,
+        ListToolsRequest,
+        ListToolsResult,
+        ListToolsResultResponse,
+        LoggingMessageNotification,
+        LoggingMessageNotificationParams,
+        MethodNotFoundError,
+        MissingRequiredClientCapabilityError,
+        ModelPreferences,
+        NumberSchema,
+        PaginatedRequestParams,
+        ParseError,
+        ProgressNotification,
+        ProgressNotificationParams,
+        PromptListChangedNotification,
+        ReadResourceRequest,
+        ReadResourceResult,
+        ReadResourceResultResponse,
+        Resource,
+        ResourceLink,
+        ResourceListChangedNotification,
+        ResourceUpdatedNotification,
+        ResourceUpdatedNotificationParams,
+        Root,
+        SamplingMessage,
+        ServerCapabilities,
+        StringSchema,
+        SubscriptionsAcknowledgedNotification,
+        SubscriptionsListenRequest,
+        SubscriptionsListenResult,
+        SubscriptionsListenResultResponse,
+        TextContent,
+        TextResourceContents,
+        TitledMultiSelectEnumSchema,
+        TitledSingleSelectEnumSchema,
+        Tool,
+        ToolListChangedNotification,
+        ToolResultContent,
+        ToolUseContent,
+        UnsupportedProtocolVersionError,
+        UntitledMultiSelectEnumSchema,
         UntitledSingleSelectEnumSchema,
     )
 }
@@ -70,13 +135,29 @@ fn all_types() -> BTreeMap<&'static str, RoundTrip> {
 fn all_unions() -> Vec<(&'static str, &'static [&'static str], Pick)> {
     unions!(
         // `$defs` unions (JSONValue is serde_json::Value).
-        ClientRequest, ContentBlock, ElicitRequestParams, EnumSchema, InputRequest, InputResponse,
-        JSONRPCMessage, JSONRPCResponse, MultiSelectEnumSchema, PrimitiveSchemaDefinition,
-        SamplingMessageContentBlock, ServerNotification, ServerResult, SingleSelectEnumSchema,
+        ClientRequest,
+        ContentBlock,
+        ElicitRequestParams,
+        EnumSchema,
+        InputRequest,
+        InputResponse,
+        JSONRPCMessage,
+        JSONRPCResponse,
+        MultiSelectEnumSchema,
+        PrimitiveSchemaDefinition,
+        SamplingMessageContentBlock,
+        ServerNotification,
+        ServerResult,
+        SingleSelectEnumSchema,
         // Inline unions.
-        CallToolResultResponseResult, GetPromptResultResponseResult,
-        ReadResourceResultResponseResult, CompleteRequestParamsRef, CreateMessageResultContent,
-        SamplingMessageContent, EmbeddedResourceResource, ReadResourceResultContentsItem,
+        CallToolResultResponseResult,
+        GetPromptResultResponseResult,
+        ReadResourceResultResponseResult,
+        CompleteRequestParamsRef,
+        CreateMessageResultContent,
+        SamplingMessageContent,
+        EmbeddedResourceResource,
+        ReadResourceResultContentsItem,
     )
 }
 
@@ -89,7 +170,10 @@ fn union_list_covers_every_schema_union() {
     let listed: Vec<&str> = all_unions().iter().map(|u| u.0).collect();
     for (name, def) in schema["$defs"].as_object().unwrap() {
         if def.get("anyOf").is_some() && name != "JSONValue" {
-            assert!(listed.contains(&name.as_str()), "union {name} is not checked");
+            assert!(
+                listed.contains(&name.as_str()),
+                "union {name} is not checked"
+            );
         }
     }
 }
@@ -109,7 +193,9 @@ fn spec_examples_round_trip_and_dispatch() {
             None => failures.push(format!("{at}: no type in the test list")),
             Some(rt) => match rt(value) {
                 Ok(back) if back == *value => round_trips += 1,
-                Ok(back) => failures.push(format!("{at}: round trip differs:\n  in:  {value}\n  out: {back}")),
+                Ok(back) => failures.push(format!(
+                    "{at}: round trip differs:\n  in:  {value}\n  out: {back}"
+                )),
                 Err(e) => failures.push(format!("{at}: {e}")),
             },
         }
@@ -129,6 +215,14 @@ fn spec_examples_round_trip_and_dispatch() {
         "spec examples: {round_trips}/{} round-trip, {union_ok}/{union_checks} unions",
         examples.len()
     );
-    assert!(failures.is_empty(), "{} failures:\n{}", failures.len(), failures.join("\n"));
-    assert!(union_checks > 50, "too few union checks ran: {union_checks}");
+    assert!(
+        failures.is_empty(),
+        "{} failures:\n{}",
+        failures.len(),
+        failures.join("\n")
+    );
+    assert!(
+        union_checks > 50,
+        "too few union checks ran: {union_checks}"
+    );
 }
