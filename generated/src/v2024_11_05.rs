@@ -88,8 +88,9 @@ pub struct CallToolRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub arguments: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -119,8 +120,11 @@ pub enum CallToolResultContentItem {
 }
 impl CallToolResultContentItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextContent", "ImageContent", "EmbeddedResource"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextContent",
+        "ImageContent",
+        "EmbeddedResource",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -142,39 +146,49 @@ impl CallToolResultContentItem {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("resource") => (2usize, "resource"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CallToolResultContentItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CallToolResultContentItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::EmbeddedResource)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::EmbeddedResource)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -187,7 +201,9 @@ impl ::serde::Serialize for CallToolResultContentItem {
         match self {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::EmbeddedResource(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -195,7 +211,9 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultContentItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -232,7 +250,9 @@ pub struct CallToolResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "content")]
     pub content: ::std::vec::Vec<CallToolResultContentItem>,
     /// Whether the tool call ended in an error.
@@ -267,7 +287,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsCancelled)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsCancelled)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -413,9 +434,9 @@ impl ClientNotification {
                         (3usize, "notifications/roots/list_changed")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -431,27 +452,37 @@ impl ClientNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientNotification",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientNotification", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CancelledNotification)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::InitializedNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ProgressNotification)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::RootsListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelledNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ProgressNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::RootsListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -462,11 +493,15 @@ impl ::serde::Serialize for ClientNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::InitializedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::RootsListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -477,7 +512,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -577,19 +614,27 @@ impl ClientRequest {
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("initialize") => (0usize, "initialize"),
                     ::core::option::Option::Some("ping") => (1usize, "ping"),
-                    ::core::option::Option::Some("resources/list") => (2usize, "resources/list"),
+                    ::core::option::Option::Some("resources/list") => {
+                        (2usize, "resources/list")
+                    }
                     ::core::option::Option::Some("resources/templates/list") => {
                         (3usize, "resources/templates/list")
                     }
-                    ::core::option::Option::Some("resources/read") => (4usize, "resources/read"),
+                    ::core::option::Option::Some("resources/read") => {
+                        (4usize, "resources/read")
+                    }
                     ::core::option::Option::Some("resources/subscribe") => {
                         (5usize, "resources/subscribe")
                     }
                     ::core::option::Option::Some("resources/unsubscribe") => {
                         (6usize, "resources/unsubscribe")
                     }
-                    ::core::option::Option::Some("prompts/list") => (7usize, "prompts/list"),
-                    ::core::option::Option::Some("prompts/get") => (8usize, "prompts/get"),
+                    ::core::option::Option::Some("prompts/list") => {
+                        (7usize, "prompts/list")
+                    }
+                    ::core::option::Option::Some("prompts/get") => {
+                        (8usize, "prompts/get")
+                    }
                     ::core::option::Option::Some("tools/list") => (9usize, "tools/list"),
                     ::core::option::Option::Some("tools/call") => (10usize, "tools/call"),
                     ::core::option::Option::Some("logging/setLevel") => {
@@ -599,9 +644,9 @@ impl ClientRequest {
                         (12usize, "completion/complete")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -617,54 +662,82 @@ impl ClientRequest {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::InitializeRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::PingRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesRequest)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesRequest)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceRequest)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::SubscribeRequest)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::UnsubscribeRequest)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsRequest)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptRequest)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsRequest)
-                .map_err(|e| __private::context(label, e)),
-            10usize => ::serde_json::from_value(value)
-                .map(Self::CallToolRequest)
-                .map_err(|e| __private::context(label, e)),
-            11usize => ::serde_json::from_value(value)
-                .map(Self::SetLevelRequest)
-                .map_err(|e| __private::context(label, e)),
-            12usize => ::serde_json::from_value(value)
-                .map(Self::CompleteRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PingRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SubscribeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UnsubscribeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            10usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            11usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SetLevelRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            12usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -675,21 +748,43 @@ impl ::serde::Serialize for ClientRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InitializeRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListResourcesRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::UnsubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SetLevelRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::UnsubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SetLevelRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -697,7 +792,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -778,8 +875,11 @@ pub enum ClientResult {
 }
 impl ClientResult {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["Result", "CreateMessageResult", "ListRootsResult"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "Result",
+        "CreateMessageResult",
+        "ListRootsResult",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -808,24 +908,32 @@ impl ClientResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Result)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Result)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -837,8 +945,12 @@ impl ::serde::Serialize for ClientResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -846,7 +958,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -884,7 +998,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodCompletionComplete)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodCompletionComplete)
     }
 }
 /// The argument's information
@@ -910,8 +1025,10 @@ pub enum CompleteRequestParamsRef {
 }
 impl CompleteRequestParamsRef {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["PromptReference", "ResourceReference"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "PromptReference",
+        "ResourceReference",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -929,38 +1046,48 @@ impl CompleteRequestParamsRef {
                 let tag = map.get("type");
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
-                    ::core::option::Option::Some("ref/resource") => (1usize, "ref/resource"),
+                    ::core::option::Option::Some("ref/resource") => {
+                        (1usize, "ref/resource")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`ref/prompt`, `ref/resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`ref/prompt`, `ref/resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CompleteRequestParamsRef",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CompleteRequestParamsRef", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::PromptReference)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ResourceReference)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptReference)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceReference)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -971,8 +1098,12 @@ impl ::serde::Serialize for CompleteRequestParamsRef {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::PromptReference(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ResourceReference(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::PromptReference(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ResourceReference(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -980,7 +1111,9 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1048,7 +1181,9 @@ pub struct CompleteResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "completion")]
     pub completion: CompleteResultCompletion,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -1074,7 +1209,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodSamplingCreateMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodSamplingCreateMessage)
     }
 }
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
@@ -1110,7 +1246,8 @@ impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for CreateMessageRequestParamsIncludeContext {
+impl ::core::convert::From<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "allServers" => Self::AllServers,
@@ -1137,7 +1274,8 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
@@ -1155,7 +1293,9 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub include_context: ::core::option::Option<CreateMessageRequestParamsIncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The maximum number of tokens to sample, as requested by the server. The client MAY choose to sample fewer tokens than requested.
     #[serde(rename = "maxTokens")]
     pub max_tokens: i64,
@@ -1219,7 +1359,10 @@ pub enum CreateMessageResultContent {
 }
 impl CreateMessageResultContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &["TextContent", "ImageContent"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextContent",
+        "ImageContent",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1239,36 +1382,44 @@ impl CreateMessageResultContent {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CreateMessageResultContent",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CreateMessageResultContent", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1288,7 +1439,9 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1311,7 +1464,9 @@ pub struct CreateMessageResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "content")]
     pub content: CreateMessageResultContent,
     /// The name of the model that generated the message.
@@ -1368,8 +1523,10 @@ pub enum EmbeddedResourceResource {
 }
 impl EmbeddedResourceResource {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1384,7 +1541,10 @@ impl EmbeddedResourceResource {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -1392,21 +1552,27 @@ impl EmbeddedResourceResource {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "EmbeddedResourceResource",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "EmbeddedResourceResource", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1417,8 +1583,12 @@ impl ::serde::Serialize for EmbeddedResourceResource {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1426,7 +1596,9 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1513,8 +1685,9 @@ pub struct GetPromptRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
+    pub arguments: ::core::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
     /// The name of the prompt or prompt template.
     #[serde(rename = "name")]
     pub name: ::std::string::String,
@@ -1542,7 +1715,9 @@ pub struct GetPromptResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional description for the prompt.
     #[serde(
         rename = "description",
@@ -1691,7 +1866,9 @@ pub struct InitializeResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "capabilities")]
     pub capabilities: ServerCapabilities,
     /// Instructions describing how to use the server and its features.
@@ -1731,7 +1908,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsInitialized {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsInitialized)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsInitialized)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -1742,7 +1920,9 @@ pub struct InitializedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -1876,27 +2056,37 @@ impl JSONRPCMessage {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCMessage",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCMessage", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCResponse)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCError)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCError)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1907,9 +2097,15 @@ impl ::serde::Serialize for JSONRPCMessage {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::JSONRPCError(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -1918,7 +2114,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1950,7 +2148,9 @@ pub struct JSONRPCNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -2089,7 +2289,9 @@ pub struct ListPromptsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2123,7 +2325,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesTemplatesList)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesTemplatesList)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -2164,7 +2367,9 @@ pub struct ListResourceTemplatesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2239,7 +2444,9 @@ pub struct ListResourcesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2333,7 +2540,9 @@ pub struct ListRootsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "roots")]
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -2400,7 +2609,9 @@ pub struct ListToolsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2503,7 +2714,8 @@ impl<'de> ::serde::Deserialize<'de> for LoggingLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// The constant string `notifications/message`.
@@ -2525,7 +2737,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsMessage)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -2648,7 +2861,9 @@ pub struct NotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -2703,7 +2918,9 @@ pub struct PaginatedResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2797,7 +3014,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsProgress)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsProgress)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -2856,23 +3074,31 @@ impl ProgressToken {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ProgressToken",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ProgressToken", "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2892,7 +3118,9 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2985,7 +3213,9 @@ pub struct PromptListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3017,8 +3247,11 @@ pub enum PromptMessageContent {
 }
 impl PromptMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextContent", "ImageContent", "EmbeddedResource"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextContent",
+        "ImageContent",
+        "EmbeddedResource",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -3040,39 +3273,49 @@ impl PromptMessageContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("resource") => (2usize, "resource"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "PromptMessageContent",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "PromptMessageContent", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::EmbeddedResource)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::EmbeddedResource)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3085,7 +3328,9 @@ impl ::serde::Serialize for PromptMessageContent {
         match self {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::EmbeddedResource(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3093,7 +3338,9 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3212,8 +3459,10 @@ pub enum ReadResourceResultContentsItem {
 }
 impl ReadResourceResultContentsItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -3228,7 +3477,10 @@ impl ReadResourceResultContentsItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -3236,21 +3488,27 @@ impl ReadResourceResultContentsItem {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ReadResourceResultContentsItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ReadResourceResultContentsItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3261,8 +3519,12 @@ impl ::serde::Serialize for ReadResourceResultContentsItem {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3270,7 +3532,9 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3293,7 +3557,9 @@ pub struct ReadResourceResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "contents")]
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -3365,23 +3631,31 @@ impl RequestId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "RequestId",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other), "RequestId",
+                            "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3401,7 +3675,9 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3535,7 +3811,9 @@ pub struct ResourceListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3703,7 +3981,9 @@ pub struct Result {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3763,7 +4043,8 @@ impl<'de> ::serde::Deserialize<'de> for Role {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Represents a root directory or file that the server can operate on.
@@ -3818,7 +4099,9 @@ pub struct RootsListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3850,7 +4133,10 @@ pub enum SamplingMessageContent {
 }
 impl SamplingMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &["TextContent", "ImageContent"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextContent",
+        "ImageContent",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -3870,36 +4156,44 @@ impl SamplingMessageContent {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "SamplingMessageContent",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "SamplingMessageContent", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3919,7 +4213,9 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4106,15 +4402,15 @@ impl ServerNotification {
                     ::core::option::Option::Some("notifications/progress") => {
                         (1usize, "notifications/progress")
                     }
-                    ::core::option::Option::Some("notifications/resources/list_changed") => {
-                        (2usize, "notifications/resources/list_changed")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/resources/list_changed",
+                    ) => (2usize, "notifications/resources/list_changed"),
                     ::core::option::Option::Some("notifications/resources/updated") => {
                         (3usize, "notifications/resources/updated")
                     }
-                    ::core::option::Option::Some("notifications/prompts/list_changed") => {
-                        (4usize, "notifications/prompts/list_changed")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/prompts/list_changed",
+                    ) => (4usize, "notifications/prompts/list_changed"),
                     ::core::option::Option::Some("notifications/tools/list_changed") => {
                         (5usize, "notifications/tools/list_changed")
                     }
@@ -4122,9 +4418,9 @@ impl ServerNotification {
                         (6usize, "notifications/message")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -4140,36 +4436,52 @@ impl ServerNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerNotification",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerNotification", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CancelledNotification)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ProgressNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ResourceListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ResourceUpdatedNotification)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::PromptListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ToolListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::LoggingMessageNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelledNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ProgressNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceUpdatedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::LoggingMessageNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4180,8 +4492,12 @@ impl ::serde::Serialize for ServerNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -4204,7 +4520,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4255,8 +4573,11 @@ pub enum ServerRequest {
 }
 impl ServerRequest {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["PingRequest", "CreateMessageRequest", "ListRootsRequest"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "PingRequest",
+        "CreateMessageRequest",
+        "ListRootsRequest",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -4280,39 +4601,50 @@ impl ServerRequest {
                     }
                     ::core::option::Option::Some("roots/list") => (2usize, "roots/list"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "method",
-                            __private::show(tag),
-                            "`ping`, `sampling/createMessage`, `roots/list`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`ping`, `sampling/createMessage`, `roots/list`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::PingRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PingRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4324,8 +4656,12 @@ impl ::serde::Serialize for ServerRequest {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -4333,7 +4669,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4448,45 +4786,67 @@ impl ServerResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Result)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::InitializeResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesResult)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesResult)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceResult)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsResult)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptResult)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsResult)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::CallToolResult)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::CompleteResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Result)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializeResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4498,17 +4858,33 @@ impl ::serde::Serialize for ServerResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InitializeResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResourcesResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -4516,7 +4892,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4589,7 +4967,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodLoggingSetLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodLoggingSetLevel)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodLoggingSetLevel)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -4631,7 +5010,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesSubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesSubscribe)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesSubscribe)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -4841,7 +5221,9 @@ pub struct ToolListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4880,7 +5262,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesUnsubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesUnsubscribe)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesUnsubscribe)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -4925,7 +5308,9 @@ mod __private {
             ::serde_json::Value::Object(_) => "object",
         }
     }
-    pub fn show(v: ::core::option::Option<&::serde_json::Value>) -> ::std::string::String {
+    pub fn show(
+        v: ::core::option::Option<&::serde_json::Value>,
+    ) -> ::std::string::String {
         match v {
             ::core::option::Option::Some(::serde_json::Value::String(s)) => {
                 ::std::format!("`{s}`")
@@ -4941,7 +5326,7 @@ mod __private {
         path: &[&str],
     ) -> bool {
         let ::core::option::Option::Some((last, parents)) = path.split_last() else {
-            return true;
+            return true
         };
         let mut cur = map;
         for key in parents {
@@ -4963,8 +5348,8 @@ mod __private {
         let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
         for (i, (required, unique)) in table.iter().enumerate() {
             if required.iter().all(|p| has(map, p)) {
-                let score =
-                    required.len() + unique.iter().filter(|k| map.contains_key(**k)).count();
+                let score = required.len()
+                    + unique.iter().filter(|k| map.contains_key(**k)).count();
                 if best.is_none_or(|(_, s)| score > s) {
                     best = ::core::option::Option::Some((i, score));
                 }
@@ -4989,17 +5374,22 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
-            fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<(), E> {
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<(), E> {
                 if v == self.0 {
                     ::core::result::Result::Ok(())
                 } else {
-                    ::core::result::Result::Err(E::invalid_value(
-                        ::serde::de::Unexpected::Str(v),
-                        &self,
-                    ))
+                    ::core::result::Result::Err(
+                        E::invalid_value(::serde::de::Unexpected::Str(v), &self),
+                    )
                 }
             }
         }

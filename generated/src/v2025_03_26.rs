@@ -120,8 +120,9 @@ pub struct CallToolRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub arguments: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -182,42 +183,54 @@ impl CallToolResultContentItem {
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("resource") => (3usize, "resource"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `audio`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CallToolResultContentItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CallToolResultContentItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::EmbeddedResource)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::EmbeddedResource)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -231,7 +244,9 @@ impl ::serde::Serialize for CallToolResultContentItem {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::EmbeddedResource(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -239,7 +254,9 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultContentItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -281,7 +298,9 @@ pub struct CallToolResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "content")]
     pub content: ::std::vec::Vec<CallToolResultContentItem>,
     /// Whether the tool call ended in an error.
@@ -316,7 +335,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsCancelled)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsCancelled)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -462,9 +482,9 @@ impl ClientNotification {
                         (3usize, "notifications/roots/list_changed")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -480,27 +500,37 @@ impl ClientNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientNotification",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientNotification", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CancelledNotification)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::InitializedNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ProgressNotification)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::RootsListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelledNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ProgressNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::RootsListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -511,11 +541,15 @@ impl ::serde::Serialize for ClientNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::InitializedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::RootsListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -526,7 +560,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -626,19 +662,27 @@ impl ClientRequest {
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("initialize") => (0usize, "initialize"),
                     ::core::option::Option::Some("ping") => (1usize, "ping"),
-                    ::core::option::Option::Some("resources/list") => (2usize, "resources/list"),
+                    ::core::option::Option::Some("resources/list") => {
+                        (2usize, "resources/list")
+                    }
                     ::core::option::Option::Some("resources/templates/list") => {
                         (3usize, "resources/templates/list")
                     }
-                    ::core::option::Option::Some("resources/read") => (4usize, "resources/read"),
+                    ::core::option::Option::Some("resources/read") => {
+                        (4usize, "resources/read")
+                    }
                     ::core::option::Option::Some("resources/subscribe") => {
                         (5usize, "resources/subscribe")
                     }
                     ::core::option::Option::Some("resources/unsubscribe") => {
                         (6usize, "resources/unsubscribe")
                     }
-                    ::core::option::Option::Some("prompts/list") => (7usize, "prompts/list"),
-                    ::core::option::Option::Some("prompts/get") => (8usize, "prompts/get"),
+                    ::core::option::Option::Some("prompts/list") => {
+                        (7usize, "prompts/list")
+                    }
+                    ::core::option::Option::Some("prompts/get") => {
+                        (8usize, "prompts/get")
+                    }
                     ::core::option::Option::Some("tools/list") => (9usize, "tools/list"),
                     ::core::option::Option::Some("tools/call") => (10usize, "tools/call"),
                     ::core::option::Option::Some("logging/setLevel") => {
@@ -648,9 +692,9 @@ impl ClientRequest {
                         (12usize, "completion/complete")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -666,54 +710,82 @@ impl ClientRequest {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::InitializeRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::PingRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesRequest)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesRequest)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceRequest)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::SubscribeRequest)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::UnsubscribeRequest)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsRequest)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptRequest)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsRequest)
-                .map_err(|e| __private::context(label, e)),
-            10usize => ::serde_json::from_value(value)
-                .map(Self::CallToolRequest)
-                .map_err(|e| __private::context(label, e)),
-            11usize => ::serde_json::from_value(value)
-                .map(Self::SetLevelRequest)
-                .map_err(|e| __private::context(label, e)),
-            12usize => ::serde_json::from_value(value)
-                .map(Self::CompleteRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PingRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SubscribeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UnsubscribeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            10usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            11usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SetLevelRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            12usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -724,21 +796,43 @@ impl ::serde::Serialize for ClientRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InitializeRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListResourcesRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::UnsubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SetLevelRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::UnsubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SetLevelRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -746,7 +840,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -827,8 +923,11 @@ pub enum ClientResult {
 }
 impl ClientResult {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["Result", "CreateMessageResult", "ListRootsResult"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "Result",
+        "CreateMessageResult",
+        "ListRootsResult",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -857,24 +956,32 @@ impl ClientResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Result)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Result)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -886,8 +993,12 @@ impl ::serde::Serialize for ClientResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -895,7 +1006,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -933,7 +1046,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodCompletionComplete)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodCompletionComplete)
     }
 }
 /// The argument's information
@@ -959,8 +1073,10 @@ pub enum CompleteRequestParamsRef {
 }
 impl CompleteRequestParamsRef {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["PromptReference", "ResourceReference"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "PromptReference",
+        "ResourceReference",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -978,38 +1094,48 @@ impl CompleteRequestParamsRef {
                 let tag = map.get("type");
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
-                    ::core::option::Option::Some("ref/resource") => (1usize, "ref/resource"),
+                    ::core::option::Option::Some("ref/resource") => {
+                        (1usize, "ref/resource")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`ref/prompt`, `ref/resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`ref/prompt`, `ref/resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CompleteRequestParamsRef",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CompleteRequestParamsRef", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::PromptReference)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ResourceReference)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptReference)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceReference)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1020,8 +1146,12 @@ impl ::serde::Serialize for CompleteRequestParamsRef {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::PromptReference(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ResourceReference(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::PromptReference(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ResourceReference(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1029,7 +1159,9 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1097,7 +1229,9 @@ pub struct CompleteResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "completion")]
     pub completion: CompleteResultCompletion,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -1123,7 +1257,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodSamplingCreateMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodSamplingCreateMessage)
     }
 }
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
@@ -1159,7 +1294,8 @@ impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for CreateMessageRequestParamsIncludeContext {
+impl ::core::convert::From<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "allServers" => Self::AllServers,
@@ -1186,7 +1322,8 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
@@ -1204,7 +1341,9 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub include_context: ::core::option::Option<CreateMessageRequestParamsIncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The maximum number of tokens to sample, as requested by the server. The client MAY choose to sample fewer tokens than requested.
     #[serde(rename = "maxTokens")]
     pub max_tokens: i64,
@@ -1270,8 +1409,11 @@ pub enum CreateMessageResultContent {
 }
 impl CreateMessageResultContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextContent", "ImageContent", "AudioContent"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextContent",
+        "ImageContent",
+        "AudioContent",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1293,39 +1435,49 @@ impl CreateMessageResultContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `audio`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CreateMessageResultContent",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CreateMessageResultContent", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1346,7 +1498,9 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1374,7 +1528,9 @@ pub struct CreateMessageResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "content")]
     pub content: CreateMessageResultContent,
     /// The name of the model that generated the message.
@@ -1405,8 +1561,10 @@ pub enum EmbeddedResourceResource {
 }
 impl EmbeddedResourceResource {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1421,7 +1579,10 @@ impl EmbeddedResourceResource {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -1429,21 +1590,27 @@ impl EmbeddedResourceResource {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "EmbeddedResourceResource",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "EmbeddedResourceResource", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1454,8 +1621,12 @@ impl ::serde::Serialize for EmbeddedResourceResource {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1463,7 +1634,9 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1551,8 +1724,9 @@ pub struct GetPromptRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
+    pub arguments: ::core::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
     /// The name of the prompt or prompt template.
     #[serde(rename = "name")]
     pub name: ::std::string::String,
@@ -1580,7 +1754,9 @@ pub struct GetPromptResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional description for the prompt.
     #[serde(
         rename = "description",
@@ -1704,7 +1880,9 @@ pub struct InitializeResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "capabilities")]
     pub capabilities: ServerCapabilities,
     /// Instructions describing how to use the server and its features.
@@ -1744,7 +1922,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsInitialized {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsInitialized)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsInitialized)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -1755,7 +1934,9 @@ pub struct InitializedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -1785,8 +1966,10 @@ pub enum JSONRPCBatchRequestItem {
 }
 impl JSONRPCBatchRequestItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["JSONRPCRequest", "JSONRPCNotification"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "JSONRPCRequest",
+        "JSONRPCNotification",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1802,26 +1985,34 @@ impl JSONRPCBatchRequestItem {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
                 const TABLE: &[__private::Candidate] = &[(&[&["id"]], &[]), (&[], &[])];
-                const INDEX: &[(usize, &str)] =
-                    &[(0usize, "JSONRPCRequest"), (1usize, "JSONRPCNotification")];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "JSONRPCRequest"),
+                    (1usize, "JSONRPCNotification"),
+                ];
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCBatchRequestItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCBatchRequestItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1832,8 +2023,12 @@ impl ::serde::Serialize for JSONRPCBatchRequestItem {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1841,7 +2036,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCBatchRequestItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1867,7 +2064,10 @@ pub enum JSONRPCBatchResponseItem {
 }
 impl JSONRPCBatchResponseItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &["JSONRPCResponse", "JSONRPCError"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "JSONRPCResponse",
+        "JSONRPCError",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1884,31 +2084,36 @@ impl JSONRPCBatchResponseItem {
             ::serde_json::Value::Object(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["result"]], &[]),
-                    (
-                        &[&["error"], &["error", "code"], &["error", "message"]],
-                        &[],
-                    ),
+                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
                 ];
-                const INDEX: &[(usize, &str)] =
-                    &[(0usize, "JSONRPCResponse"), (1usize, "JSONRPCError")];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "JSONRPCResponse"),
+                    (1usize, "JSONRPCError"),
+                ];
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCBatchResponseItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCBatchResponseItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCResponse)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCError)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCError)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1919,7 +2124,9 @@ impl ::serde::Serialize for JSONRPCBatchResponseItem {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::JSONRPCError(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -1928,7 +2135,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCBatchResponseItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2009,8 +2218,10 @@ pub enum JSONRPCMessageArrayItem {
 }
 impl JSONRPCMessageArrayItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["JSONRPCRequest", "JSONRPCNotification"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "JSONRPCRequest",
+        "JSONRPCNotification",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -2026,26 +2237,34 @@ impl JSONRPCMessageArrayItem {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
                 const TABLE: &[__private::Candidate] = &[(&[&["id"]], &[]), (&[], &[])];
-                const INDEX: &[(usize, &str)] =
-                    &[(0usize, "JSONRPCRequest"), (1usize, "JSONRPCNotification")];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "JSONRPCRequest"),
+                    (1usize, "JSONRPCNotification"),
+                ];
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCMessageArrayItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCMessageArrayItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2056,8 +2275,12 @@ impl ::serde::Serialize for JSONRPCMessageArrayItem {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -2065,7 +2288,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessageArrayItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2089,7 +2314,10 @@ pub enum JSONRPCMessageArrayItem2 {
 }
 impl JSONRPCMessageArrayItem2 {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &["JSONRPCResponse", "JSONRPCError"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "JSONRPCResponse",
+        "JSONRPCError",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -2106,31 +2334,36 @@ impl JSONRPCMessageArrayItem2 {
             ::serde_json::Value::Object(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["result"]], &[]),
-                    (
-                        &[&["error"], &["error", "code"], &["error", "message"]],
-                        &[],
-                    ),
+                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
                 ];
-                const INDEX: &[(usize, &str)] =
-                    &[(0usize, "JSONRPCResponse"), (1usize, "JSONRPCError")];
+                const INDEX: &[(usize, &str)] = &[
+                    (0usize, "JSONRPCResponse"),
+                    (1usize, "JSONRPCError"),
+                ];
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCMessageArrayItem2",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCMessageArrayItem2", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCResponse)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCError)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCError)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2141,7 +2374,9 @@ impl ::serde::Serialize for JSONRPCMessageArrayItem2 {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::JSONRPCError(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -2150,7 +2385,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessageArrayItem2 {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2233,33 +2470,47 @@ impl JSONRPCMessage {
             }
             ::serde_json::Value::Array(_) => (2usize, "Array"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCMessage",
-                    "expected object or array"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCMessage", "expected object or array"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::Array)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCResponse)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCError)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::Array2)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Array)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCError)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Array2)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2270,10 +2521,16 @@ impl ::serde::Serialize for JSONRPCMessage {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::JSONRPCError(value) => ::serde::Serialize::serialize(value, serializer),
             Self::Array2(value) => ::serde::Serialize::serialize(value, serializer),
         }
@@ -2283,7 +2540,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2312,7 +2571,8 @@ impl ::core::convert::From<JSONRPCError> for JSONRPCMessage {
         Self::JSONRPCError(value)
     }
 }
-impl ::core::convert::From<::std::vec::Vec<JSONRPCMessageArrayItem2>> for JSONRPCMessage {
+impl ::core::convert::From<::std::vec::Vec<JSONRPCMessageArrayItem2>>
+for JSONRPCMessage {
     fn from(value: ::std::vec::Vec<JSONRPCMessageArrayItem2>) -> Self {
         Self::Array2(value)
     }
@@ -2325,7 +2585,9 @@ pub struct JSONRPCNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -2464,7 +2726,9 @@ pub struct ListPromptsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2498,7 +2762,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesTemplatesList)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesTemplatesList)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -2539,7 +2804,9 @@ pub struct ListResourceTemplatesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2614,7 +2881,9 @@ pub struct ListResourcesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2708,7 +2977,9 @@ pub struct ListRootsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "roots")]
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -2775,7 +3046,9 @@ pub struct ListToolsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2878,7 +3151,8 @@ impl<'de> ::serde::Deserialize<'de> for LoggingLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// The constant string `notifications/message`.
@@ -2900,7 +3174,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsMessage)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -3023,7 +3298,9 @@ pub struct NotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3078,7 +3355,9 @@ pub struct PaginatedResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -3172,7 +3451,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsProgress)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsProgress)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -3238,23 +3518,31 @@ impl ProgressToken {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ProgressToken",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ProgressToken", "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3274,7 +3562,9 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3367,7 +3657,9 @@ pub struct PromptListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3430,42 +3722,54 @@ impl PromptMessageContent {
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("resource") => (3usize, "resource"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `audio`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "PromptMessageContent",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "PromptMessageContent", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::EmbeddedResource)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::EmbeddedResource)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3479,7 +3783,9 @@ impl ::serde::Serialize for PromptMessageContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::EmbeddedResource(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3487,7 +3793,9 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3611,8 +3919,10 @@ pub enum ReadResourceResultContentsItem {
 }
 impl ReadResourceResultContentsItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -3627,7 +3937,10 @@ impl ReadResourceResultContentsItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -3635,21 +3948,27 @@ impl ReadResourceResultContentsItem {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ReadResourceResultContentsItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ReadResourceResultContentsItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3660,8 +3979,12 @@ impl ::serde::Serialize for ReadResourceResultContentsItem {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3669,7 +3992,9 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3692,7 +4017,9 @@ pub struct ReadResourceResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "contents")]
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -3764,23 +4091,31 @@ impl RequestId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "RequestId",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other), "RequestId",
+                            "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3800,7 +4135,9 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3909,7 +4246,9 @@ pub struct ResourceListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4052,7 +4391,9 @@ pub struct Result {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4112,7 +4453,8 @@ impl<'de> ::serde::Deserialize<'de> for Role {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Represents a root directory or file that the server can operate on.
@@ -4167,7 +4509,9 @@ pub struct RootsListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4201,8 +4545,11 @@ pub enum SamplingMessageContent {
 }
 impl SamplingMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextContent", "ImageContent", "AudioContent"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextContent",
+        "ImageContent",
+        "AudioContent",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -4224,39 +4571,49 @@ impl SamplingMessageContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `audio`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "SamplingMessageContent",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "SamplingMessageContent", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4277,7 +4634,9 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4483,15 +4842,15 @@ impl ServerNotification {
                     ::core::option::Option::Some("notifications/progress") => {
                         (1usize, "notifications/progress")
                     }
-                    ::core::option::Option::Some("notifications/resources/list_changed") => {
-                        (2usize, "notifications/resources/list_changed")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/resources/list_changed",
+                    ) => (2usize, "notifications/resources/list_changed"),
                     ::core::option::Option::Some("notifications/resources/updated") => {
                         (3usize, "notifications/resources/updated")
                     }
-                    ::core::option::Option::Some("notifications/prompts/list_changed") => {
-                        (4usize, "notifications/prompts/list_changed")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/prompts/list_changed",
+                    ) => (4usize, "notifications/prompts/list_changed"),
                     ::core::option::Option::Some("notifications/tools/list_changed") => {
                         (5usize, "notifications/tools/list_changed")
                     }
@@ -4499,9 +4858,9 @@ impl ServerNotification {
                         (6usize, "notifications/message")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -4517,36 +4876,52 @@ impl ServerNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerNotification",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerNotification", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CancelledNotification)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ProgressNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ResourceListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ResourceUpdatedNotification)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::PromptListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ToolListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::LoggingMessageNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelledNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ProgressNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceUpdatedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::LoggingMessageNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4557,8 +4932,12 @@ impl ::serde::Serialize for ServerNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -4581,7 +4960,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4632,8 +5013,11 @@ pub enum ServerRequest {
 }
 impl ServerRequest {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["PingRequest", "CreateMessageRequest", "ListRootsRequest"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "PingRequest",
+        "CreateMessageRequest",
+        "ListRootsRequest",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -4657,39 +5041,50 @@ impl ServerRequest {
                     }
                     ::core::option::Option::Some("roots/list") => (2usize, "roots/list"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "method",
-                            __private::show(tag),
-                            "`ping`, `sampling/createMessage`, `roots/list`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`ping`, `sampling/createMessage`, `roots/list`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::PingRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PingRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4701,8 +5096,12 @@ impl ::serde::Serialize for ServerRequest {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -4710,7 +5109,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4825,45 +5226,67 @@ impl ServerResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Result)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::InitializeResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesResult)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesResult)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceResult)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsResult)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptResult)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsResult)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::CallToolResult)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::CompleteResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Result)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializeResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4875,17 +5298,33 @@ impl ::serde::Serialize for ServerResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InitializeResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResourcesResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -4893,7 +5332,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4966,7 +5407,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodLoggingSetLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodLoggingSetLevel)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodLoggingSetLevel)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -5008,7 +5450,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesSubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesSubscribe)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesSubscribe)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -5268,7 +5711,9 @@ pub struct ToolListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -5307,7 +5752,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesUnsubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesUnsubscribe)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesUnsubscribe)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -5352,7 +5798,9 @@ mod __private {
             ::serde_json::Value::Object(_) => "object",
         }
     }
-    pub fn show(v: ::core::option::Option<&::serde_json::Value>) -> ::std::string::String {
+    pub fn show(
+        v: ::core::option::Option<&::serde_json::Value>,
+    ) -> ::std::string::String {
         match v {
             ::core::option::Option::Some(::serde_json::Value::String(s)) => {
                 ::std::format!("`{s}`")
@@ -5368,7 +5816,7 @@ mod __private {
         path: &[&str],
     ) -> bool {
         let ::core::option::Option::Some((last, parents)) = path.split_last() else {
-            return true;
+            return true
         };
         let mut cur = map;
         for key in parents {
@@ -5390,8 +5838,8 @@ mod __private {
         let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
         for (i, (required, unique)) in table.iter().enumerate() {
             if required.iter().all(|p| has(map, p)) {
-                let score =
-                    required.len() + unique.iter().filter(|k| map.contains_key(**k)).count();
+                let score = required.len()
+                    + unique.iter().filter(|k| map.contains_key(**k)).count();
                 if best.is_none_or(|(_, s)| score > s) {
                     best = ::core::option::Option::Some((i, score));
                 }
@@ -5416,17 +5864,22 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
-            fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<(), E> {
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<(), E> {
                 if v == self.0 {
                     ::core::result::Result::Ok(())
                 } else {
-                    ::core::result::Result::Err(E::invalid_value(
-                        ::serde::de::Unexpected::Str(v),
-                        &self,
-                    ))
+                    ::core::result::Result::Err(
+                        E::invalid_value(::serde::de::Unexpected::Str(v), &self),
+                    )
                 }
             }
         }

@@ -71,7 +71,9 @@ pub struct AudioContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -121,7 +123,9 @@ pub struct BlobResourceContents {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A base64-encoded string representing the binary data of the item.
     #[serde(rename = "blob")]
     pub blob: ::std::string::String,
@@ -216,8 +220,9 @@ pub struct CallToolRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub arguments: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -244,7 +249,9 @@ pub struct CallToolResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A list of content objects that represent the unstructured result of the tool call.
     #[serde(rename = "content")]
     pub content: ::std::vec::Vec<ContentBlock>,
@@ -272,8 +279,9 @@ pub struct CallToolResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub structured_content:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub structured_content: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -297,7 +305,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsCancelled)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsCancelled)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -457,9 +466,9 @@ impl ClientNotification {
                         (3usize, "notifications/roots/list_changed")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -475,27 +484,37 @@ impl ClientNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientNotification",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientNotification", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CancelledNotification)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::InitializedNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ProgressNotification)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::RootsListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelledNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ProgressNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::RootsListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -506,11 +525,15 @@ impl ::serde::Serialize for ClientNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::InitializedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::RootsListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -521,7 +544,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -621,19 +646,27 @@ impl ClientRequest {
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("initialize") => (0usize, "initialize"),
                     ::core::option::Option::Some("ping") => (1usize, "ping"),
-                    ::core::option::Option::Some("resources/list") => (2usize, "resources/list"),
+                    ::core::option::Option::Some("resources/list") => {
+                        (2usize, "resources/list")
+                    }
                     ::core::option::Option::Some("resources/templates/list") => {
                         (3usize, "resources/templates/list")
                     }
-                    ::core::option::Option::Some("resources/read") => (4usize, "resources/read"),
+                    ::core::option::Option::Some("resources/read") => {
+                        (4usize, "resources/read")
+                    }
                     ::core::option::Option::Some("resources/subscribe") => {
                         (5usize, "resources/subscribe")
                     }
                     ::core::option::Option::Some("resources/unsubscribe") => {
                         (6usize, "resources/unsubscribe")
                     }
-                    ::core::option::Option::Some("prompts/list") => (7usize, "prompts/list"),
-                    ::core::option::Option::Some("prompts/get") => (8usize, "prompts/get"),
+                    ::core::option::Option::Some("prompts/list") => {
+                        (7usize, "prompts/list")
+                    }
+                    ::core::option::Option::Some("prompts/get") => {
+                        (8usize, "prompts/get")
+                    }
                     ::core::option::Option::Some("tools/list") => (9usize, "tools/list"),
                     ::core::option::Option::Some("tools/call") => (10usize, "tools/call"),
                     ::core::option::Option::Some("logging/setLevel") => {
@@ -643,9 +676,9 @@ impl ClientRequest {
                         (12usize, "completion/complete")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -661,54 +694,82 @@ impl ClientRequest {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::InitializeRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::PingRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesRequest)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesRequest)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceRequest)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::SubscribeRequest)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::UnsubscribeRequest)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsRequest)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptRequest)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsRequest)
-                .map_err(|e| __private::context(label, e)),
-            10usize => ::serde_json::from_value(value)
-                .map(Self::CallToolRequest)
-                .map_err(|e| __private::context(label, e)),
-            11usize => ::serde_json::from_value(value)
-                .map(Self::SetLevelRequest)
-                .map_err(|e| __private::context(label, e)),
-            12usize => ::serde_json::from_value(value)
-                .map(Self::CompleteRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PingRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SubscribeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UnsubscribeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            10usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            11usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SetLevelRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            12usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -719,21 +780,43 @@ impl ::serde::Serialize for ClientRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InitializeRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListResourcesRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::UnsubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SetLevelRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::UnsubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SetLevelRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -741,7 +824,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -861,27 +946,37 @@ impl ClientResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Result)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsResult)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ElicitResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Result)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -893,8 +988,12 @@ impl ::serde::Serialize for ClientResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ElicitResult(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -903,7 +1002,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -946,7 +1047,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodCompletionComplete)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodCompletionComplete)
     }
 }
 /// The argument's information
@@ -971,8 +1073,9 @@ pub struct CompleteRequestParamsContext {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
+    pub arguments: ::core::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -987,8 +1090,10 @@ pub enum CompleteRequestParamsRef {
 }
 impl CompleteRequestParamsRef {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["PromptReference", "ResourceTemplateReference"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "PromptReference",
+        "ResourceTemplateReference",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1006,38 +1111,48 @@ impl CompleteRequestParamsRef {
                 let tag = map.get("type");
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
-                    ::core::option::Option::Some("ref/resource") => (1usize, "ref/resource"),
+                    ::core::option::Option::Some("ref/resource") => {
+                        (1usize, "ref/resource")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`ref/prompt`, `ref/resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`ref/prompt`, `ref/resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CompleteRequestParamsRef",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CompleteRequestParamsRef", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::PromptReference)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ResourceTemplateReference)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptReference)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceTemplateReference)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1048,7 +1163,9 @@ impl ::serde::Serialize for CompleteRequestParamsRef {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::PromptReference(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::PromptReference(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceTemplateReference(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -1059,7 +1176,9 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1134,7 +1253,9 @@ pub struct CompleteResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "completion")]
     pub completion: CompleteResultCompletion,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -1186,48 +1307,65 @@ impl ContentBlock {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
-                    ::core::option::Option::Some("resource_link") => (3usize, "resource_link"),
+                    ::core::option::Option::Some("resource_link") => {
+                        (3usize, "resource_link")
+                    }
                     ::core::option::Option::Some("resource") => (4usize, "resource"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `resource_link`, `resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `resource_link`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ContentBlock",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ContentBlock", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ResourceLink)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::EmbeddedResource)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceLink)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::EmbeddedResource)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1242,7 +1380,9 @@ impl ::serde::Serialize for ContentBlock {
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ResourceLink(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::EmbeddedResource(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1250,7 +1390,9 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1298,7 +1440,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodSamplingCreateMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodSamplingCreateMessage)
     }
 }
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
@@ -1334,7 +1477,8 @@ impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for CreateMessageRequestParamsIncludeContext {
+impl ::core::convert::From<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "allServers" => Self::AllServers,
@@ -1361,7 +1505,8 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
@@ -1379,7 +1524,9 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub include_context: ::core::option::Option<CreateMessageRequestParamsIncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
@@ -1447,8 +1594,11 @@ pub enum CreateMessageResultContent {
 }
 impl CreateMessageResultContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextContent", "ImageContent", "AudioContent"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextContent",
+        "ImageContent",
+        "AudioContent",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1470,39 +1620,49 @@ impl CreateMessageResultContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `audio`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CreateMessageResultContent",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CreateMessageResultContent", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1523,7 +1683,9 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1551,7 +1713,9 @@ pub struct CreateMessageResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "content")]
     pub content: CreateMessageResultContent,
     /// The name of the model that generated the message.
@@ -1591,7 +1755,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodElicitationCreate {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodElicitationCreate)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodElicitationCreate)
     }
 }
 /// The constant string `object`.
@@ -1621,7 +1786,10 @@ impl<'de> ::serde::Deserialize<'de> for TypeObject {
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
 pub struct ElicitRequestParamsRequestedSchema {
     #[serde(rename = "properties")]
-    pub properties: ::indexmap::IndexMap<::std::string::String, PrimitiveSchemaDefinition>,
+    pub properties: ::indexmap::IndexMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
     #[serde(
         rename = "required",
         default,
@@ -1721,7 +1889,8 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq)]
@@ -1752,27 +1921,38 @@ impl ElicitResultContentValue {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             ::serde_json::Value::Bool(_) => (2usize, "Boolean"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ElicitResultContentValue",
-                    "expected string or integer or boolean"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ElicitResultContentValue",
+                            "expected string or integer or boolean"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::Boolean)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Boolean)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1793,7 +1973,9 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1821,7 +2003,9 @@ pub struct ElicitResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The user action in response to the elicitation.
     /// - "accept": User submitted the form/confirmed the action
     /// - "decline": User explicitly declined the action
@@ -1852,8 +2036,10 @@ pub enum EmbeddedResourceResource {
 }
 impl EmbeddedResourceResource {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1868,7 +2054,10 @@ impl EmbeddedResourceResource {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -1876,21 +2065,27 @@ impl EmbeddedResourceResource {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "EmbeddedResourceResource",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "EmbeddedResourceResource", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1901,8 +2096,12 @@ impl ::serde::Serialize for EmbeddedResourceResource {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1910,7 +2109,9 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1958,7 +2159,9 @@ pub struct EmbeddedResource {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -2055,8 +2258,9 @@ pub struct GetPromptRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
+    pub arguments: ::core::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
     /// The name of the prompt or prompt template.
     #[serde(rename = "name")]
     pub name: ::std::string::String,
@@ -2084,7 +2288,9 @@ pub struct GetPromptResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional description for the prompt.
     #[serde(
         rename = "description",
@@ -2129,7 +2335,9 @@ pub struct ImageContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -2228,7 +2436,9 @@ pub struct InitializeResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "capabilities")]
     pub capabilities: ServerCapabilities,
     /// Instructions describing how to use the server and its features.
@@ -2268,7 +2478,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsInitialized {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsInitialized)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsInitialized)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -2279,7 +2490,9 @@ pub struct InitializedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -2414,27 +2627,37 @@ impl JSONRPCMessage {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCMessage",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCMessage", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCResponse)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCError)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCError)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2445,9 +2668,15 @@ impl ::serde::Serialize for JSONRPCMessage {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::JSONRPCError(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -2456,7 +2685,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2488,7 +2719,9 @@ pub struct JSONRPCNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -2629,7 +2862,9 @@ pub struct ListPromptsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2663,7 +2898,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesTemplatesList)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesTemplatesList)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -2704,7 +2940,9 @@ pub struct ListResourceTemplatesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2779,7 +3017,9 @@ pub struct ListResourcesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -2875,7 +3115,9 @@ pub struct ListRootsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "roots")]
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -2942,7 +3184,9 @@ pub struct ListToolsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -3045,7 +3289,8 @@ impl<'de> ::serde::Deserialize<'de> for LoggingLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// The constant string `notifications/message`.
@@ -3067,7 +3312,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsMessage)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -3190,7 +3436,9 @@ pub struct NotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3263,7 +3511,8 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -3334,7 +3583,9 @@ pub struct PaginatedResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -3456,41 +3707,53 @@ impl PrimitiveSchemaDefinition {
                             (&[], &["format", "maxLength", "minLength"]),
                             (&[&["enum"]], &["enumNames"]),
                         ];
-                        const INDEX: &[(usize, &str)] =
-                            &[(0usize, "StringSchema"), (3usize, "EnumSchema")];
+                        const INDEX: &[(usize, &str)] = &[
+                            (0usize, "StringSchema"),
+                            (3usize, "EnumSchema"),
+                        ];
                         INDEX[__private::choose(map, TABLE)]
                     }
                     ::core::option::Option::Some("boolean") => (2usize, "boolean"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => (1usize, "NumberSchema"),
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "PrimitiveSchemaDefinition",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "PrimitiveSchemaDefinition", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::StringSchema)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::NumberSchema)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::BooleanSchema)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::EnumSchema)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::StringSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::NumberSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BooleanSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::EnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3503,7 +3766,9 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
         match self {
             Self::StringSchema(value) => ::serde::Serialize::serialize(value, serializer),
             Self::NumberSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BooleanSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::BooleanSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::EnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -3512,7 +3777,9 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3555,7 +3822,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsProgress)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsProgress)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -3621,23 +3889,31 @@ impl ProgressToken {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ProgressToken",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ProgressToken", "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3657,7 +3933,9 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3680,7 +3958,9 @@ pub struct Prompt {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A list of arguments to use for templating the prompt.
     #[serde(
         rename = "arguments",
@@ -3781,7 +4061,9 @@ pub struct PromptListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3913,8 +4195,10 @@ pub enum ReadResourceResultContentsItem {
 }
 impl ReadResourceResultContentsItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -3929,7 +4213,10 @@ impl ReadResourceResultContentsItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -3937,21 +4224,27 @@ impl ReadResourceResultContentsItem {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ReadResourceResultContentsItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ReadResourceResultContentsItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3962,8 +4255,12 @@ impl ::serde::Serialize for ReadResourceResultContentsItem {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3971,7 +4268,9 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3994,7 +4293,9 @@ pub struct ReadResourceResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "contents")]
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -4068,23 +4369,31 @@ impl RequestId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "RequestId",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other), "RequestId",
+                            "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4104,7 +4413,9 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4127,7 +4438,9 @@ pub struct Resource {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -4191,7 +4504,9 @@ pub struct ResourceContents {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The MIME type of this resource, if known.
     #[serde(
         rename = "mimeType",
@@ -4239,7 +4554,9 @@ pub struct ResourceLink {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -4327,7 +4644,9 @@ pub struct ResourceListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4356,7 +4675,9 @@ pub struct ResourceTemplate {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -4487,7 +4808,9 @@ pub struct Result {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4547,7 +4870,8 @@ impl<'de> ::serde::Deserialize<'de> for Role {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Represents a root directory or file that the server can operate on.
@@ -4559,7 +4883,9 @@ pub struct Root {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional name for the root. This can be used to provide a human-readable
     /// identifier for the root, which may be useful for display purposes or for
     /// referencing the root in other parts of the application.
@@ -4609,7 +4935,9 @@ pub struct RootsListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4643,8 +4971,11 @@ pub enum SamplingMessageContent {
 }
 impl SamplingMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextContent", "ImageContent", "AudioContent"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextContent",
+        "ImageContent",
+        "AudioContent",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -4666,39 +4997,49 @@ impl SamplingMessageContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`text`, `image`, `audio`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "SamplingMessageContent",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "SamplingMessageContent", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4719,7 +5060,9 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4925,15 +5268,15 @@ impl ServerNotification {
                     ::core::option::Option::Some("notifications/progress") => {
                         (1usize, "notifications/progress")
                     }
-                    ::core::option::Option::Some("notifications/resources/list_changed") => {
-                        (2usize, "notifications/resources/list_changed")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/resources/list_changed",
+                    ) => (2usize, "notifications/resources/list_changed"),
                     ::core::option::Option::Some("notifications/resources/updated") => {
                         (3usize, "notifications/resources/updated")
                     }
-                    ::core::option::Option::Some("notifications/prompts/list_changed") => {
-                        (4usize, "notifications/prompts/list_changed")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/prompts/list_changed",
+                    ) => (4usize, "notifications/prompts/list_changed"),
                     ::core::option::Option::Some("notifications/tools/list_changed") => {
                         (5usize, "notifications/tools/list_changed")
                     }
@@ -4941,9 +5284,9 @@ impl ServerNotification {
                         (6usize, "notifications/message")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -4959,36 +5302,52 @@ impl ServerNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerNotification",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerNotification", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CancelledNotification)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ProgressNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ResourceListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ResourceUpdatedNotification)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::PromptListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ToolListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::LoggingMessageNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelledNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ProgressNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceUpdatedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::LoggingMessageNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4999,8 +5358,12 @@ impl ::serde::Serialize for ServerNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -5023,7 +5386,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5109,42 +5474,55 @@ impl ServerRequest {
                         (3usize, "elicitation/create")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "method",
-                            __private::show(tag),
-                            "`ping`, `sampling/createMessage`, `roots/list`, `elicitation/create`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`ping`, `sampling/createMessage`, `roots/list`, `elicitation/create`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::PingRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsRequest)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ElicitRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PingRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5156,9 +5534,15 @@ impl ::serde::Serialize for ServerRequest {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ElicitRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ElicitRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -5166,7 +5550,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5286,45 +5672,67 @@ impl ServerResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Result)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::InitializeResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesResult)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesResult)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceResult)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsResult)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptResult)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsResult)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::CallToolResult)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::CompleteResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Result)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializeResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5336,17 +5744,33 @@ impl ::serde::Serialize for ServerResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InitializeResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResourcesResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -5354,7 +5778,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5427,7 +5853,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodLoggingSetLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodLoggingSetLevel)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodLoggingSetLevel)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -5514,7 +5941,8 @@ impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -5574,7 +6002,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesSubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesSubscribe)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesSubscribe)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -5628,7 +6057,9 @@ pub struct TextContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -5653,7 +6084,9 @@ pub struct TextResourceContents {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The MIME type of this resource, if known.
     #[serde(
         rename = "mimeType",
@@ -5739,7 +6172,9 @@ pub struct Tool {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional additional tool information.
     ///
     /// Display name precedence order is: title, annotations.title, then name.
@@ -5885,7 +6320,9 @@ pub struct ToolListChangedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -5924,7 +6361,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesUnsubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesUnsubscribe)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesUnsubscribe)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -5969,7 +6407,9 @@ mod __private {
             ::serde_json::Value::Object(_) => "object",
         }
     }
-    pub fn show(v: ::core::option::Option<&::serde_json::Value>) -> ::std::string::String {
+    pub fn show(
+        v: ::core::option::Option<&::serde_json::Value>,
+    ) -> ::std::string::String {
         match v {
             ::core::option::Option::Some(::serde_json::Value::String(s)) => {
                 ::std::format!("`{s}`")
@@ -5985,7 +6425,7 @@ mod __private {
         path: &[&str],
     ) -> bool {
         let ::core::option::Option::Some((last, parents)) = path.split_last() else {
-            return true;
+            return true
         };
         let mut cur = map;
         for key in parents {
@@ -6007,8 +6447,8 @@ mod __private {
         let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
         for (i, (required, unique)) in table.iter().enumerate() {
             if required.iter().all(|p| has(map, p)) {
-                let score =
-                    required.len() + unique.iter().filter(|k| map.contains_key(**k)).count();
+                let score = required.len()
+                    + unique.iter().filter(|k| map.contains_key(**k)).count();
                 if best.is_none_or(|(_, s)| score > s) {
                     best = ::core::option::Option::Some((i, score));
                 }
@@ -6033,17 +6473,22 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
-            fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<(), E> {
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<(), E> {
                 if v == self.0 {
                     ::core::result::Result::Ok(())
                 } else {
-                    ::core::result::Result::Err(E::invalid_value(
-                        ::serde::de::Unexpected::Str(v),
-                        &self,
-                    ))
+                    ::core::result::Result::Err(
+                        E::invalid_value(::serde::de::Unexpected::Str(v), &self),
+                    )
                 }
             }
         }

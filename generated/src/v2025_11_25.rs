@@ -71,7 +71,9 @@ pub struct AudioContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -121,7 +123,9 @@ pub struct BlobResourceContents {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A base64-encoded string representing the binary data of the item.
     #[serde(rename = "blob")]
     pub blob: ::std::string::String,
@@ -276,8 +280,9 @@ pub struct CallToolRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub arguments: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The name of the tool.
     #[serde(rename = "name")]
     pub name: ::std::string::String,
@@ -306,7 +311,9 @@ pub struct CallToolResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A list of content objects that represent the unstructured result of the tool call.
     #[serde(rename = "content")]
     pub content: ::std::vec::Vec<ContentBlock>,
@@ -334,8 +341,9 @@ pub struct CallToolResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub structured_content:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub structured_content: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -411,24 +419,32 @@ impl CancelTaskResultTtl {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (0usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (0usize, "Integer")
+            }
             ::serde_json::Value::Null => (1usize, "Null"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CancelTaskResultTtl",
-                    "expected integer or null"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CancelTaskResultTtl", "expected integer or null"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Null)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Null)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -448,7 +464,9 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResultTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -471,7 +489,9 @@ pub struct CancelTaskResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// ISO 8601 timestamp when the task was created.
     #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
@@ -528,7 +548,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsCancelled)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsCancelled)
     }
 }
 /// This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
@@ -561,7 +582,9 @@ pub struct CancelledNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
     #[serde(
         rename = "reason",
@@ -723,8 +746,9 @@ pub struct ClientCapabilitiesTasksRequestsSampling {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub create_message:
-        ::core::option::Option<ClientCapabilitiesTasksRequestsSamplingCreateMessage>,
+    pub create_message: ::core::option::Option<
+        ClientCapabilitiesTasksRequestsSamplingCreateMessage,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -880,9 +904,9 @@ impl ClientNotification {
                         (4usize, "notifications/roots/list_changed")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -898,30 +922,42 @@ impl ClientNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientNotification",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientNotification", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CancelledNotification)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::InitializedNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ProgressNotification)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::TaskStatusNotification)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::RootsListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelledNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ProgressNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TaskStatusNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::RootsListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -932,12 +968,18 @@ impl ::serde::Serialize for ClientNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::InitializedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::TaskStatusNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::TaskStatusNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::RootsListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -948,7 +990,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1069,24 +1113,36 @@ impl ClientRequest {
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("initialize") => (0usize, "initialize"),
                     ::core::option::Option::Some("ping") => (1usize, "ping"),
-                    ::core::option::Option::Some("resources/list") => (2usize, "resources/list"),
+                    ::core::option::Option::Some("resources/list") => {
+                        (2usize, "resources/list")
+                    }
                     ::core::option::Option::Some("resources/templates/list") => {
                         (3usize, "resources/templates/list")
                     }
-                    ::core::option::Option::Some("resources/read") => (4usize, "resources/read"),
+                    ::core::option::Option::Some("resources/read") => {
+                        (4usize, "resources/read")
+                    }
                     ::core::option::Option::Some("resources/subscribe") => {
                         (5usize, "resources/subscribe")
                     }
                     ::core::option::Option::Some("resources/unsubscribe") => {
                         (6usize, "resources/unsubscribe")
                     }
-                    ::core::option::Option::Some("prompts/list") => (7usize, "prompts/list"),
-                    ::core::option::Option::Some("prompts/get") => (8usize, "prompts/get"),
+                    ::core::option::Option::Some("prompts/list") => {
+                        (7usize, "prompts/list")
+                    }
+                    ::core::option::Option::Some("prompts/get") => {
+                        (8usize, "prompts/get")
+                    }
                     ::core::option::Option::Some("tools/list") => (9usize, "tools/list"),
                     ::core::option::Option::Some("tools/call") => (10usize, "tools/call"),
                     ::core::option::Option::Some("tasks/get") => (11usize, "tasks/get"),
-                    ::core::option::Option::Some("tasks/result") => (12usize, "tasks/result"),
-                    ::core::option::Option::Some("tasks/cancel") => (13usize, "tasks/cancel"),
+                    ::core::option::Option::Some("tasks/result") => {
+                        (12usize, "tasks/result")
+                    }
+                    ::core::option::Option::Some("tasks/cancel") => {
+                        (13usize, "tasks/cancel")
+                    }
                     ::core::option::Option::Some("tasks/list") => (14usize, "tasks/list"),
                     ::core::option::Option::Some("logging/setLevel") => {
                         (15usize, "logging/setLevel")
@@ -1095,9 +1151,9 @@ impl ClientRequest {
                         (16usize, "completion/complete")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -1113,66 +1169,102 @@ impl ClientRequest {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::InitializeRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::PingRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesRequest)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesRequest)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceRequest)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::SubscribeRequest)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::UnsubscribeRequest)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsRequest)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptRequest)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsRequest)
-                .map_err(|e| __private::context(label, e)),
-            10usize => ::serde_json::from_value(value)
-                .map(Self::CallToolRequest)
-                .map_err(|e| __private::context(label, e)),
-            11usize => ::serde_json::from_value(value)
-                .map(Self::GetTaskRequest)
-                .map_err(|e| __private::context(label, e)),
-            12usize => ::serde_json::from_value(value)
-                .map(Self::GetTaskPayloadRequest)
-                .map_err(|e| __private::context(label, e)),
-            13usize => ::serde_json::from_value(value)
-                .map(Self::CancelTaskRequest)
-                .map_err(|e| __private::context(label, e)),
-            14usize => ::serde_json::from_value(value)
-                .map(Self::ListTasksRequest)
-                .map_err(|e| __private::context(label, e)),
-            15usize => ::serde_json::from_value(value)
-                .map(Self::SetLevelRequest)
-                .map_err(|e| __private::context(label, e)),
-            16usize => ::serde_json::from_value(value)
-                .map(Self::CompleteRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PingRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SubscribeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UnsubscribeRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            10usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            11usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetTaskRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            12usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetTaskPayloadRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            13usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelTaskRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            14usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListTasksRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            15usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SetLevelRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            16usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1183,25 +1275,55 @@ impl ::serde::Serialize for ClientRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InitializeRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListResourcesRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::UnsubscribeRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskPayloadRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CancelTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListTasksRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::SetLevelRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::UnsubscribeRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskPayloadRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CancelTaskRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListTasksRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::SetLevelRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1209,7 +1331,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1391,39 +1515,57 @@ impl ClientResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Result)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::GetTaskResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::GetTaskPayloadResult)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::CancelTaskResult)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ListTasksResult)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageResult)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsResult)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ElicitResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Result)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetTaskResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetTaskPayloadResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelTaskResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListTasksResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1435,12 +1577,24 @@ impl ::serde::Serialize for ClientResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskPayloadResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CancelTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListTasksResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskPayloadResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CancelTaskResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListTasksResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CreateMessageResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ElicitResult(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -1449,7 +1603,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1512,7 +1668,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodCompletionComplete)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodCompletionComplete)
     }
 }
 /// A request from the client to the server, to ask for completion options.
@@ -1566,8 +1723,9 @@ pub struct CompleteRequestParamsContext {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
+    pub arguments: ::core::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -1582,8 +1740,10 @@ pub enum CompleteRequestParamsRef {
 }
 impl CompleteRequestParamsRef {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["PromptReference", "ResourceTemplateReference"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "PromptReference",
+        "ResourceTemplateReference",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1601,38 +1761,48 @@ impl CompleteRequestParamsRef {
                 let tag = map.get("type");
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
-                    ::core::option::Option::Some("ref/resource") => (1usize, "ref/resource"),
+                    ::core::option::Option::Some("ref/resource") => {
+                        (1usize, "ref/resource")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`ref/prompt`, `ref/resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`ref/prompt`, `ref/resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CompleteRequestParamsRef",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CompleteRequestParamsRef", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::PromptReference)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ResourceTemplateReference)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptReference)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceTemplateReference)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1643,7 +1813,9 @@ impl ::serde::Serialize for CompleteRequestParamsRef {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::PromptReference(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::PromptReference(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceTemplateReference(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -1654,7 +1826,9 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1726,7 +1900,9 @@ pub struct CompleteResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "completion")]
     pub completion: CompleteResultCompletion,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -1778,48 +1954,65 @@ impl ContentBlock {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
-                    ::core::option::Option::Some("resource_link") => (3usize, "resource_link"),
+                    ::core::option::Option::Some("resource_link") => {
+                        (3usize, "resource_link")
+                    }
                     ::core::option::Option::Some("resource") => (4usize, "resource"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `resource_link`, `resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `resource_link`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ContentBlock",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ContentBlock", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ResourceLink)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::EmbeddedResource)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceLink)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::EmbeddedResource)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1834,7 +2027,9 @@ impl ::serde::Serialize for ContentBlock {
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ResourceLink(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::EmbeddedResource(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1842,7 +2037,9 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1890,7 +2087,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodSamplingCreateMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodSamplingCreateMessage)
     }
 }
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
@@ -1959,7 +2157,8 @@ impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for CreateMessageRequestParamsIncludeContext {
+impl ::core::convert::From<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "allServers" => Self::AllServers,
@@ -1986,7 +2185,8 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
@@ -2016,7 +2216,9 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub include_context: ::core::option::Option<CreateMessageRequestParamsIncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
@@ -2140,51 +2342,70 @@ impl CreateMessageResultContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
-                    ::core::option::Option::Some("tool_result") => (4usize, "tool_result"),
+                    ::core::option::Option::Some("tool_result") => {
+                        (4usize, "tool_result")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             ::serde_json::Value::Array(_) => (5usize, "Array"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CreateMessageResultContent",
-                    "expected object or array"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CreateMessageResultContent", "expected object or array"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ToolUseContent)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ToolResultContent)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::Array)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolUseContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolResultContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Array)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2198,8 +2419,12 @@ impl ::serde::Serialize for CreateMessageResultContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -2208,7 +2433,9 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2238,8 +2465,7 @@ impl ::core::convert::From<ToolResultContent> for CreateMessageResultContent {
     }
 }
 impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-    for CreateMessageResultContent
-{
+for CreateMessageResultContent {
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -2255,7 +2481,9 @@ pub struct CreateMessageResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "content")]
     pub content: CreateMessageResultContent,
     /// The name of the model that generated the message.
@@ -2291,7 +2519,9 @@ pub struct CreateTaskResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "task")]
     pub task: Task,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -2319,7 +2549,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodElicitationCreate {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodElicitationCreate)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodElicitationCreate)
     }
 }
 /// A request from the server to elicit additional information from the user via the client.
@@ -2406,7 +2637,10 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     )]
     pub schema: ::core::option::Option<::std::string::String>,
     #[serde(rename = "properties")]
-    pub properties: ::indexmap::IndexMap<::std::string::String, PrimitiveSchemaDefinition>,
+    pub properties: ::indexmap::IndexMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
     #[serde(
         rename = "required",
         default,
@@ -2470,8 +2704,10 @@ pub enum ElicitRequestParams {
 }
 impl ElicitRequestParams {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["ElicitRequestURLParams", "ElicitRequestFormParams"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "ElicitRequestURLParams",
+        "ElicitRequestFormParams",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -2492,31 +2728,39 @@ impl ElicitRequestParams {
                     ::core::option::Option::Some("form") => (1usize, "form"),
                     _ if tag.is_none() => (1usize, "ElicitRequestFormParams"),
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "mode",
-                            __private::show(tag),
-                            "`url`, `form`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "mode",
+                                    __private::show(tag), "`url`, `form`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ElicitRequestParams",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ElicitRequestParams", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::ElicitRequestURLParams)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ElicitRequestFormParams)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitRequestURLParams)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitRequestFormParams)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2527,7 +2771,9 @@ impl ::serde::Serialize for ElicitRequestParams {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::ElicitRequestURLParams(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ElicitRequestURLParams(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ElicitRequestFormParams(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -2538,7 +2784,9 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2690,7 +2938,8 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq)]
@@ -2725,30 +2974,43 @@ impl ElicitResultContentValue {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Array(_) => (0usize, "Array"),
             ::serde_json::Value::String(_) => (1usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (2usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (2usize, "Integer")
+            }
             ::serde_json::Value::Bool(_) => (3usize, "Boolean"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ElicitResultContentValue",
-                    "expected array or string or integer or boolean"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ElicitResultContentValue",
+                            "expected array or string or integer or boolean"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Array)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::Boolean)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Array)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Boolean)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2770,11 +3032,14 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::vec::Vec<::std::string::String>> for ElicitResultContentValue {
+impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
+for ElicitResultContentValue {
     fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
         Self::Array(value)
     }
@@ -2803,7 +3068,9 @@ pub struct ElicitResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The user action in response to the elicitation.
     /// - "accept": User submitted the form/confirmed the action
     /// - "decline": User explicitly decline the action
@@ -2880,8 +3147,10 @@ pub enum EmbeddedResourceResource {
 }
 impl EmbeddedResourceResource {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -2896,7 +3165,10 @@ impl EmbeddedResourceResource {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -2904,21 +3176,27 @@ impl EmbeddedResourceResource {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "EmbeddedResourceResource",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "EmbeddedResourceResource", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2929,8 +3207,12 @@ impl ::serde::Serialize for EmbeddedResourceResource {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -2938,7 +3220,9 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2986,7 +3270,9 @@ pub struct EmbeddedResource {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -3070,45 +3356,59 @@ impl EnumSchema {
                         INDEX[__private::choose(map, TABLE)]
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`string`, `array`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`string`, `array`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "EnumSchema",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "EnumSchema", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::UntitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::TitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::UntitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::TitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::LegacyTitledEnumSchema)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::LegacyTitledEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3131,7 +3431,9 @@ impl ::serde::Serialize for EnumSchema {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::LegacyTitledEnumSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3139,7 +3441,9 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3255,8 +3559,9 @@ pub struct GetPromptRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
+    pub arguments: ::core::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
     /// The name of the prompt or prompt template.
     #[serde(rename = "name")]
     pub name: ::std::string::String,
@@ -3273,7 +3578,9 @@ pub struct GetPromptResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional description for the prompt.
     #[serde(
         rename = "description",
@@ -3344,7 +3651,9 @@ pub struct GetTaskPayloadResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3420,24 +3729,32 @@ impl GetTaskResultTtl {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (0usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (0usize, "Integer")
+            }
             ::serde_json::Value::Null => (1usize, "Null"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "GetTaskResultTtl",
-                    "expected integer or null"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "GetTaskResultTtl", "expected integer or null"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Null)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Null)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3457,7 +3774,9 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3480,7 +3799,9 @@ pub struct GetTaskResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// ISO 8601 timestamp when the task was created.
     #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
@@ -3577,7 +3898,8 @@ impl<'de> ::serde::Deserialize<'de> for IconTheme {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// An optionally-sized icon that can be displayed in a user interface.
@@ -3679,7 +4001,9 @@ pub struct ImageContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -3837,7 +4161,9 @@ pub struct InitializeResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "capabilities")]
     pub capabilities: ServerCapabilities,
     /// Instructions describing how to use the server and its features.
@@ -3877,7 +4203,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsInitialized {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsInitialized)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsInitialized)
     }
 }
 /// This notification is sent from the client to the server after initialization has finished.
@@ -3955,10 +4282,7 @@ impl JSONRPCMessage {
                     (&[&["id"], &["method"]], &[]),
                     (&[&["method"]], &[]),
                     (&[&["id"], &["result"]], &[]),
-                    (
-                        &[&["error"], &["error", "code"], &["error", "message"]],
-                        &[],
-                    ),
+                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
                 ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "JSONRPCRequest"),
@@ -3969,27 +4293,37 @@ impl JSONRPCMessage {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCMessage",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCMessage", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCResultResponse)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCErrorResponse)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCResultResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCErrorResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4000,10 +4334,18 @@ impl ::serde::Serialize for JSONRPCMessage {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCResultResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCErrorResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -4011,7 +4353,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4047,8 +4391,9 @@ pub struct JSONRPCNotification {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4067,8 +4412,9 @@ pub struct JSONRPCRequest {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4084,8 +4430,10 @@ pub enum JSONRPCResponse {
 }
 impl JSONRPCResponse {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["JSONRPCResultResponse", "JSONRPCErrorResponse"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "JSONRPCResultResponse",
+        "JSONRPCErrorResponse",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -4102,10 +4450,7 @@ impl JSONRPCResponse {
             ::serde_json::Value::Object(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["result"]], &[]),
-                    (
-                        &[&["error"], &["error", "code"], &["error", "message"]],
-                        &[],
-                    ),
+                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
                 ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "JSONRPCResultResponse"),
@@ -4114,21 +4459,27 @@ impl JSONRPCResponse {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCResponse",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCResponse", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCResultResponse)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCErrorResponse)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCResultResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCErrorResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4139,8 +4490,12 @@ impl ::serde::Serialize for JSONRPCResponse {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCResultResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCErrorResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -4148,7 +4503,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4285,7 +4642,9 @@ pub struct ListPromptsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -4319,7 +4678,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesTemplatesList)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesTemplatesList)
     }
 }
 /// Sent from the client to request a list of resource templates the server has.
@@ -4350,7 +4710,9 @@ pub struct ListResourceTemplatesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -4415,7 +4777,9 @@ pub struct ListResourcesResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -4488,7 +4852,9 @@ pub struct ListRootsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "roots")]
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -4545,7 +4911,9 @@ pub struct ListTasksResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -4610,7 +4978,9 @@ pub struct ListToolsResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -4713,7 +5083,8 @@ impl<'de> ::serde::Deserialize<'de> for LoggingLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// The constant string `notifications/message`.
@@ -4735,7 +5106,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsMessage)
     }
 }
 /// JSONRPCNotification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
@@ -4760,7 +5132,9 @@ pub struct LoggingMessageNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
     #[serde(rename = "data")]
     pub data: ::serde_json::Value,
@@ -4899,21 +5273,27 @@ impl MultiSelectEnumSchema {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "MultiSelectEnumSchema",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "MultiSelectEnumSchema", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::UntitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::TitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4937,7 +5317,9 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4960,8 +5342,9 @@ pub struct Notification {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4974,7 +5357,9 @@ pub struct NotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -5033,7 +5418,8 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -5136,7 +5522,9 @@ pub struct PaginatedResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
     #[serde(
@@ -5274,47 +5662,65 @@ impl PrimitiveSchemaDefinition {
                         INDEX[__private::choose(map, TABLE)]
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => (1usize, "NumberSchema"),
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "PrimitiveSchemaDefinition",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "PrimitiveSchemaDefinition", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::StringSchema)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::NumberSchema)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::BooleanSchema)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::UntitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::TitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::UntitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::TitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::LegacyTitledEnumSchema)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::StringSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::NumberSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BooleanSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::LegacyTitledEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5327,7 +5733,9 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
         match self {
             Self::StringSchema(value) => ::serde::Serialize::serialize(value, serializer),
             Self::NumberSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BooleanSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::BooleanSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::UntitledSingleSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -5340,7 +5748,9 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::LegacyTitledEnumSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -5348,7 +5758,9 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5367,7 +5779,8 @@ impl ::core::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
         Self::BooleanSchema(value)
     }
 }
-impl ::core::convert::From<UntitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
+impl ::core::convert::From<UntitledSingleSelectEnumSchema>
+for PrimitiveSchemaDefinition {
     fn from(value: UntitledSingleSelectEnumSchema) -> Self {
         Self::UntitledSingleSelectEnumSchema(value)
     }
@@ -5411,7 +5824,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsProgress)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsProgress)
     }
 }
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
@@ -5436,7 +5850,9 @@ pub struct ProgressNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional message describing the current progress.
     #[serde(
         rename = "message",
@@ -5487,23 +5903,31 @@ impl ProgressToken {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ProgressToken",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ProgressToken", "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5523,7 +5947,9 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5546,7 +5972,9 @@ pub struct Prompt {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A list of arguments to use for templating the prompt.
     #[serde(
         rename = "arguments",
@@ -5809,8 +6237,10 @@ pub enum ReadResourceResultContentsItem {
 }
 impl ReadResourceResultContentsItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -5825,7 +6255,10 @@ impl ReadResourceResultContentsItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -5833,21 +6266,27 @@ impl ReadResourceResultContentsItem {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ReadResourceResultContentsItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ReadResourceResultContentsItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5858,8 +6297,12 @@ impl ::serde::Serialize for ReadResourceResultContentsItem {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -5867,7 +6310,9 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5890,7 +6335,9 @@ pub struct ReadResourceResult {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "contents")]
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
@@ -5917,8 +6364,9 @@ pub struct Request {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -5949,23 +6397,31 @@ impl RequestId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "RequestId",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other), "RequestId",
+                            "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5985,7 +6441,9 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -6036,7 +6494,9 @@ pub struct Resource {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -6115,7 +6575,9 @@ pub struct ResourceContents {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The MIME type of this resource, if known.
     #[serde(
         rename = "mimeType",
@@ -6163,7 +6625,9 @@ pub struct ResourceLink {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -6315,7 +6779,9 @@ pub struct ResourceTemplate {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -6455,7 +6921,9 @@ pub struct ResourceUpdatedNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     #[serde(rename = "uri")]
     pub uri: ::std::string::String,
@@ -6471,7 +6939,9 @@ pub struct Result {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -6531,7 +7001,8 @@ impl<'de> ::serde::Deserialize<'de> for Role {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Represents a root directory or file that the server can operate on.
@@ -6543,7 +7014,9 @@ pub struct Root {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// An optional name for the root. This can be used to provide a human-readable
     /// identifier for the root, which may be useful for display purposes or for
     /// referencing the root in other parts of the application.
@@ -6654,51 +7127,70 @@ impl SamplingMessageContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
-                    ::core::option::Option::Some("tool_result") => (4usize, "tool_result"),
+                    ::core::option::Option::Some("tool_result") => {
+                        (4usize, "tool_result")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             ::serde_json::Value::Array(_) => (5usize, "Array"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "SamplingMessageContent",
-                    "expected object or array"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "SamplingMessageContent", "expected object or array"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ToolUseContent)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ToolResultContent)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::Array)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolUseContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolResultContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Array)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -6712,8 +7204,12 @@ impl ::serde::Serialize for SamplingMessageContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -6722,7 +7218,9 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -6752,8 +7250,7 @@ impl ::core::convert::From<ToolResultContent> for SamplingMessageContent {
     }
 }
 impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-    for SamplingMessageContent
-{
+for SamplingMessageContent {
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -6767,7 +7264,9 @@ pub struct SamplingMessage {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(rename = "content")]
     pub content: SamplingMessageContent,
     #[serde(rename = "role")]
@@ -6822,47 +7321,64 @@ impl SamplingMessageContentBlock {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
-                    ::core::option::Option::Some("tool_result") => (4usize, "tool_result"),
+                    ::core::option::Option::Some("tool_result") => {
+                        (4usize, "tool_result")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "SamplingMessageContentBlock",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "SamplingMessageContentBlock", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ToolUseContent)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ToolResultContent)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolUseContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolResultContent)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -6876,8 +7392,12 @@ impl ::serde::Serialize for SamplingMessageContentBlock {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -6885,7 +7405,9 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7182,15 +7704,15 @@ impl ServerNotification {
                     ::core::option::Option::Some("notifications/progress") => {
                         (1usize, "notifications/progress")
                     }
-                    ::core::option::Option::Some("notifications/resources/list_changed") => {
-                        (2usize, "notifications/resources/list_changed")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/resources/list_changed",
+                    ) => (2usize, "notifications/resources/list_changed"),
                     ::core::option::Option::Some("notifications/resources/updated") => {
                         (3usize, "notifications/resources/updated")
                     }
-                    ::core::option::Option::Some("notifications/prompts/list_changed") => {
-                        (4usize, "notifications/prompts/list_changed")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/prompts/list_changed",
+                    ) => (4usize, "notifications/prompts/list_changed"),
                     ::core::option::Option::Some("notifications/tools/list_changed") => {
                         (5usize, "notifications/tools/list_changed")
                     }
@@ -7200,13 +7722,13 @@ impl ServerNotification {
                     ::core::option::Option::Some("notifications/message") => {
                         (7usize, "notifications/message")
                     }
-                    ::core::option::Option::Some("notifications/elicitation/complete") => {
-                        (8usize, "notifications/elicitation/complete")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/elicitation/complete",
+                    ) => (8usize, "notifications/elicitation/complete"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -7222,42 +7744,62 @@ impl ServerNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerNotification",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerNotification", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CancelledNotification)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ProgressNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ResourceListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ResourceUpdatedNotification)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::PromptListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ToolListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::TaskStatusNotification)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::LoggingMessageNotification)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::ElicitationCompleteNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelledNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ProgressNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceUpdatedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TaskStatusNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::LoggingMessageNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitationCompleteNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7268,8 +7810,12 @@ impl ::serde::Serialize for ServerNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -7282,7 +7828,9 @@ impl ::serde::Serialize for ServerNotification {
             Self::ToolListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::TaskStatusNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TaskStatusNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::LoggingMessageNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -7296,7 +7844,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7401,8 +7951,12 @@ impl ServerRequest {
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("ping") => (0usize, "ping"),
                     ::core::option::Option::Some("tasks/get") => (1usize, "tasks/get"),
-                    ::core::option::Option::Some("tasks/result") => (2usize, "tasks/result"),
-                    ::core::option::Option::Some("tasks/cancel") => (3usize, "tasks/cancel"),
+                    ::core::option::Option::Some("tasks/result") => {
+                        (2usize, "tasks/result")
+                    }
+                    ::core::option::Option::Some("tasks/cancel") => {
+                        (3usize, "tasks/cancel")
+                    }
                     ::core::option::Option::Some("tasks/list") => (4usize, "tasks/list"),
                     ::core::option::Option::Some("sampling/createMessage") => {
                         (5usize, "sampling/createMessage")
@@ -7412,9 +7966,9 @@ impl ServerRequest {
                         (7usize, "elicitation/create")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -7430,39 +7984,57 @@ impl ServerRequest {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::PingRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::GetTaskRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::GetTaskPayloadRequest)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::CancelTaskRequest)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ListTasksRequest)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageRequest)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsRequest)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ElicitRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PingRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetTaskRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetTaskPayloadRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelTaskRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListTasksRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7474,13 +8046,27 @@ impl ::serde::Serialize for ServerRequest {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskPayloadRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CancelTaskRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListTasksRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ElicitRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::GetTaskRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskPayloadRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CancelTaskRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListTasksRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CreateMessageRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ElicitRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -7488,7 +8074,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7670,57 +8258,87 @@ impl ServerResult {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Result)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::InitializeResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesResult)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesResult)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceResult)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsResult)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptResult)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsResult)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::CallToolResult)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::GetTaskResult)
-                .map_err(|e| __private::context(label, e)),
-            10usize => ::serde_json::from_value(value)
-                .map(Self::GetTaskPayloadResult)
-                .map_err(|e| __private::context(label, e)),
-            11usize => ::serde_json::from_value(value)
-                .map(Self::CancelTaskResult)
-                .map_err(|e| __private::context(label, e)),
-            12usize => ::serde_json::from_value(value)
-                .map(Self::ListTasksResult)
-                .map_err(|e| __private::context(label, e)),
-            13usize => ::serde_json::from_value(value)
-                .map(Self::CompleteResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Result)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InitializeResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetTaskResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            10usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetTaskPayloadResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            11usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelTaskResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            12usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListTasksResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            13usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7732,21 +8350,45 @@ impl ::serde::Serialize for ServerResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InitializeResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InitializeResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResourcesResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListPromptsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskPayloadResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CancelTaskResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListTasksResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListPromptsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetTaskPayloadResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CancelTaskResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListTasksResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -7754,7 +8396,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7847,7 +8491,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodLoggingSetLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodLoggingSetLevel)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodLoggingSetLevel)
     }
 }
 /// A request from the client to the server, to enable or adjust logging.
@@ -7924,7 +8569,10 @@ impl SingleSelectEnumSchema {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["enum"]], &[]), (&[&["oneOf"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["enum"]], &[]),
+                    (&[&["oneOf"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "UntitledSingleSelectEnumSchema"),
                     (1usize, "TitledSingleSelectEnumSchema"),
@@ -7932,21 +8580,27 @@ impl SingleSelectEnumSchema {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "SingleSelectEnumSchema",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "SingleSelectEnumSchema", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::UntitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::TitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7970,7 +8624,9 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -8048,7 +8704,8 @@ impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -8114,7 +8771,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesSubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesSubscribe)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesSubscribe)
     }
 }
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
@@ -8188,24 +8846,32 @@ impl TaskTtl {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (0usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (0usize, "Integer")
+            }
             ::serde_json::Value::Null => (1usize, "Null"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "TaskTtl",
-                    "expected integer or null"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other), "TaskTtl",
+                            "expected integer or null"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Null)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Null)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -8225,7 +8891,9 @@ impl<'de> ::serde::Deserialize<'de> for TaskTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -8404,7 +9072,8 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// The constant string `notifications/tasks/status`.
@@ -8426,7 +9095,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsTasksStatus {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsTasksStatus)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsTasksStatus)
     }
 }
 /// An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
@@ -8467,24 +9137,32 @@ impl TaskStatusNotificationParamsTtl {
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (0usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (0usize, "Integer")
+            }
             ::serde_json::Value::Null => (1usize, "Null"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "TaskStatusNotificationParamsTtl",
-                    "expected integer or null"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "TaskStatusNotificationParamsTtl", "expected integer or null"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Null)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Null)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -8504,7 +9182,9 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -8527,7 +9207,9 @@ pub struct TaskStatusNotificationParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// ISO 8601 timestamp when the task was created.
     #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
@@ -8596,7 +9278,9 @@ pub struct TextContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional annotations for the client.
     #[serde(
         rename = "annotations",
@@ -8621,7 +9305,9 @@ pub struct TextResourceContents {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The MIME type of this resource, if known.
     #[serde(
         rename = "mimeType",
@@ -8858,7 +9544,9 @@ pub struct Tool {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Optional additional tool information.
     ///
     /// Display name precedence order is: title, annotations.title, then name.
@@ -9061,7 +9749,8 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoiceMode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Controls tool selection behavior for sampling requests.
@@ -9149,7 +9838,8 @@ impl<'de> ::serde::Deserialize<'de> for ToolExecutionTaskSupport {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Execution-related properties for a tool.
@@ -9248,7 +9938,9 @@ pub struct ToolResultContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The unstructured result content of the tool use.
     ///
     /// This has the same format as CallToolResult.content and can include text, images,
@@ -9273,8 +9965,9 @@ pub struct ToolResultContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub structured_content:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub structured_content: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The ID of the tool use this result corresponds to.
     ///
     /// This MUST match the ID from a previous ToolUseContent.
@@ -9320,7 +10013,9 @@ pub struct ToolUseContent {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub meta: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub meta: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// A unique identifier for this tool use.
     ///
     /// This ID is used to match tool results to their corresponding tool uses.
@@ -9395,7 +10090,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesUnsubscribe {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesUnsubscribe)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesUnsubscribe)
     }
 }
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
@@ -9558,7 +10254,9 @@ mod __private {
             ::serde_json::Value::Object(_) => "object",
         }
     }
-    pub fn show(v: ::core::option::Option<&::serde_json::Value>) -> ::std::string::String {
+    pub fn show(
+        v: ::core::option::Option<&::serde_json::Value>,
+    ) -> ::std::string::String {
         match v {
             ::core::option::Option::Some(::serde_json::Value::String(s)) => {
                 ::std::format!("`{s}`")
@@ -9574,7 +10272,7 @@ mod __private {
         path: &[&str],
     ) -> bool {
         let ::core::option::Option::Some((last, parents)) = path.split_last() else {
-            return true;
+            return true
         };
         let mut cur = map;
         for key in parents {
@@ -9596,8 +10294,8 @@ mod __private {
         let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
         for (i, (required, unique)) in table.iter().enumerate() {
             if required.iter().all(|p| has(map, p)) {
-                let score =
-                    required.len() + unique.iter().filter(|k| map.contains_key(**k)).count();
+                let score = required.len()
+                    + unique.iter().filter(|k| map.contains_key(**k)).count();
                 if best.is_none_or(|(_, s)| score > s) {
                     best = ::core::option::Option::Some((i, score));
                 }
@@ -9622,17 +10320,22 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
-            fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<(), E> {
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<(), E> {
                 if v == self.0 {
                     ::core::result::Result::Ok(())
                 } else {
-                    ::core::result::Result::Err(E::invalid_value(
-                        ::serde::de::Unexpected::Str(v),
-                        &self,
-                    ))
+                    ::core::result::Result::Err(
+                        E::invalid_value(::serde::de::Unexpected::Str(v), &self),
+                    )
                 }
             }
         }

@@ -249,7 +249,8 @@ impl<'de> ::serde::Deserialize<'de> for CacheScope {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// A result that supports a time-to-live (TTL) hint for client-side caching.
@@ -370,8 +371,9 @@ pub struct CallToolRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub arguments: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(
         rename = "inputResponses",
         default,
@@ -459,8 +461,10 @@ pub enum CallToolResultResponseResult {
 }
 impl CallToolResultResponseResult {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["InputRequiredResult", "CallToolResult"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "InputRequiredResult",
+        "CallToolResult",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -477,26 +481,34 @@ impl CallToolResultResponseResult {
             ::serde_json::Value::Object(map) => {
                 let tag = map.get("resultType");
                 match tag.and_then(::serde_json::Value::as_str) {
-                    ::core::option::Option::Some("input_required") => (0usize, "input_required"),
+                    ::core::option::Option::Some("input_required") => {
+                        (0usize, "input_required")
+                    }
                     _ => (1usize, "CallToolResult"),
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CallToolResultResponseResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CallToolResultResponseResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::InputRequiredResult)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::CallToolResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InputRequiredResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -507,8 +519,12 @@ impl ::serde::Serialize for CallToolResultResponseResult {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InputRequiredResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InputRequiredResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -516,7 +532,9 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -562,7 +580,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsCancelled)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsCancelled)
     }
 }
 /// This notification is sent by the client to indicate that it is cancelling a request it previously issued.
@@ -617,13 +636,17 @@ pub struct ClientCapabilitiesElicitation {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub form: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub form: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     #[serde(
         rename = "url",
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub url: ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub url: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -645,16 +668,18 @@ pub struct ClientCapabilitiesSampling {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub context:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub context: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Whether the client supports tool use via `tools` and `toolChoice` parameters.
     #[serde(
         rename = "tools",
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub tools:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub tools: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -797,26 +822,36 @@ impl ClientRequest {
             ::serde_json::Value::Object(map) => {
                 let tag = map.get("method");
                 match tag.and_then(::serde_json::Value::as_str) {
-                    ::core::option::Option::Some("server/discover") => (0usize, "server/discover"),
-                    ::core::option::Option::Some("resources/list") => (1usize, "resources/list"),
+                    ::core::option::Option::Some("server/discover") => {
+                        (0usize, "server/discover")
+                    }
+                    ::core::option::Option::Some("resources/list") => {
+                        (1usize, "resources/list")
+                    }
                     ::core::option::Option::Some("resources/templates/list") => {
                         (2usize, "resources/templates/list")
                     }
-                    ::core::option::Option::Some("resources/read") => (3usize, "resources/read"),
+                    ::core::option::Option::Some("resources/read") => {
+                        (3usize, "resources/read")
+                    }
                     ::core::option::Option::Some("subscriptions/listen") => {
                         (4usize, "subscriptions/listen")
                     }
-                    ::core::option::Option::Some("prompts/list") => (5usize, "prompts/list"),
-                    ::core::option::Option::Some("prompts/get") => (6usize, "prompts/get"),
+                    ::core::option::Option::Some("prompts/list") => {
+                        (5usize, "prompts/list")
+                    }
+                    ::core::option::Option::Some("prompts/get") => {
+                        (6usize, "prompts/get")
+                    }
                     ::core::option::Option::Some("tools/list") => (7usize, "tools/list"),
                     ::core::option::Option::Some("tools/call") => (8usize, "tools/call"),
                     ::core::option::Option::Some("completion/complete") => {
                         (9usize, "completion/complete")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -832,45 +867,67 @@ impl ClientRequest {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ClientRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ClientRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::DiscoverRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesRequest)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceRequest)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::SubscriptionsListenRequest)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsRequest)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptRequest)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsRequest)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::CallToolRequest)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::CompleteRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::DiscoverRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SubscriptionsListenRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -881,20 +938,36 @@ impl ::serde::Serialize for ClientRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::DiscoverRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::DiscoverRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResourcesRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::SubscriptionsListenRequest(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ListPromptsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListPromptsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -902,7 +975,9 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -977,7 +1052,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodCompletionComplete)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodCompletionComplete)
     }
 }
 /// A request from the client to the server, to ask for completion options.
@@ -1017,8 +1093,9 @@ pub struct CompleteRequestParamsContext {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
+    pub arguments: ::core::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -1033,8 +1110,10 @@ pub enum CompleteRequestParamsRef {
 }
 impl CompleteRequestParamsRef {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["PromptReference", "ResourceTemplateReference"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "PromptReference",
+        "ResourceTemplateReference",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1052,38 +1131,48 @@ impl CompleteRequestParamsRef {
                 let tag = map.get("type");
                 match tag.and_then(::serde_json::Value::as_str) {
                     ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
-                    ::core::option::Option::Some("ref/resource") => (1usize, "ref/resource"),
+                    ::core::option::Option::Some("ref/resource") => {
+                        (1usize, "ref/resource")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`ref/prompt`, `ref/resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`ref/prompt`, `ref/resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CompleteRequestParamsRef",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CompleteRequestParamsRef", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::PromptReference)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ResourceTemplateReference)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptReference)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceTemplateReference)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1094,7 +1183,9 @@ impl ::serde::Serialize for CompleteRequestParamsRef {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::PromptReference(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::PromptReference(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceTemplateReference(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -1105,7 +1196,9 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1249,48 +1342,65 @@ impl ContentBlock {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
-                    ::core::option::Option::Some("resource_link") => (3usize, "resource_link"),
+                    ::core::option::Option::Some("resource_link") => {
+                        (3usize, "resource_link")
+                    }
                     ::core::option::Option::Some("resource") => (4usize, "resource"),
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `resource_link`, `resource`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `resource_link`, `resource`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ContentBlock",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ContentBlock", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ResourceLink)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::EmbeddedResource)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceLink)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::EmbeddedResource)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1305,7 +1415,9 @@ impl ::serde::Serialize for ContentBlock {
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ResourceLink(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::EmbeddedResource(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -1313,7 +1425,9 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1361,7 +1475,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodSamplingCreateMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodSamplingCreateMessage)
     }
 }
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
@@ -1413,7 +1528,8 @@ impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
         }
     }
 }
-impl ::core::convert::From<::std::string::String> for CreateMessageRequestParamsIncludeContext {
+impl ::core::convert::From<::std::string::String>
+for CreateMessageRequestParamsIncludeContext {
     fn from(value: ::std::string::String) -> Self {
         match value.as_str() {
             "allServers" => Self::AllServers,
@@ -1440,7 +1556,8 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Parameters for a `sampling/createMessage` request.
@@ -1457,7 +1574,9 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub include_context: ::core::option::Option<CreateMessageRequestParamsIncludeContext>,
+    pub include_context: ::core::option::Option<
+        CreateMessageRequestParamsIncludeContext,
+    >,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
@@ -1471,8 +1590,9 @@ pub struct CreateMessageRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub metadata:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub metadata: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// The server's preferences for which model to select. The client MAY ignore these preferences.
     #[serde(
         rename = "modelPreferences",
@@ -1570,51 +1690,70 @@ impl CreateMessageResultContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
-                    ::core::option::Option::Some("tool_result") => (4usize, "tool_result"),
+                    ::core::option::Option::Some("tool_result") => {
+                        (4usize, "tool_result")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             ::serde_json::Value::Array(_) => (5usize, "Array"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "CreateMessageResultContent",
-                    "expected object or array"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "CreateMessageResultContent", "expected object or array"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ToolUseContent)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ToolResultContent)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::Array)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolUseContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolResultContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Array)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1628,8 +1767,12 @@ impl ::serde::Serialize for CreateMessageResultContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -1638,7 +1781,9 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -1668,8 +1813,7 @@ impl ::core::convert::From<ToolResultContent> for CreateMessageResultContent {
     }
 }
 impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-    for CreateMessageResultContent
-{
+for CreateMessageResultContent {
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -1860,7 +2004,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodElicitationCreate {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodElicitationCreate)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodElicitationCreate)
     }
 }
 /// A request from the server to elicit additional information from the user via the client.
@@ -1929,7 +2074,10 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     )]
     pub schema: ::core::option::Option<::std::string::String>,
     #[serde(rename = "properties")]
-    pub properties: ::indexmap::IndexMap<::std::string::String, PrimitiveSchemaDefinition>,
+    pub properties: ::indexmap::IndexMap<
+        ::std::string::String,
+        PrimitiveSchemaDefinition,
+    >,
     #[serde(
         rename = "required",
         default,
@@ -1974,8 +2122,10 @@ pub enum ElicitRequestParams {
 }
 impl ElicitRequestParams {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["ElicitRequestFormParams", "ElicitRequestURLParams"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "ElicitRequestFormParams",
+        "ElicitRequestURLParams",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -1996,31 +2146,39 @@ impl ElicitRequestParams {
                     ::core::option::Option::Some("url") => (1usize, "url"),
                     _ if tag.is_none() => (0usize, "ElicitRequestFormParams"),
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "mode",
-                            __private::show(tag),
-                            "`form`, `url`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "mode",
+                                    __private::show(tag), "`form`, `url`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ElicitRequestParams",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ElicitRequestParams", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::ElicitRequestFormParams)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ElicitRequestURLParams)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitRequestFormParams)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitRequestURLParams)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2034,7 +2192,9 @@ impl ::serde::Serialize for ElicitRequestParams {
             Self::ElicitRequestFormParams(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ElicitRequestURLParams(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ElicitRequestURLParams(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -2042,7 +2202,9 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2157,7 +2319,8 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultAction {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq)]
@@ -2192,31 +2355,44 @@ impl ElicitResultContentValue {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Array(_) => (0usize, "Array"),
             ::serde_json::Value::String(_) => (1usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (2usize, "Number"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (2usize, "Number")
+            }
             ::serde_json::Value::Number(_) => (2usize, "Number"),
             ::serde_json::Value::Bool(_) => (3usize, "Boolean"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ElicitResultContentValue",
-                    "expected array or string or integer or number or boolean"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ElicitResultContentValue",
+                            "expected array or string or integer or number or boolean"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Array)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::Number)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::Boolean)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Array)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Number)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Boolean)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2238,11 +2414,14 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::vec::Vec<::std::string::String>> for ElicitResultContentValue {
+impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
+for ElicitResultContentValue {
     fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
         Self::Array(value)
     }
@@ -2296,8 +2475,10 @@ pub enum EmbeddedResourceResource {
 }
 impl EmbeddedResourceResource {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -2312,7 +2493,10 @@ impl EmbeddedResourceResource {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -2320,21 +2504,27 @@ impl EmbeddedResourceResource {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "EmbeddedResourceResource",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "EmbeddedResourceResource", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2345,8 +2535,12 @@ impl ::serde::Serialize for EmbeddedResourceResource {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -2354,7 +2548,9 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2486,45 +2682,59 @@ impl EnumSchema {
                         INDEX[__private::choose(map, TABLE)]
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`string`, `array`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag), "`string`, `array`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "EnumSchema",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "EnumSchema", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::UntitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::TitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::UntitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::TitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::LegacyTitledEnumSchema)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::LegacyTitledEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2547,7 +2757,9 @@ impl ::serde::Serialize for EnumSchema {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::LegacyTitledEnumSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -2555,7 +2767,9 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2652,8 +2866,9 @@ pub struct GetPromptRequestParams {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub arguments:
-        ::core::option::Option<::indexmap::IndexMap<::std::string::String, ::std::string::String>>,
+    pub arguments: ::core::option::Option<
+        ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+    >,
     #[serde(
         rename = "inputResponses",
         default,
@@ -2718,8 +2933,10 @@ pub enum GetPromptResultResponseResult {
 }
 impl GetPromptResultResponseResult {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["InputRequiredResult", "GetPromptResult"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "InputRequiredResult",
+        "GetPromptResult",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -2736,26 +2953,34 @@ impl GetPromptResultResponseResult {
             ::serde_json::Value::Object(map) => {
                 let tag = map.get("resultType");
                 match tag.and_then(::serde_json::Value::as_str) {
-                    ::core::option::Option::Some("input_required") => (0usize, "input_required"),
+                    ::core::option::Option::Some("input_required") => {
+                        (0usize, "input_required")
+                    }
                     _ => (1usize, "GetPromptResult"),
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "GetPromptResultResponseResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "GetPromptResultResponseResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::InputRequiredResult)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InputRequiredResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2766,8 +2991,12 @@ impl ::serde::Serialize for GetPromptResultResponseResult {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InputRequiredResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InputRequiredResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -2775,7 +3004,9 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -2900,7 +3131,8 @@ impl<'de> ::serde::Deserialize<'de> for IconTheme {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// An optionally-sized icon that can be displayed in a user interface.
@@ -3091,8 +3323,11 @@ pub enum InputRequest {
 }
 impl InputRequest {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["CreateMessageRequest", "ListRootsRequest", "ElicitRequest"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "CreateMessageRequest",
+        "ListRootsRequest",
+        "ElicitRequest",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -3118,39 +3353,50 @@ impl InputRequest {
                         (2usize, "elicitation/create")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "method",
-                            __private::show(tag),
-                            "`sampling/createMessage`, `roots/list`, `elicitation/create`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "method",
+                                    __private::show(tag),
+                                    "`sampling/createMessage`, `roots/list`, `elicitation/create`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "InputRequest",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "InputRequest", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsRequest)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ElicitRequest)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3161,9 +3407,15 @@ impl ::serde::Serialize for InputRequest {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CreateMessageRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ElicitRequest(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ElicitRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3171,7 +3423,9 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3212,7 +3466,8 @@ impl<'de> ::serde::Deserialize<'de> for ResultTypeInputRequired {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| ResultTypeInputRequired)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| ResultTypeInputRequired)
     }
 }
 /// An InputRequiredResult sent by the server to indicate that additional input is needed
@@ -3264,8 +3519,11 @@ pub enum InputResponse {
 }
 impl InputResponse {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["CreateMessageResult", "ListRootsResult", "ElicitResult"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "CreateMessageResult",
+        "ListRootsResult",
+        "ElicitResult",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -3282,10 +3540,7 @@ impl InputResponse {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
                 const TABLE: &[__private::Candidate] = &[
-                    (
-                        &[&["content"], &["model"], &["role"]],
-                        &["_meta", "stopReason"],
-                    ),
+                    (&[&["content"], &["model"], &["role"]], &["_meta", "stopReason"]),
                     (&[&["roots"]], &[]),
                     (&[&["action"]], &[]),
                 ];
@@ -3297,24 +3552,32 @@ impl InputResponse {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "InputResponse",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "InputResponse", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CreateMessageResult)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ListRootsResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ElicitResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CreateMessageResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListRootsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ElicitResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3325,8 +3588,12 @@ impl ::serde::Serialize for InputResponse {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CreateMessageResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListRootsResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CreateMessageResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListRootsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ElicitResult(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -3335,7 +3602,9 @@ impl<'de> ::serde::Deserialize<'de> for InputResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3510,10 +3779,7 @@ impl JSONRPCMessage {
                     (&[&["id"], &["method"]], &[]),
                     (&[&["method"]], &[]),
                     (&[&["id"], &["result"]], &[]),
-                    (
-                        &[&["error"], &["error", "code"], &["error", "message"]],
-                        &[],
-                    ),
+                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
                 ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "JSONRPCRequest"),
@@ -3524,27 +3790,37 @@ impl JSONRPCMessage {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCMessage",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCMessage", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCRequest)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCResultResponse)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCErrorResponse)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCRequest)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCResultResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCErrorResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3555,10 +3831,18 @@ impl ::serde::Serialize for JSONRPCMessage {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCRequest(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCResultResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCErrorResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3566,7 +3850,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3602,8 +3888,9 @@ pub struct JSONRPCNotification {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3622,8 +3909,9 @@ pub struct JSONRPCRequest {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -3639,8 +3927,10 @@ pub enum JSONRPCResponse {
 }
 impl JSONRPCResponse {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["JSONRPCResultResponse", "JSONRPCErrorResponse"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "JSONRPCResultResponse",
+        "JSONRPCErrorResponse",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -3657,10 +3947,7 @@ impl JSONRPCResponse {
             ::serde_json::Value::Object(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["result"]], &[]),
-                    (
-                        &[&["error"], &["error", "code"], &["error", "message"]],
-                        &[],
-                    ),
+                    (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
                 ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "JSONRPCResultResponse"),
@@ -3669,21 +3956,27 @@ impl JSONRPCResponse {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "JSONRPCResponse",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "JSONRPCResponse", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCResultResponse)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::JSONRPCErrorResponse)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCResultResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::JSONRPCErrorResponse)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3694,8 +3987,12 @@ impl ::serde::Serialize for JSONRPCResponse {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::JSONRPCResultResponse(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCErrorResponse(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::JSONRPCResultResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::JSONRPCErrorResponse(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -3703,7 +4000,9 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -3926,7 +4225,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesTemplatesList)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodResourcesTemplatesList)
     }
 }
 /// Sent from the client to request a list of resource templates the server has.
@@ -4409,7 +4709,8 @@ impl<'de> ::serde::Deserialize<'de> for LoggingLevel {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// The constant string `notifications/message`.
@@ -4431,7 +4732,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsMessage)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsMessage)
     }
 }
 /// JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
@@ -4676,21 +4978,27 @@ impl MultiSelectEnumSchema {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "MultiSelectEnumSchema",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "MultiSelectEnumSchema", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::UntitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::TitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4714,7 +5022,9 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -4737,8 +5047,9 @@ pub struct Notification {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -4833,7 +5144,8 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
@@ -5043,47 +5355,65 @@ impl PrimitiveSchemaDefinition {
                         INDEX[__private::choose(map, TABLE)]
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => (1usize, "NumberSchema"),
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "PrimitiveSchemaDefinition",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "PrimitiveSchemaDefinition", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::StringSchema)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::NumberSchema)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::BooleanSchema)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::UntitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::TitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::UntitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::TitledMultiSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::LegacyTitledEnumSchema)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::StringSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::NumberSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BooleanSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledMultiSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::LegacyTitledEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5096,7 +5426,9 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
         match self {
             Self::StringSchema(value) => ::serde::Serialize::serialize(value, serializer),
             Self::NumberSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BooleanSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::BooleanSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::UntitledSingleSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -5109,7 +5441,9 @@ impl ::serde::Serialize for PrimitiveSchemaDefinition {
             Self::TitledMultiSelectEnumSchema(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::LegacyTitledEnumSchema(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::LegacyTitledEnumSchema(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -5117,7 +5451,9 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5136,7 +5472,8 @@ impl ::core::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
         Self::BooleanSchema(value)
     }
 }
-impl ::core::convert::From<UntitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
+impl ::core::convert::From<UntitledSingleSelectEnumSchema>
+for PrimitiveSchemaDefinition {
     fn from(value: UntitledSingleSelectEnumSchema) -> Self {
         Self::UntitledSingleSelectEnumSchema(value)
     }
@@ -5180,7 +5517,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodNotificationsProgress)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodNotificationsProgress)
     }
 }
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
@@ -5255,23 +5593,31 @@ impl ProgressToken {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ProgressToken",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ProgressToken", "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5291,7 +5637,9 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5569,8 +5917,10 @@ pub enum ReadResourceResultContentsItem {
 }
 impl ReadResourceResultContentsItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["TextResourceContents", "BlobResourceContents"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "TextResourceContents",
+        "BlobResourceContents",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -5585,7 +5935,10 @@ impl ReadResourceResultContentsItem {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["text"]], &[]), (&[&["blob"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["text"]], &[]),
+                    (&[&["blob"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "TextResourceContents"),
                     (1usize, "BlobResourceContents"),
@@ -5593,21 +5946,27 @@ impl ReadResourceResultContentsItem {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ReadResourceResultContentsItem",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ReadResourceResultContentsItem", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextResourceContents)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::BlobResourceContents)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::BlobResourceContents)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5618,8 +5977,12 @@ impl ::serde::Serialize for ReadResourceResultContentsItem {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::TextResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BlobResourceContents(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::TextResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::BlobResourceContents(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -5627,7 +5990,9 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5709,8 +6074,10 @@ pub enum ReadResourceResultResponseResult {
 }
 impl ReadResourceResultResponseResult {
     /// Schema type names of the members, in declaration order (empty for inline members).
-    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] =
-        &["InputRequiredResult", "ReadResourceResult"];
+    pub const VARIANT_SCHEMA_NAMES: &'static [&'static str] = &[
+        "InputRequiredResult",
+        "ReadResourceResult",
+    ];
     /// The name of the member this value holds.
     pub fn variant_name(&self) -> &'static str {
         match self {
@@ -5727,26 +6094,34 @@ impl ReadResourceResultResponseResult {
             ::serde_json::Value::Object(map) => {
                 let tag = map.get("resultType");
                 match tag.and_then(::serde_json::Value::as_str) {
-                    ::core::option::Option::Some("input_required") => (0usize, "input_required"),
+                    ::core::option::Option::Some("input_required") => {
+                        (0usize, "input_required")
+                    }
                     _ => (1usize, "ReadResourceResult"),
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ReadResourceResultResponseResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ReadResourceResultResponseResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::InputRequiredResult)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InputRequiredResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5757,8 +6132,12 @@ impl ::serde::Serialize for ReadResourceResultResponseResult {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::InputRequiredResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InputRequiredResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ReadResourceResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -5766,7 +6145,9 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -5802,8 +6183,9 @@ pub struct Request {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub params:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub params: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -5834,23 +6216,31 @@ impl RequestId {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => (1usize, "Integer"),
+            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+                (1usize, "Integer")
+            }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "RequestId",
-                    "expected string or integer"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other), "RequestId",
+                            "expected string or integer"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::String)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::Integer)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::String)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Integer)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -5870,7 +6260,9 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -6471,7 +6863,8 @@ impl<'de> ::serde::Deserialize<'de> for ResultType {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// The sender or recipient of messages and data in a conversation.
@@ -6529,7 +6922,8 @@ impl<'de> ::serde::Deserialize<'de> for Role {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Represents a root directory or file that the server can operate on.
@@ -6609,51 +7003,70 @@ impl SamplingMessageContent {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
-                    ::core::option::Option::Some("tool_result") => (4usize, "tool_result"),
+                    ::core::option::Option::Some("tool_result") => {
+                        (4usize, "tool_result")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             ::serde_json::Value::Array(_) => (5usize, "Array"),
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "SamplingMessageContent",
-                    "expected object or array"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "SamplingMessageContent", "expected object or array"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ToolUseContent)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ToolResultContent)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::Array)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolUseContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolResultContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Array)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -6667,8 +7080,12 @@ impl ::serde::Serialize for SamplingMessageContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
@@ -6677,7 +7094,9 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -6707,8 +7126,7 @@ impl ::core::convert::From<ToolResultContent> for SamplingMessageContent {
     }
 }
 impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-    for SamplingMessageContent
-{
+for SamplingMessageContent {
     fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
         Self::Array(value)
     }
@@ -6776,47 +7194,64 @@ impl SamplingMessageContentBlock {
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
                     ::core::option::Option::Some("tool_use") => (3usize, "tool_use"),
-                    ::core::option::Option::Some("tool_result") => (4usize, "tool_result"),
+                    ::core::option::Option::Some("tool_result") => {
+                        (4usize, "tool_result")
+                    }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `type`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `type`"),
+                        );
                     }
                     _ => {
-                        return ::core::result::Result::Err(__private::error(&::std::format!(
-                            "unknown `{}` value {}, expected one of {}",
-                            "type",
-                            __private::show(tag),
-                            "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                        )));
+                        return ::core::result::Result::Err(
+                            __private::error(
+                                &::std::format!(
+                                    "unknown `{}` value {}, expected one of {}", "type",
+                                    __private::show(tag),
+                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
+                                ),
+                            ),
+                        );
                     }
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "SamplingMessageContentBlock",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "SamplingMessageContentBlock", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::TextContent)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ImageContent)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::AudioContent)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ToolUseContent)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ToolResultContent)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TextContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ImageContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::AudioContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolUseContent)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolResultContent)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -6830,8 +7265,12 @@ impl ::serde::Serialize for SamplingMessageContentBlock {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolResultContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ToolUseContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ToolResultContent(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -6839,7 +7278,9 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -6926,8 +7367,9 @@ pub struct ServerCapabilities {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub completions:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub completions: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Experimental, non-standard capabilities that the server supports.
     #[serde(
         rename = "experimental",
@@ -6963,8 +7405,9 @@ pub struct ServerCapabilities {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub logging:
-        ::core::option::Option<::serde_json::Map<::std::string::String, ::serde_json::Value>>,
+    pub logging: ::core::option::Option<
+        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+    >,
     /// Present if the server offers any prompt templates.
     #[serde(
         rename = "prompts",
@@ -7052,18 +7495,18 @@ impl ServerNotification {
                     ::core::option::Option::Some("notifications/progress") => {
                         (1usize, "notifications/progress")
                     }
-                    ::core::option::Option::Some("notifications/resources/list_changed") => {
-                        (2usize, "notifications/resources/list_changed")
-                    }
-                    ::core::option::Option::Some("notifications/subscriptions/acknowledged") => {
-                        (3usize, "notifications/subscriptions/acknowledged")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/resources/list_changed",
+                    ) => (2usize, "notifications/resources/list_changed"),
+                    ::core::option::Option::Some(
+                        "notifications/subscriptions/acknowledged",
+                    ) => (3usize, "notifications/subscriptions/acknowledged"),
                     ::core::option::Option::Some("notifications/resources/updated") => {
                         (4usize, "notifications/resources/updated")
                     }
-                    ::core::option::Option::Some("notifications/prompts/list_changed") => {
-                        (5usize, "notifications/prompts/list_changed")
-                    }
+                    ::core::option::Option::Some(
+                        "notifications/prompts/list_changed",
+                    ) => (5usize, "notifications/prompts/list_changed"),
                     ::core::option::Option::Some("notifications/tools/list_changed") => {
                         (6usize, "notifications/tools/list_changed")
                     }
@@ -7071,9 +7514,9 @@ impl ServerNotification {
                         (7usize, "notifications/message")
                     }
                     _ if tag.is_none() => {
-                        return ::core::result::Result::Err(__private::error(
-                            "missing field `method`",
-                        ));
+                        return ::core::result::Result::Err(
+                            __private::error("missing field `method`"),
+                        );
                     }
                     _ => {
                         return ::core::result::Result::Err(
@@ -7089,39 +7532,57 @@ impl ServerNotification {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerNotification",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerNotification", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::CancelledNotification)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::ProgressNotification)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::ResourceListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::SubscriptionsAcknowledgedNotification)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ResourceUpdatedNotification)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::PromptListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::ToolListChangedNotification)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::LoggingMessageNotification)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CancelledNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ProgressNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SubscriptionsAcknowledgedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ResourceUpdatedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::PromptListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ToolListChangedNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::LoggingMessageNotification)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7132,8 +7593,12 @@ impl ::serde::Serialize for ServerNotification {
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
-            Self::CancelledNotification(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ProgressNotification(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::CancelledNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ProgressNotification(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ResourceListChangedNotification(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
@@ -7159,7 +7624,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7178,7 +7645,8 @@ impl ::core::convert::From<ResourceListChangedNotification> for ServerNotificati
         Self::ResourceListChangedNotification(value)
     }
 }
-impl ::core::convert::From<SubscriptionsAcknowledgedNotification> for ServerNotification {
+impl ::core::convert::From<SubscriptionsAcknowledgedNotification>
+for ServerNotification {
     fn from(value: SubscriptionsAcknowledgedNotification) -> Self {
         Self::SubscriptionsAcknowledgedNotification(value)
     }
@@ -7273,7 +7741,9 @@ impl ServerResult {
             ::serde_json::Value::Object(map) => {
                 let tag = map.get("resultType");
                 match tag.and_then(::serde_json::Value::as_str) {
-                    ::core::option::Option::Some("input_required") => (1usize, "input_required"),
+                    ::core::option::Option::Some("input_required") => {
+                        (1usize, "input_required")
+                    }
                     _ => {
                         const TABLE: &[__private::Candidate] = &[
                             (&[], &[]),
@@ -7284,7 +7754,10 @@ impl ServerResult {
                             (&[&["resources"]], &[]),
                             (&[&["resourceTemplates"]], &[]),
                             (&[&["contents"]], &[]),
-                            (&[&["_meta", "io.modelcontextprotocol/subscriptionId"]], &[]),
+                            (
+                                &[&["_meta", "io.modelcontextprotocol/subscriptionId"]],
+                                &[],
+                            ),
                             (&[&["prompts"]], &[]),
                             (&[&["messages"]], &["description"]),
                             (&[&["tools"]], &[]),
@@ -7309,51 +7782,77 @@ impl ServerResult {
                 }
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "ServerResult",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "ServerResult", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::Result)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::InputRequiredResult)
-                .map_err(|e| __private::context(label, e)),
-            2usize => ::serde_json::from_value(value)
-                .map(Self::DiscoverResult)
-                .map_err(|e| __private::context(label, e)),
-            3usize => ::serde_json::from_value(value)
-                .map(Self::ListResourcesResult)
-                .map_err(|e| __private::context(label, e)),
-            4usize => ::serde_json::from_value(value)
-                .map(Self::ListResourceTemplatesResult)
-                .map_err(|e| __private::context(label, e)),
-            5usize => ::serde_json::from_value(value)
-                .map(Self::ReadResourceResult)
-                .map_err(|e| __private::context(label, e)),
-            6usize => ::serde_json::from_value(value)
-                .map(Self::SubscriptionsListenResult)
-                .map_err(|e| __private::context(label, e)),
-            7usize => ::serde_json::from_value(value)
-                .map(Self::ListPromptsResult)
-                .map_err(|e| __private::context(label, e)),
-            8usize => ::serde_json::from_value(value)
-                .map(Self::GetPromptResult)
-                .map_err(|e| __private::context(label, e)),
-            9usize => ::serde_json::from_value(value)
-                .map(Self::ListToolsResult)
-                .map_err(|e| __private::context(label, e)),
-            10usize => ::serde_json::from_value(value)
-                .map(Self::CallToolResult)
-                .map_err(|e| __private::context(label, e)),
-            11usize => ::serde_json::from_value(value)
-                .map(Self::CompleteResult)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::Result)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::InputRequiredResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            2usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::DiscoverResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            3usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourcesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            4usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListResourceTemplatesResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            5usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ReadResourceResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            6usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::SubscriptionsListenResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            7usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListPromptsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            8usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::GetPromptResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            9usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::ListToolsResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            10usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CallToolResult)
+                    .map_err(|e| __private::context(label, e))
+            }
+            11usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::CompleteResult)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7365,21 +7864,39 @@ impl ::serde::Serialize for ServerResult {
     ) -> ::core::result::Result<S::Ok, S::Error> {
         match self {
             Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InputRequiredResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::DiscoverResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::InputRequiredResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::DiscoverResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListResourcesResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::ListResourceTemplatesResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ReadResourceResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ReadResourceResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
             Self::SubscriptionsListenResult(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
-            Self::ListPromptsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetPromptResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListToolsResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CallToolResult(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CompleteResult(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::ListPromptsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::GetPromptResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::ListToolsResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CallToolResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
+            Self::CompleteResult(value) => {
+                ::serde::Serialize::serialize(value, serializer)
+            }
         }
     }
 }
@@ -7387,7 +7904,9 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7479,7 +7998,10 @@ impl SingleSelectEnumSchema {
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
         let (which, label): (usize, &'static str) = match &value {
             ::serde_json::Value::Object(map) => {
-                const TABLE: &[__private::Candidate] = &[(&[&["enum"]], &[]), (&[&["oneOf"]], &[])];
+                const TABLE: &[__private::Candidate] = &[
+                    (&[&["enum"]], &[]),
+                    (&[&["oneOf"]], &[]),
+                ];
                 const INDEX: &[(usize, &str)] = &[
                     (0usize, "UntitledSingleSelectEnumSchema"),
                     (1usize, "TitledSingleSelectEnumSchema"),
@@ -7487,21 +8009,27 @@ impl SingleSelectEnumSchema {
                 INDEX[__private::choose(map, TABLE)]
             }
             other => {
-                return ::core::result::Result::Err(__private::error(&::std::format!(
-                    "invalid {} for {}, {}",
-                    __private::kind(other),
-                    "SingleSelectEnumSchema",
-                    "expected object"
-                )));
+                return ::core::result::Result::Err(
+                    __private::error(
+                        &::std::format!(
+                            "invalid {} for {}, {}", __private::kind(other),
+                            "SingleSelectEnumSchema", "expected object"
+                        ),
+                    ),
+                );
             }
         };
         match which {
-            0usize => ::serde_json::from_value(value)
-                .map(Self::UntitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
-            1usize => ::serde_json::from_value(value)
-                .map(Self::TitledSingleSelectEnumSchema)
-                .map_err(|e| __private::context(label, e)),
+            0usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::UntitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
+            1usize => {
+                ::serde_json::from_value(value)
+                    .map(Self::TitledSingleSelectEnumSchema)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7525,7 +8053,9 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
+        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
+            deserializer,
+        )?;
         Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
@@ -7603,7 +8133,8 @@ impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 #[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
@@ -7671,7 +8202,9 @@ pub struct SubscriptionFilter {
         default,
         skip_serializing_if = "::core::option::Option::is_none"
     )]
-    pub resource_subscriptions: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
+    pub resource_subscriptions: ::core::option::Option<
+        ::std::vec::Vec<::std::string::String>,
+    >,
     /// If true, receive `ResourceListChangedNotificationnotifications/resources/list_changed`.
     #[serde(
         rename = "resourcesListChanged",
@@ -7773,7 +8306,8 @@ impl<'de> ::serde::Deserialize<'de> for MethodSubscriptionsListen {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodSubscriptionsListen)
+        __private::expect_const(deserializer, Self::VALUE)
+            .map(|()| MethodSubscriptionsListen)
     }
 }
 /// Sent from the client to open a long-lived channel for receiving notifications
@@ -8347,7 +8881,8 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoiceMode {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
+            .map(Self::from)
     }
 }
 /// Controls tool selection behavior for sampling requests.
@@ -8688,7 +9223,9 @@ mod __private {
             ::serde_json::Value::Object(_) => "object",
         }
     }
-    pub fn show(v: ::core::option::Option<&::serde_json::Value>) -> ::std::string::String {
+    pub fn show(
+        v: ::core::option::Option<&::serde_json::Value>,
+    ) -> ::std::string::String {
         match v {
             ::core::option::Option::Some(::serde_json::Value::String(s)) => {
                 ::std::format!("`{s}`")
@@ -8704,7 +9241,7 @@ mod __private {
         path: &[&str],
     ) -> bool {
         let ::core::option::Option::Some((last, parents)) = path.split_last() else {
-            return true;
+            return true
         };
         let mut cur = map;
         for key in parents {
@@ -8726,8 +9263,8 @@ mod __private {
         let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
         for (i, (required, unique)) in table.iter().enumerate() {
             if required.iter().all(|p| has(map, p)) {
-                let score =
-                    required.len() + unique.iter().filter(|k| map.contains_key(**k)).count();
+                let score = required.len()
+                    + unique.iter().filter(|k| map.contains_key(**k)).count();
                 if best.is_none_or(|(_, s)| score > s) {
                     best = ::core::option::Option::Some((i, score));
                 }
@@ -8752,17 +9289,22 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
-            fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<(), E> {
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<(), E> {
                 if v == self.0 {
                     ::core::result::Result::Ok(())
                 } else {
-                    ::core::result::Result::Err(E::invalid_value(
-                        ::serde::de::Unexpected::Str(v),
-                        &self,
-                    ))
+                    ::core::result::Result::Err(
+                        E::invalid_value(::serde::de::Unexpected::Str(v), &self),
+                    )
                 }
             }
         }
