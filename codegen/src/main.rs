@@ -7,8 +7,8 @@ use std::process::ExitCode;
 const USAGE: &str = "usage:
   mcp-codegen generate [--version V] [--schema PATH] [--out PATH]
       write the committed bindings (all pinned versions unless --version is given)
-  mcp-codegen check [--version V]
-      exit 1 with a unified diff if the committed bindings differ from a fresh generation
+  mcp-codegen check [--version V [--out PATH]]
+      exit 1 with a unified diff if the committed bindings (or PATH) differ from a fresh generation
   mcp-codegen fetch VERSION [--from DIR] [--url URL]
       download the pinned schema.json into schema/VERSION/ (or copy it from DIR), checking its sha256
   mcp-codegen diff OLD NEW
@@ -105,10 +105,17 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         "check" => {
-            let a = Args::parse(rest, &["version"])?;
+            let a = Args::parse(rest, &["version", "out"])?;
+            let versions = selected(&pins, a.get("version"))?;
+            if versions.len() > 1 && a.get("out").is_some() {
+                return Err(Error::msg("--out needs --version"));
+            }
             let mut stale = false;
-            for pin in selected(&pins, a.get("version"))? {
-                let path = committed_path(&pin.module);
+            for pin in versions {
+                let path = a
+                    .get("out")
+                    .map(PathBuf::from)
+                    .unwrap_or_else(|| committed_path(&pin.module));
                 let fresh = Builder::new()
                     .version(&pin.version)
                     .emit_rerun_if_changed(false)

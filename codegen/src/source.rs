@@ -120,11 +120,16 @@ pub fn candidates(version: &str) -> Vec<PathBuf> {
 /// Find and read the pinned schema of `version`, verified against its sha256.
 pub fn locate(version: &str, pins: &Pins) -> Result<(PathBuf, Vec<u8>)> {
     let pin = pins.get(version)?;
-    let tried = candidates(version);
-    for path in &tried {
+    locate_in(version, &pin.sha256, &candidates(version))
+}
+
+/// Read the first of `tried` that exists, verified against `sha256`; the error when none exists
+/// names the places looked in and the command that fills them.
+pub fn locate_in(version: &str, sha256: &str, tried: &[PathBuf]) -> Result<(PathBuf, Vec<u8>)> {
+    for path in tried {
         if path.is_file() {
             let bytes = std::fs::read(path).map_err(|e| Error::in_file(path, e.to_string()))?;
-            verify(&bytes, &pin.sha256, path)?;
+            verify(&bytes, sha256, path)?;
             return Ok((path.clone(), bytes));
         }
     }

@@ -1,0 +1,198 @@
+//! The `mcp-codegen` command line and the library's handling of bad input: every failure is one
+//! line naming the file and the problem, and nothing panics.
+
+use std::path::Path;
+use std::process::Command;
+
+fn bin() -> Command {
+    Command::new(env!("CARGO_BIN_EXE_mcp-codegen"))
+}
+
+fn generate_err(schema_text: &str) -> String {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("schema.json");
+    std::fs::write(&path, schema_text).unwrap();
+    let err = mcp_codegen::Builder::new()
+        .schema(&path)
+        .no_overlay()
+        .emit_rerun_if_changed(false)
+        .generate_string()
+        .unwrap_err()
+        .to_string();
+    assert!(!err.contains('\n'), "one line: {err}");
+    assert!(
+        err.starts_with(&path.display().to_string()),
+        "names the file: {err}"
+    );
+    err
+}
+
+#[test]
+fn malformed_schema_file() {
+    let err = generate_err("{\"$defs\": {\"A\": ");
+    assert!(err.contains("malformed JSON"), "{err}");
+    assert!(err.contains("line 1"), "{err}");
+}
+
+#[test]
+fn unknown_ref() {
+    let err = generate_err(
+        r##"{"$defs": {"A": {"type": "object", "properties": {"b": {"$ref": "#/$defs/Nope"}}}}}"##,
+    );
+    assert!(err.contains("unknown $ref `#/$defs/Nope`"), "{err}");
+    assert!(err.contains("`A`.b"), "names where: {err}");
+}
+
+#[test]
+fn schema_without_definitions_and_wrong_shapes() {
+    assert!(generate_err("[1, 2]").contains("neither `$defs` nor `definitions`"));
+    assert!(generate_err(r#"{"$defs": {"A": 5}}"#).contains("is not an object"));
+    assert!(
+        generate_err(r#"{"$defs": {"A": {"type": "object", "properties": 3}}}"#)
+            .contains("`properties`")
+    );
+    assert!(generate_err(r#"{"$defs": {"A": {"type": "wat"}}}"#).contains("unknown type `wat`"));
+}
+
+#[test]
+fn wrong_sha256_through_mcp_spec_dir() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("2026-07-28").join("schema.json");
+    std::fs::create_dir_all(file.parent().unwrap()).unwrap();
+    std::fs::write(&file, "{\"$defs\": {}}").unwrap();
+    let out = bin()
+        .args(["check", "--version", "2026-07-28"])
+        .env("MCP_SPEC_DIR", dir.path())
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(stderr.contains(&file.display().to_string()), "{stderr}");
+    assert!(stderr.contains("sha256 mismatch"), "{stderr}");
+}
+
+#[test]
+fn missing_schema_names_the_fetch_command() {
+    let dir = tempfile::tempdir().unwrap();
+    let tried = [
+        dir.path().join("a/schema.json"),
+        dir.path().join("b/schema.json"),
+    ];
+    let err = mcp_codegen::source::locate_in("2026-07-28", &"0".repeat(64), &tried)
+        .unwrap_err()
+        .to_string();
+    assert!(err.contains("run `mcp-codegen fetch 2026-07-28`"), "{err}");
+    assert!(
+        err.contains("a/schema.json") && err.contains("b/schema.json"),
+        "{err}"
+    );
+    let out = bin()
+        .args(["fetch", "1999-01-01", "--from", "/nonexistent"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown protocol version"));
+}
+
+#[test]
+fn generation_is_deterministic_and_matches_the_committed_bindings() {
+    let a = mcp_codegen::Builder::new()
+        .emit_rerun_if_changed(false)
+        .generate_string()
+        .unwrap()
+        .code;
+    let b = mcp_codegen::Builder::new()
+        .emit_rerun_if_changed(false)
+        .generate_string()
+        .unwrap()
+        .code;
+    assert!(a == b, "two generations differ");
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/src/v2026_07_28.rs");
+    assert!(
+        std::fs::read_to_string(committed).unwrap() == a,
+        "run `cargo run -p mcp-codegen -- generate`"
+    );
+}
+
+#[test]
+fn check_reports_a_unified_diff_and_exit_1() {
+    let dir = tempfile::tempdir().unwrap();
+    let out_file = dir.path().join("v.rs");
+    let ok = bin()
+        .args(["generate", "--version", "2025-06-18", "--out"])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    assert!(
+        ok.status.success(),
+        "{}",
+        String::from_utf8_lossy(&ok.stderr)
+    );
+    let ok = bin()
+        .args(["check", "--version", "2025-06-18", "--out"])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    assert_eq!(ok.status.code(), Some(0));
+    let text = std::fs::read_to_string(&out_file).unwrap();
+    std::fs::write(
+        &out_file,
+        text.replacen("pub struct", "pub struct Edited;\npub struct", 1),
+    )
+    .unwrap();
+    let bad = bin()
+        .args(["check", "--version", "2025-06-18", "--out"])
+        .arg(&out_file)
+        .output()
+        .unwrap();
+    assert_eq!(bad.status.code(), Some(1));
+    let diff = String::from_utf8_lossy(&bad.stdout);
+    assert!(
+        diff.contains("@@") && diff.contains("-pub struct Edited;"),
+        "{diff}"
+    );
+}
+
+#[test]
+fn every_pinned_version_generates() {
+    for pin in mcp_codegen::Pins::builtin().unwrap().versions {
+        let g = mcp_codegen::Builder::new()
+            .version(&pin.version)
+            .emit_rerun_if_changed(false)
+            .generate_string()
+            .unwrap_or_else(|e| panic!("{}: {e}", pin.version));
+        assert!(g.code.contains("pub struct"), "{}", pin.version);
+    }
+}
+
+#[test]
+fn diff_reports_added_removed_and_changed() {
+    let out = bin()
+        .args(["diff", "2025-11-25", "2026-07-28"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let report = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        report.contains("+ InputRequiredResult (object)"),
+        "{report}"
+    );
+    assert!(report.contains("- InitializeRequest (object)"), "{report}");
+    assert!(
+        report.contains("CallToolRequestParams\n") && report.contains("  + field `inputResponses`"),
+        "{report}"
+    );
+}
+
+#[test]
+fn unknown_command_and_option() {
+    let out = bin().arg("explode").output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let out = bin().args(["check", "--bogus", "1"]).output().unwrap();
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option --bogus"));
+}
