@@ -3,6 +3,7 @@
 
 use serde_json::json;
 
+#[allow(dead_code)]
 mod golden {
     include!("../../codegen/tests/golden/basic.rs");
 }
