@@ -235,47 +235,120 @@ fn emit_struct(
     doc: TokenStream,
     default: bool,
 ) -> Result<TokenStream> {
-    let mut out = Vec::new();
+    // Serialize and Deserialize are written out rather than derived: one pass over the map,
+    // unknown keys straight into `extra` (serde's `flatten` would buffer every value first),
+    // and no proc-macro expansion at build time.
+    let mut defs = Vec::new();
+    let mut locals = Vec::new();
+    let mut arms = Vec::new();
+    let mut inits = Vec::new();
+    let mut sers = Vec::new();
+    let mut counts = Vec::new();
     for f in fields {
         let fdoc = docs(f.doc.as_deref());
         let fname = ident(&f.rust_name);
         let json = &f.json_name;
         let ty = field_ty(f)?;
         if f.required {
-            out.push(quote! { #fdoc #[serde(rename = #json)] pub #fname: #ty, });
-        } else if f.ty == Ty::Any {
-            // `"data": null` must come back as null, not vanish: keep null as `Some(Value::Null)`.
-            out.push(quote! {
-                #fdoc
-                #[serde(rename = #json, default, skip_serializing_if = "::core::option::Option::is_none", deserialize_with = "__private::present")]
-                pub #fname: ::core::option::Option<#ty>,
-            });
+            defs.push(quote! { #fdoc pub #fname: #ty, });
+            locals.push(
+                quote!(let mut #fname: ::core::option::Option<#ty> = ::core::option::Option::None;),
+            );
+            arms.push(quote!(#json => #fname = ::core::option::Option::Some(map.next_value()?),));
+            inits.push(quote!(#fname: #fname.ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(#json))?,));
+            sers.push(quote!(::serde::ser::SerializeMap::serialize_entry(&mut map, #json, &self.#fname)?;));
+            counts.push(quote!(1usize));
         } else {
-            out.push(quote! {
-                #fdoc
-                #[serde(rename = #json, default, skip_serializing_if = "::core::option::Option::is_none")]
-                pub #fname: ::core::option::Option<#ty>,
+            defs.push(quote! { #fdoc pub #fname: ::core::option::Option<#ty>, });
+            locals.push(
+                quote!(let mut #fname: ::core::option::Option<#ty> = ::core::option::Option::None;),
+            );
+            if f.ty == Ty::Any {
+                // `"data": null` must come back as null, not vanish: keep it as `Some(Value::Null)`.
+                arms.push(
+                    quote!(#json => #fname = ::core::option::Option::Some(map.next_value()?),),
+                );
+            } else {
+                arms.push(quote!(#json => #fname = map.next_value()?,));
+            }
+            inits.push(quote!(#fname,));
+            sers.push(quote! {
+                if let ::core::option::Option::Some(value) = &self.#fname {
+                    ::serde::ser::SerializeMap::serialize_entry(&mut map, #json, value)?;
+                }
             });
+            counts.push(quote!(usize::from(self.#fname.is_some())));
         }
     }
-    let mut deny = quote!();
-    match extra {
+    let expecting = format!("struct {name}");
+    let (unknown_arm, extra_local) = match extra {
         Some(ty) => {
-            let ty = rust_ty(&Ty::Map(Box::new(ty.clone())))?;
-            out.push(quote! {
+            let map_ty = rust_ty(&Ty::Map(Box::new(ty.clone())))?;
+            defs.push(quote! {
                 /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-                #[serde(flatten)]
-                pub extra: #ty,
+                pub extra: #map_ty,
             });
+            inits.push(quote!(extra,));
+            sers.push(quote! {
+                for (key, value) in &self.extra {
+                    ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+                }
+            });
+            counts.push(quote!(self.extra.len()));
+            (
+                quote!(_ => { extra.insert(key.into_string(), map.next_value()?); }),
+                quote!(let mut extra = <#map_ty as ::core::default::Default>::default();),
+            )
         }
-        None => deny = quote!(#[serde(deny_unknown_fields)]),
-    }
+        None => {
+            let names: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
+            (
+                quote!(other => return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::unknown_field(other, &[#(#names),*])),),
+                quote!(),
+            )
+        }
+    };
     let derive_default = if default { quote!(Default,) } else { quote!() };
+    let map_binding = if fields.is_empty() && extra.is_none() {
+        quote!(map)
+    } else {
+        quote!(mut map)
+    };
     Ok(quote! {
         #doc
-        #[derive(Debug, Clone, PartialEq, #derive_default ::serde::Serialize, ::serde::Deserialize)]
-        #deny
-        pub struct #name { #(#out)* }
+        #[derive(Debug, Clone, PartialEq, #derive_default)]
+        pub struct #name { #(#defs)* }
+        impl ::serde::Serialize for #name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                let len = 0usize #(+ #counts)*;
+                let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+                #(#sers)*
+                ::serde::ser::SerializeMap::end(map)
+            }
+        }
+        impl<'de> ::serde::Deserialize<'de> for #name {
+            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                struct Visitor;
+                impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                    type Value = #name;
+                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                        f.write_str(#expecting)
+                    }
+                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, #map_binding: A) -> ::core::result::Result<#name, A::Error> {
+                        #(#locals)*
+                        #extra_local
+                        while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
+                            match key.as_str() {
+                                #(#arms)*
+                                #unknown_arm
+                            }
+                        }
+                        ::core::result::Result::Ok(#name { #(#inits)* })
+                    }
+                }
+                deserializer.deserialize_map(Visitor)
+            }
+        }
     })
 }
 
@@ -616,8 +689,38 @@ fn private_module() -> TokenStream {
                 deserializer.deserialize_str(Visitor(expected))
             }
 
-            pub fn present<'de, D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<::core::option::Option<::serde_json::Value>, D::Error> {
-                <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer).map(::core::option::Option::Some)
+            /// An object key, borrowed from the input where the input allows it.
+            pub struct Key<'de>(::std::borrow::Cow<'de, str>);
+
+            impl<'de> Key<'de> {
+                pub fn as_str(&self) -> &str {
+                    &self.0
+                }
+                pub fn into_string(self) -> ::std::string::String {
+                    self.0.into_owned()
+                }
+            }
+
+            impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    struct Visitor;
+                    impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                        type Value = Key<'de>;
+                        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                            f.write_str("a string key")
+                        }
+                        fn visit_borrowed_str<E: ::serde::de::Error>(self, v: &'de str) -> ::core::result::Result<Key<'de>, E> {
+                            ::core::result::Result::Ok(Key(::std::borrow::Cow::Borrowed(v)))
+                        }
+                        fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<Key<'de>, E> {
+                            ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v.to_string())))
+                        }
+                        fn visit_string<E: ::serde::de::Error>(self, v: ::std::string::String) -> ::core::result::Result<Key<'de>, E> {
+                            ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v)))
+                        }
+                    }
+                    deserializer.deserialize_str(Visitor)
+                }
             }
         }
     }

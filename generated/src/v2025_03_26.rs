@@ -2,31 +2,84 @@
 // Do not edit: change the generator or schema/ and run `cargo run -p mcp-codegen -- generate`.
 
 /// Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Annotations {
     /// Describes who the intended customer of this object or data is.
     ///
     /// It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
-    #[serde(
-        rename = "audience",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub audience: ::core::option::Option<::std::vec::Vec<Role>>,
     /// Describes how important this data is for operating the server.
     ///
     /// A value of 1 means "most important," and indicates that the data is
     /// effectively required, while 0 means "least important," and indicates that
     /// the data is entirely optional.
-    #[serde(
-        rename = "priority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub priority: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Annotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.audience.is_some())
+            + usize::from(self.priority.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.audience {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "audience", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.priority {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "priority", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Annotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Annotations;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Annotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Annotations, A::Error> {
+                let mut audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
+                let mut priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "audience" => audience = map.next_value()?,
+                        "priority" => priority = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Annotations {
+                    audience,
+                    priority,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `audio`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -51,45 +104,185 @@ impl<'de> ::serde::Deserialize<'de> for TypeAudio {
     }
 }
 /// Audio provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct AudioContent {
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// The base64-encoded audio data.
-    #[serde(rename = "data")]
     pub data: ::std::string::String,
     /// The MIME type of the audio. Different providers may support different audio types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeAudio,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for AudioContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "mimeType",
+            &self.mime_type,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for AudioContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AudioContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct AudioContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<AudioContent, A::Error> {
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeAudio> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => annotations = map.next_value()?,
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "mimeType" => {
+                            mime_type = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(AudioContent {
+                    annotations,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: mime_type
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "mimeType",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BlobResourceContents {
     /// A base64-encoded string representing the binary data of the item.
-    #[serde(rename = "blob")]
     pub blob: ::std::string::String,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for BlobResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.mime_type.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BlobResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct BlobResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<BlobResourceContents, A::Error> {
+                let mut blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "blob" => blob = ::core::option::Option::Some(map.next_value()?),
+                        "mimeType" => mime_type = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(BlobResourceContents {
+                    blob: blob
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "blob",
+                        ))?,
+                    mime_type,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tools/call`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -113,32 +306,158 @@ impl<'de> ::serde::Deserialize<'de> for MethodToolsCall {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodToolsCall)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequestParams {
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CallToolRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.arguments.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
+                let mut arguments: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "arguments" => arguments = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolRequestParams {
+                    arguments,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Used by the client to invoke a tool provided by the server.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequest {
-    #[serde(rename = "method")]
     pub method: MethodToolsCall,
-    #[serde(rename = "params")]
     pub params: CallToolRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CallToolRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodToolsCall> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -290,31 +609,96 @@ impl ::core::convert::From<EmbeddedResource> for CallToolResultContentItem {
 /// However, any errors in _finding_ the tool, an error indicating that the
 /// server does not support tool calls, or any other exceptional conditions,
 /// should be reported as an MCP error response.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "content")]
     pub content: ::std::vec::Vec<CallToolResultContentItem>,
     /// Whether the tool call ended in an error.
     ///
     /// If not set, this is assumed to be false (the call was successful).
-    #[serde(
-        rename = "isError",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub is_error: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CallToolResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.is_error.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        if let ::core::option::Option::Some(value) = &self.is_error {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut content: ::core::option::Option<
+                    ::std::vec::Vec<CallToolResultContentItem>,
+                > = ::core::option::Option::None;
+                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "isError" => is_error = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolResult {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    is_error,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/cancelled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -339,23 +723,87 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
             .map(|()| MethodNotificationsCancelled)
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CancelledNotificationParams {
     /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub reason: ::core::option::Option<::std::string::String>,
     /// The ID of the request to cancel.
     ///
     /// This MUST correspond to the ID of a request previously issued in the same direction.
-    #[serde(rename = "requestId")]
     pub request_id: RequestId,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CancelledNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.reason.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.reason {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "reason", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "requestId",
+            &self.request_id,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CancelledNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CancelledNotificationParams, A::Error> {
+                let mut reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "reason" => reason = map.next_value()?,
+                        "requestId" => {
+                            request_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CancelledNotificationParams {
+                    reason,
+                    request_id: request_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "requestId",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
 ///
@@ -364,72 +812,353 @@ pub struct CancelledNotificationParams {
 /// This notification indicates that the result will be unused, so any associated processing SHOULD cease.
 ///
 /// A client MUST NOT attempt to cancel its `initialize` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CancelledNotification {
-    #[serde(rename = "method")]
     pub method: MethodNotificationsCancelled,
-    #[serde(rename = "params")]
     pub params: CancelledNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for CancelledNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CancelledNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CancelledNotification, A::Error> {
+                let mut method: ::core::option::Option<MethodNotificationsCancelled> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CancelledNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CancelledNotification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesExperimentalValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesExperimentalValue {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesExperimentalValue {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesExperimentalValue;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesExperimentalValue")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesExperimentalValue, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesExperimentalValue {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the client supports listing roots.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesRoots {
     /// Whether the client supports notifications for changes to the roots list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesRoots {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesRoots;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesRoots")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesRoots, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesRoots {
+                    list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the client supports sampling from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesSampling {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ClientCapabilitiesSampling {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesSampling;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesSampling")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesSampling, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesSampling {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilities {
     /// Experimental, non-standard capabilities that the client supports.
-    #[serde(
-        rename = "experimental",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub experimental: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ClientCapabilitiesExperimentalValue>,
     >,
     /// Present if the client supports listing roots.
-    #[serde(
-        rename = "roots",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub roots: ::core::option::Option<ClientCapabilitiesRoots>,
     /// Present if the client supports sampling from an LLM.
-    #[serde(
-        rename = "sampling",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub sampling: ::core::option::Option<ClientCapabilitiesSampling>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.experimental.is_some())
+            + usize::from(self.roots.is_some()) + usize::from(self.sampling.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.experimental {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "experimental",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.roots {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.sampling {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sampling", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilities, A::Error> {
+                let mut experimental: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ClientCapabilitiesExperimentalValue,
+                    >,
+                > = ::core::option::Option::None;
+                let mut roots: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
+                let mut sampling: ::core::option::Option<ClientCapabilitiesSampling> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "experimental" => experimental = map.next_value()?,
+                        "roots" => roots = map.next_value()?,
+                        "sampling" => sampling = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilities {
+                    experimental,
+                    roots,
+                    sampling,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1051,17 +1780,81 @@ impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
     }
 }
 /// The argument's information
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// The value of the argument to use for completion matching.
-    #[serde(rename = "value")]
     pub value: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteRequestParamsArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsArgument;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequestParamsArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "value" => {
+                            value = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequestParamsArgument {
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    value: value
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "value",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1175,68 +1968,332 @@ impl ::core::convert::From<ResourceReference> for CompleteRequestParamsRef {
         Self::ResourceReference(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParams {
     /// The argument's information
-    #[serde(rename = "argument")]
     pub argument: CompleteRequestParamsArgument,
-    #[serde(rename = "ref")]
     pub ref_: CompleteRequestParamsRef,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "argument",
+            &self.argument,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ref", &self.ref_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
+                let mut argument: ::core::option::Option<
+                    CompleteRequestParamsArgument,
+                > = ::core::option::Option::None;
+                let mut ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "argument" => {
+                            argument = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "ref" => ref_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequestParams {
+                    argument: argument
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "argument",
+                        ))?,
+                    ref_: ref_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "ref",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A request from the client to the server, to ask for completion options.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequest {
-    #[serde(rename = "method")]
     pub method: MethodCompletionComplete,
-    #[serde(rename = "params")]
     pub params: CompleteRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for CompleteRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodCompletionComplete> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub has_more: ::core::option::Option<bool>,
     /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(
-        rename = "total",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub total: ::core::option::Option<i64>,
     /// An array of completion values. Must not exceed 100 items.
-    #[serde(rename = "values")]
     pub values: ::std::vec::Vec<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CompleteResultCompletion {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.has_more {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.total {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "values", &self.values)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResultCompletion;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteResultCompletion")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteResultCompletion, A::Error> {
+                let mut has_more: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut total: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut values: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "hasMore" => has_more = map.next_value()?,
+                        "total" => total = map.next_value()?,
+                        "values" => {
+                            values = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteResultCompletion {
+                    has_more,
+                    total,
+                    values: values
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "values",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a completion/complete request
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "completion")]
     pub completion: CompleteResultCompletion,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "completion",
+            &self.completion,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut completion: ::core::option::Option<CompleteResultCompletion> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "completion" => {
+                            completion = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteResult {
+                    meta,
+                    completion: completion
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "completion",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `sampling/createMessage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -1327,75 +2384,300 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext
     }
 }
 /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParamsMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for CreateMessageRequestParamsMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequestParamsMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageRequestParamsMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageRequestParamsMetadata, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageRequestParamsMetadata {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
-    #[serde(
-        rename = "includeContext",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub include_context: ::core::option::Option<
         CreateMessageRequestParamsIncludeContext,
     >,
     /// The maximum number of tokens to sample, as requested by the server. The client MAY choose to sample fewer tokens than requested.
-    #[serde(rename = "maxTokens")]
     pub max_tokens: i64,
-    #[serde(rename = "messages")]
     pub messages: ::std::vec::Vec<SamplingMessage>,
     /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-    #[serde(
-        rename = "metadata",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub metadata: ::core::option::Option<CreateMessageRequestParamsMetadata>,
     /// The server's preferences for which model to select. The client MAY ignore these preferences.
-    #[serde(
-        rename = "modelPreferences",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub model_preferences: ::core::option::Option<ModelPreferences>,
-    #[serde(
-        rename = "stopSequences",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub stop_sequences: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
-    #[serde(
-        rename = "systemPrompt",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub system_prompt: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "temperature",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub temperature: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CreateMessageRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.include_context.is_some()) + 1usize + 1usize
+            + usize::from(self.metadata.is_some())
+            + usize::from(self.model_preferences.is_some())
+            + usize::from(self.stop_sequences.is_some())
+            + usize::from(self.system_prompt.is_some())
+            + usize::from(self.temperature.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.include_context {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "includeContext",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "maxTokens",
+            &self.max_tokens,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "messages",
+            &self.messages,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.metadata {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "metadata", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.model_preferences {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "modelPreferences",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.stop_sequences {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "stopSequences",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.system_prompt {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "systemPrompt",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.temperature {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "temperature", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageRequestParams, A::Error> {
+                let mut include_context: ::core::option::Option<
+                    CreateMessageRequestParamsIncludeContext,
+                > = ::core::option::Option::None;
+                let mut max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut messages: ::core::option::Option<
+                    ::std::vec::Vec<SamplingMessage>,
+                > = ::core::option::Option::None;
+                let mut metadata: ::core::option::Option<
+                    CreateMessageRequestParamsMetadata,
+                > = ::core::option::Option::None;
+                let mut model_preferences: ::core::option::Option<ModelPreferences> = ::core::option::Option::None;
+                let mut stop_sequences: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut system_prompt: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut temperature: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "includeContext" => include_context = map.next_value()?,
+                        "maxTokens" => {
+                            max_tokens = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "messages" => {
+                            messages = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "metadata" => metadata = map.next_value()?,
+                        "modelPreferences" => model_preferences = map.next_value()?,
+                        "stopSequences" => stop_sequences = map.next_value()?,
+                        "systemPrompt" => system_prompt = map.next_value()?,
+                        "temperature" => temperature = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageRequestParams {
+                    include_context,
+                    max_tokens: max_tokens
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "maxTokens",
+                        ))?,
+                    messages: messages
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "messages",
+                        ))?,
+                    metadata,
+                    model_preferences,
+                    stop_sequences,
+                    system_prompt,
+                    temperature,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequest {
-    #[serde(rename = "method")]
     pub method: MethodSamplingCreateMessage,
-    #[serde(rename = "params")]
     pub params: CreateMessageRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CreateMessageRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodSamplingCreateMessage> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CreateMessageRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1520,34 +2802,111 @@ impl ::core::convert::From<AudioContent> for CreateMessageResultContent {
     }
 }
 /// The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "content")]
     pub content: CreateMessageResultContent,
     /// The name of the model that generated the message.
-    #[serde(rename = "model")]
     pub model: ::std::string::String,
-    #[serde(rename = "role")]
     pub role: Role,
     /// The reason why sampling stopped, if known.
-    #[serde(
-        rename = "stopReason",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub stop_reason: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CreateMessageResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+            + usize::from(self.stop_reason.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "model", &self.model)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
+        if let ::core::option::Option::Some(value) = &self.stop_reason {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "stopReason", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut content: ::core::option::Option<CreateMessageResultContent> = ::core::option::Option::None;
+                let mut model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
+                let mut stop_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "model" => {
+                            model = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "role" => role = ::core::option::Option::Some(map.next_value()?),
+                        "stopReason" => stop_reason = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageResult {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    model: model
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "model",
+                        ))?,
+                    role: role
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "role",
+                        ))?,
+                    stop_reason,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
@@ -1676,22 +3035,92 @@ impl<'de> ::serde::Deserialize<'de> for TypeResource {
 ///
 /// It is up to the client how best to render embedded resources for the benefit
 /// of the LLM and/or the user.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EmbeddedResource {
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
-    #[serde(rename = "resource")]
     pub resource: EmbeddedResourceResource,
-    #[serde(rename = "type")]
     pub type_: TypeResource,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for EmbeddedResource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resource",
+            &self.resource,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = EmbeddedResource;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct EmbeddedResource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<EmbeddedResource, A::Error> {
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut resource: ::core::option::Option<EmbeddedResourceResource> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeResource> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => annotations = map.next_value()?,
+                        "resource" => {
+                            resource = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(EmbeddedResource {
+                    annotations,
+                    resource: resource
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resource",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 pub type EmptyResult = Result;
 /// The constant string `prompts/get`.
@@ -1716,59 +3145,254 @@ impl<'de> ::serde::Deserialize<'de> for MethodPromptsGet {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPromptsGet)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequestParams {
     /// Arguments to use for templating the prompt.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
     >,
     /// The name of the prompt or prompt template.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for GetPromptRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.arguments.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
+                let mut arguments: ::core::option::Option<
+                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "arguments" => arguments = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptRequestParams {
+                    arguments,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Used by the client to get a prompt provided by the server.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequest {
-    #[serde(rename = "method")]
     pub method: MethodPromptsGet,
-    #[serde(rename = "params")]
     pub params: GetPromptRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for GetPromptRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodPromptsGet> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a prompts/get request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An optional description for the prompt.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "messages")]
     pub messages: ::std::vec::Vec<PromptMessage>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for GetPromptResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.description.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "messages",
+            &self.messages,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut messages: ::core::option::Option<
+                    ::std::vec::Vec<PromptMessage>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "messages" => {
+                            messages = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptResult {
+                    meta,
+                    description,
+                    messages: messages
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "messages",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `image`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -1793,37 +3417,177 @@ impl<'de> ::serde::Deserialize<'de> for TypeImage {
     }
 }
 /// An image provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ImageContent {
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// The base64-encoded image data.
-    #[serde(rename = "data")]
     pub data: ::std::string::String,
     /// The MIME type of the image. Different providers may support different image types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeImage,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ImageContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "mimeType",
+            &self.mime_type,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ImageContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ImageContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ImageContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ImageContent, A::Error> {
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeImage> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => annotations = map.next_value()?,
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "mimeType" => {
+                            mime_type = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ImageContent {
+                    annotations,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: mime_type
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "mimeType",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Describes the name and version of an MCP implementation.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Implementation {
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
-    #[serde(rename = "version")]
     pub version: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Implementation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "version", &self.version)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Implementation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Implementation;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Implementation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Implementation, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "version" => {
+                            version = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Implementation {
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    version: version
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "version",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `initialize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -1847,61 +3611,321 @@ impl<'de> ::serde::Deserialize<'de> for MethodInitialize {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodInitialize)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeRequestParams {
-    #[serde(rename = "capabilities")]
     pub capabilities: ClientCapabilities,
-    #[serde(rename = "clientInfo")]
     pub client_info: Implementation,
     /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
-    #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InitializeRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "capabilities",
+            &self.capabilities,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "clientInfo",
+            &self.client_info,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "protocolVersion",
+            &self.protocol_version,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializeRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializeRequestParams, A::Error> {
+                let mut capabilities: ::core::option::Option<ClientCapabilities> = ::core::option::Option::None;
+                let mut client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut protocol_version: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "capabilities" => {
+                            capabilities = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "clientInfo" => {
+                            client_info = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "protocolVersion" => {
+                            protocol_version = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializeRequestParams {
+                    capabilities: capabilities
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "capabilities",
+                        ))?,
+                    client_info: client_info
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "clientInfo",
+                        ))?,
+                    protocol_version: protocol_version
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "protocolVersion",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// This request is sent from the client to the server when it first connects, asking it to begin initialization.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeRequest {
-    #[serde(rename = "method")]
     pub method: MethodInitialize,
-    #[serde(rename = "params")]
     pub params: InitializeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for InitializeRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializeRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializeRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodInitialize> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<InitializeRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializeRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// After receiving an initialize request from the client, the server sends this response.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "capabilities")]
     pub capabilities: ServerCapabilities,
     /// Instructions describing how to use the server and its features.
     ///
     /// This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.
-    #[serde(
-        rename = "instructions",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub instructions: ::core::option::Option<::std::string::String>,
     /// The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
-    #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
-    #[serde(rename = "serverInfo")]
     pub server_info: Implementation,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InitializeResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.instructions.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "capabilities",
+            &self.capabilities,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.instructions {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "instructions",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "protocolVersion",
+            &self.protocol_version,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "serverInfo",
+            &self.server_info,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializeResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializeResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
+                let mut instructions: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut protocol_version: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "capabilities" => {
+                            capabilities = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "instructions" => instructions = map.next_value()?,
+                        "protocolVersion" => {
+                            protocol_version = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "serverInfo" => {
+                            server_info = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializeResult {
+                    meta,
+                    capabilities: capabilities
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "capabilities",
+                        ))?,
+                    instructions,
+                    protocol_version: protocol_version
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "protocolVersion",
+                        ))?,
+                    server_info: server_info
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "serverInfo",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/initialized`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -1926,35 +3950,148 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsInitialized {
             .map(|()| MethodNotificationsInitialized)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for InitializedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializedNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializedNotificationParams {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// This notification is sent from the client to the server after initialization has finished.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializedNotification {
-    #[serde(rename = "method")]
     pub method: MethodNotificationsInitialized,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<InitializedNotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InitializedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializedNotification, A::Error> {
+                let mut method: ::core::option::Option<MethodNotificationsInitialized> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<InitializedNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializedNotification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -2153,25 +4290,90 @@ impl ::core::convert::From<JSONRPCError> for JSONRPCBatchResponseItem {
 }
 /// A JSON-RPC batch response, as described in <https://www.jsonrpc.org/specification#batch>.
 pub type JSONRPCBatchResponse = ::std::vec::Vec<JSONRPCBatchResponseItem>;
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCErrorError {
     /// The error type that occurred.
-    #[serde(rename = "code")]
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCErrorError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCErrorError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCErrorError, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCErrorError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `2.0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2196,17 +4398,89 @@ impl<'de> ::serde::Deserialize<'de> for JsonrpcV2_0 {
     }
 }
 /// A response to a request that indicates an error occurred.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCError {
-    #[serde(rename = "error")]
     pub error: JSONRPCErrorError,
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCError, A::Error> {
+                let mut error: ::core::option::Option<JSONRPCErrorError> = ::core::option::Option::None;
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "error" => {
+                            error = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCError {
+                    error: error
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "error",
+                        ))?,
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -2577,94 +4851,467 @@ for JSONRPCMessage {
         Self::Array2(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCNotificationParams {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A notification which does not expect a response.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<JSONRPCNotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for JSONRPCNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<JSONRPCNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for JSONRPCRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCRequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<JSONRPCRequestParamsMeta>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<JSONRPCRequestParamsMeta> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCRequestParams {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A request that expects a response.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<JSONRPCRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for JSONRPCRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<JSONRPCRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A successful (non-error) response to a request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: Result,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<Result> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `prompts/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2688,60 +5335,234 @@ impl<'de> ::serde::Deserialize<'de> for MethodPromptsList {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPromptsList)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsRequestParams {
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
-    #[serde(
-        rename = "cursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListPromptsRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListPromptsRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListPromptsRequestParams, A::Error> {
+                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "cursor" => cursor = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListPromptsRequestParams {
+                    cursor,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Sent from the client to request a list of prompts and prompt templates the server has.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsRequest {
-    #[serde(rename = "method")]
     pub method: MethodPromptsList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<ListPromptsRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListPromptsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListPromptsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListPromptsRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodPromptsList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ListPromptsRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListPromptsRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a prompts/list request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "prompts")]
     pub prompts: ::std::vec::Vec<Prompt>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListPromptsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", &self.prompts)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListPromptsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListPromptsResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "prompts" => {
+                            prompts = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListPromptsResult {
+                    meta,
+                    next_cursor,
+                    prompts: prompts
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "prompts",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/templates/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2766,60 +5587,244 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
             .map(|()| MethodResourcesTemplatesList)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesRequestParams {
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
-    #[serde(
-        rename = "cursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListResourceTemplatesRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourceTemplatesRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourceTemplatesRequestParams, A::Error> {
+                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "cursor" => cursor = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourceTemplatesRequestParams {
+                    cursor,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Sent from the client to request a list of resource templates the server has.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesRequest {
-    #[serde(rename = "method")]
     pub method: MethodResourcesTemplatesList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<ListResourceTemplatesRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListResourceTemplatesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourceTemplatesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourceTemplatesRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodResourcesTemplatesList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ListResourceTemplatesRequestParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourceTemplatesRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a resources/templates/list request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "resourceTemplates")]
     pub resource_templates: ::std::vec::Vec<ResourceTemplate>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListResourceTemplatesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resourceTemplates",
+            &self.resource_templates,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourceTemplatesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourceTemplatesResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut resource_templates: ::core::option::Option<
+                    ::std::vec::Vec<ResourceTemplate>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "resourceTemplates" => {
+                            resource_templates = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourceTemplatesResult {
+                    meta,
+                    next_cursor,
+                    resource_templates: resource_templates
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resourceTemplates",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2843,60 +5848,238 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesList {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesList)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesRequestParams {
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
-    #[serde(
-        rename = "cursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListResourcesRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourcesRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourcesRequestParams, A::Error> {
+                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "cursor" => cursor = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourcesRequestParams {
+                    cursor,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Sent from the client to request a list of resources the server has.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesRequest {
-    #[serde(rename = "method")]
     pub method: MethodResourcesList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<ListResourcesRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListResourcesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourcesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourcesRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodResourcesList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ListResourcesRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourcesRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a resources/list request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "resources")]
     pub resources: ::std::vec::Vec<Resource>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListResourcesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resources",
+            &self.resources,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourcesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourcesResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut resources: ::core::option::Option<::std::vec::Vec<Resource>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "resources" => {
+                            resources = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourcesResult {
+                    meta,
+                    next_cursor,
+                    resources: resources
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resources",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `roots/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2920,30 +6103,136 @@ impl<'de> ::serde::Deserialize<'de> for MethodRootsList {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodRootsList)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ListRootsRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListRootsRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListRootsRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListRootsRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsRequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ListRootsRequestParamsMeta>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListRootsRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListRootsRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListRootsRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<ListRootsRequestParamsMeta> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListRootsRequestParams {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Sent from the server to request a list of root URIs from the client. Roots allow
 /// servers to ask for specific directories or files to operate on. A common example
@@ -2952,39 +6241,160 @@ pub struct ListRootsRequestParams {
 ///
 /// This request is typically used when the server needs to understand the file system
 /// structure or access specific locations that the client has permission to read from.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsRequest {
-    #[serde(rename = "method")]
     pub method: MethodRootsList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<ListRootsRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListRootsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListRootsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListRootsRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodRootsList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ListRootsRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListRootsRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The client's response to a roots/list request from the server.
 /// This result contains an array of Root objects, each representing a root directory
 /// or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "roots")]
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListRootsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", &self.roots)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListRootsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListRootsResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "roots" => {
+                            roots = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListRootsResult {
+                    meta,
+                    roots: roots
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "roots",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tools/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3008,60 +6418,234 @@ impl<'de> ::serde::Deserialize<'de> for MethodToolsList {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodToolsList)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsRequestParams {
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
-    #[serde(
-        rename = "cursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListToolsRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListToolsRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListToolsRequestParams, A::Error> {
+                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "cursor" => cursor = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListToolsRequestParams {
+                    cursor,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Sent from the client to request a list of tools the server has.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsRequest {
-    #[serde(rename = "method")]
     pub method: MethodToolsList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<ListToolsRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListToolsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListToolsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListToolsRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodToolsList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ListToolsRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListToolsRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a tools/list request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "tools")]
     pub tools: ::std::vec::Vec<Tool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListToolsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", &self.tools)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListToolsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListToolsResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "tools" => {
+                            tools = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListToolsResult {
+                    meta,
+                    next_cursor,
+                    tools: tools
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "tools",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The severity of a log message.
 ///
@@ -3178,41 +6762,175 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
             .map(|()| MethodNotificationsMessage)
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotificationParams {
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
-    #[serde(rename = "data")]
     pub data: ::serde_json::Value,
     /// The severity of this log message.
-    #[serde(rename = "level")]
     pub level: LoggingLevel,
     /// An optional name of the logger issuing this message.
-    #[serde(
-        rename = "logger",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub logger: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for LoggingMessageNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.logger.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
+        if let ::core::option::Option::Some(value) = &self.logger {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logger", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct LoggingMessageNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<LoggingMessageNotificationParams, A::Error> {
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
+                let mut logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "level" => {
+                            level = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "logger" => logger = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(LoggingMessageNotificationParams {
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    level: level
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "level",
+                        ))?,
+                    logger,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotification {
-    #[serde(rename = "method")]
     pub method: MethodNotificationsMessage,
-    #[serde(rename = "params")]
     pub params: LoggingMessageNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for LoggingMessageNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct LoggingMessageNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
+                let mut method: ::core::option::Option<MethodNotificationsMessage> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    LoggingMessageNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(LoggingMessageNotification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Hints to use for model selection.
 ///
 /// Keys not declared here are currently left unspecified by the spec and are up
 /// to the client to interpret.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelHint {
     /// A hint for a model name.
     ///
@@ -3223,15 +6941,63 @@ pub struct ModelHint {
     ///
     /// The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
     ///  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub name: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ModelHint {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.name.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.name {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelHint {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelHint;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ModelHint")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ModelHint, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ModelHint { name, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The server's preferences for model selection, requested of the client during sampling.
 ///
@@ -3244,16 +7010,11 @@ pub struct ModelHint {
 /// These preferences are always advisory. The client MAY ignore them. It is also
 /// up to the client to decide how to interpret these preferences and how to
 /// balance them against other considerations.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
     /// is not important, while a value of 1 means cost is the most important
     /// factor.
-    #[serde(
-        rename = "costPriority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cost_priority: ::core::option::Option<::serde_json::Number>,
     /// Optional hints to use for model selection.
     ///
@@ -3262,113 +7023,467 @@ pub struct ModelPreferences {
     ///
     /// The client SHOULD prioritize these hints over the numeric priorities, but
     /// MAY still use the priorities to select from ambiguous matches.
-    #[serde(
-        rename = "hints",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub hints: ::core::option::Option<::std::vec::Vec<ModelHint>>,
     /// How much to prioritize intelligence and capabilities when selecting a
     /// model. A value of 0 means intelligence is not important, while a value of 1
     /// means intelligence is the most important factor.
-    #[serde(
-        rename = "intelligencePriority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub intelligence_priority: ::core::option::Option<::serde_json::Number>,
     /// How much to prioritize sampling speed (latency) when selecting a model. A
     /// value of 0 means speed is not important, while a value of 1 means speed is
     /// the most important factor.
-    #[serde(
-        rename = "speedPriority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub speed_priority: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ModelPreferences {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cost_priority.is_some())
+            + usize::from(self.hints.is_some())
+            + usize::from(self.intelligence_priority.is_some())
+            + usize::from(self.speed_priority.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cost_priority {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "costPriority",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.hints {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hints", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.intelligence_priority {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "intelligencePriority",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.speed_priority {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "speedPriority",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelPreferences;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ModelPreferences")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ModelPreferences, A::Error> {
+                let mut cost_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut hints: ::core::option::Option<::std::vec::Vec<ModelHint>> = ::core::option::Option::None;
+                let mut intelligence_priority: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
+                let mut speed_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "costPriority" => cost_priority = map.next_value()?,
+                        "hints" => hints = map.next_value()?,
+                        "intelligencePriority" => {
+                            intelligence_priority = map.next_value()?;
+                        }
+                        "speedPriority" => speed_priority = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ModelPreferences {
+                    cost_priority,
+                    hints,
+                    intelligence_priority,
+                    speed_priority,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for NotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct NotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<NotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(NotificationParams { meta, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Notification {
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for Notification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Notification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Notification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Notification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Notification, A::Error> {
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Notification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequestParams {
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
-    #[serde(
-        rename = "cursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for PaginatedRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
+                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "cursor" => cursor = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedRequestParams {
+                    cursor,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequest {
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for PaginatedRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedRequest, A::Error> {
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PaginatedResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedResult {
+                    meta,
+                    next_cursor,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `ping`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3392,45 +7507,208 @@ impl<'de> ::serde::Deserialize<'de> for MethodPing {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPing)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PingRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for PingRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PingRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PingRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PingRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PingRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PingRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PingRequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<PingRequestParamsMeta>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for PingRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PingRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PingRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PingRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PingRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<PingRequestParamsMeta> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PingRequestParams { meta, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PingRequest {
-    #[serde(rename = "method")]
     pub method: MethodPing,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PingRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PingRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PingRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PingRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PingRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PingRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodPing> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PingRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PingRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/progress`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3455,42 +7733,187 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
             .map(|()| MethodNotificationsProgress)
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotificationParams {
     /// An optional message describing the current progress.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub message: ::core::option::Option<::std::string::String>,
     /// The progress thus far. This should increase every time progress is made, even if the total is unknown.
-    #[serde(rename = "progress")]
     pub progress: ::serde_json::Number,
     /// The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
-    #[serde(rename = "progressToken")]
     pub progress_token: ProgressToken,
     /// Total number of items to process (or total progress required), if known.
-    #[serde(
-        rename = "total",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub total: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ProgressNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.message.is_some()) + 1usize + 1usize
+            + usize::from(self.total.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.message {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "progress",
+            &self.progress,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "progressToken",
+            &self.progress_token,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.total {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ProgressNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ProgressNotificationParams, A::Error> {
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "message" => message = map.next_value()?,
+                        "progress" => {
+                            progress = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "progressToken" => {
+                            progress_token = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "total" => total = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ProgressNotificationParams {
+                    message,
+                    progress: progress
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "progress",
+                        ))?,
+                    progress_token: progress_token
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "progressToken",
+                        ))?,
+                    total,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotification {
-    #[serde(rename = "method")]
     pub method: MethodNotificationsProgress,
-    #[serde(rename = "params")]
     pub params: ProgressNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ProgressNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ProgressNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ProgressNotification, A::Error> {
+                let mut method: ::core::option::Option<MethodNotificationsProgress> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ProgressNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ProgressNotification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
@@ -3579,52 +8002,172 @@ impl ::core::convert::From<i64> for ProgressToken {
     }
 }
 /// A prompt or prompt template that the server offers.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Prompt {
     /// A list of arguments to use for templating the prompt.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<::std::vec::Vec<PromptArgument>>,
     /// An optional description of what this prompt provides
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// The name of the prompt or prompt template.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Prompt {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.arguments.is_some())
+            + usize::from(self.description.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Prompt {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Prompt;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Prompt")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Prompt, A::Error> {
+                let mut arguments: ::core::option::Option<
+                    ::std::vec::Vec<PromptArgument>,
+                > = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "arguments" => arguments = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Prompt {
+                    arguments,
+                    description,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Describes an argument that a prompt can accept.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// The name of the argument.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Whether this argument must be provided.
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub required: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.required.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.required {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptArgument;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptArgument, A::Error> {
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut required: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "description" => description = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "required" => required = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptArgument {
+                    description,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    required,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/prompts/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3649,35 +8192,152 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsPromptsListChanged {
             .map(|()| MethodNotificationsPromptsListChanged)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptListChangedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for PromptListChangedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptListChangedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptListChangedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptListChangedNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptListChangedNotificationParams {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptListChangedNotification {
-    #[serde(rename = "method")]
     pub method: MethodNotificationsPromptsListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PromptListChangedNotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
+                let mut method: ::core::option::Option<
+                    MethodNotificationsPromptsListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    PromptListChangedNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptListChangedNotification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -3823,15 +8483,79 @@ impl ::core::convert::From<EmbeddedResource> for PromptMessageContent {
 ///
 /// This is similar to `SamplingMessage`, but also supports the embedding of
 /// resources from the MCP server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptMessage {
-    #[serde(rename = "content")]
     pub content: PromptMessageContent,
-    #[serde(rename = "role")]
     pub role: Role,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptMessage;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptMessage, A::Error> {
+                let mut content: ::core::option::Option<PromptMessageContent> = ::core::option::Option::None;
+                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "role" => role = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptMessage {
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    role: role
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "role",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `ref/prompt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3856,16 +8580,78 @@ impl<'de> ::serde::Deserialize<'de> for TypeRefPrompt {
     }
 }
 /// Identifies a prompt.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptReference {
     /// The name of the prompt or prompt template
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeRefPrompt,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptReference;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptReference, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeRefPrompt> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptReference {
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/read`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3889,25 +8675,147 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesRead {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesRead)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequestParams {
     /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ReadResourceRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceRequestParams {
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Sent from the client to the server, to read a specific resource URI.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequest {
-    #[serde(rename = "method")]
     pub method: MethodResourcesRead,
-    #[serde(rename = "params")]
     pub params: ReadResourceRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ReadResourceRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodResourcesRead> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ReadResourceRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -4009,61 +8917,291 @@ impl ::core::convert::From<BlobResourceContents> for ReadResourceResultContentsI
     }
 }
 /// The server's response to a resources/read request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "contents")]
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ReadResourceResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "contents",
+            &self.contents,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut contents: ::core::option::Option<
+                    ::std::vec::Vec<ReadResourceResultContentsItem>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "contents" => {
+                            contents = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceResult {
+                    meta,
+                    contents: contents
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "contents",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for RequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<RequestParamsMeta>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for RequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RequestParams { meta, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Request {
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<RequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Request {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Request {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Request;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Request")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Request, A::Error> {
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Request {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
@@ -4152,68 +9290,195 @@ impl ::core::convert::From<i64> for RequestId {
     }
 }
 /// A known resource that the server is capable of reading.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Resource {
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this resource represents.
     ///
     /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// A human-readable name for this resource.
     ///
     /// This can be used by clients to populate UI elements.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
     ///
     /// This can be used by Hosts to display file sizes and estimate context window usage.
-    #[serde(
-        rename = "size",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub size: ::core::option::Option<i64>,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Resource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize
+            + usize::from(self.size.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.size {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Resource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Resource;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Resource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Resource, A::Error> {
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "size" => size = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Resource {
+                    annotations,
+                    description,
+                    mime_type,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    size,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The contents of a specific resource or sub-resource.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceContents {
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.mime_type.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceContents, A::Error> {
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "mimeType" => mime_type = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceContents {
+                    mime_type,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/resources/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4238,35 +9503,155 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesListChanged 
             .map(|()| MethodNotificationsResourcesListChanged)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceListChangedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ResourceListChangedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceListChangedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceListChangedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                ResourceListChangedNotificationParams,
+                A::Error,
+            > {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceListChangedNotificationParams {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceListChangedNotification {
-    #[serde(rename = "method")]
     pub method: MethodNotificationsResourcesListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<ResourceListChangedNotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
+                let mut method: ::core::option::Option<
+                    MethodNotificationsResourcesListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ResourceListChangedNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceListChangedNotification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `ref/resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4291,54 +9676,191 @@ impl<'de> ::serde::Deserialize<'de> for TypeRefResource {
     }
 }
 /// A reference to a resource or resource template definition.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceReference {
-    #[serde(rename = "type")]
     pub type_: TypeRefResource,
     /// The URI or URI template of the resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ResourceReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceReference;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceReference, A::Error> {
+                let mut type_: ::core::option::Option<TypeRefResource> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceReference {
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A template description for resources available on the server.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplate {
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this template is for.
     ///
     /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// A human-readable name for the type of resource this template refers to.
     ///
     /// This can be used by clients to populate UI elements.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// A URI template (according to RFC 6570) that can be used to construct resource URIs.
-    #[serde(rename = "uriTemplate")]
     pub uri_template: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceTemplate {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "uriTemplate",
+            &self.uri_template,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceTemplate;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceTemplate")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceTemplate, A::Error> {
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri_template: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "uriTemplate" => {
+                            uri_template = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceTemplate {
+                    annotations,
+                    description,
+                    mime_type,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    uri_template: uri_template
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uriTemplate",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/resources/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4363,40 +9885,216 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesUpdated {
             .map(|()| MethodNotificationsResourcesUpdated)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceUpdatedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceUpdatedNotificationParams, A::Error> {
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotification {
-    #[serde(rename = "method")]
     pub method: MethodNotificationsResourcesUpdated,
-    #[serde(rename = "params")]
     pub params: ResourceUpdatedNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ResourceUpdatedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
+                let mut method: ::core::option::Option<
+                    MethodNotificationsResourcesUpdated,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ResourceUpdatedNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceUpdatedNotification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Result {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Result {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Result {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Result;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Result")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Result, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Result { meta, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -4458,25 +10156,82 @@ impl<'de> ::serde::Deserialize<'de> for Role {
     }
 }
 /// Represents a root directory or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Root {
     /// An optional name for the root. This can be used to provide a human-readable
     /// identifier for the root, which may be useful for display purposes or for
     /// referencing the root in other parts of the application.
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub name: ::core::option::Option<::std::string::String>,
     /// The URI identifying the root. This *must* start with file:// for now.
     /// This restriction may be relaxed in future versions of the protocol to allow
     /// other URI schemes.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Root {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.name.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.name {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Root {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Root;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Root")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Root, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Root {
+                    name,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/roots/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4501,37 +10256,154 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsRootsListChanged {
             .map(|()| MethodNotificationsRootsListChanged)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RootsListChangedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for RootsListChangedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RootsListChangedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RootsListChangedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RootsListChangedNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RootsListChangedNotificationParams {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A notification from the client to the server, informing it that the list of roots has changed.
 /// This notification should be sent whenever the client adds, removes, or modifies any root.
 /// The server should then request an updated list of roots using the ListRootsRequest.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RootsListChangedNotification {
-    #[serde(rename = "method")]
     pub method: MethodNotificationsRootsListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<RootsListChangedNotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for RootsListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RootsListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RootsListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RootsListChangedNotification, A::Error> {
+                let mut method: ::core::option::Option<
+                    MethodNotificationsRootsListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    RootsListChangedNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RootsListChangedNotification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -4656,135 +10528,573 @@ impl ::core::convert::From<AudioContent> for SamplingMessageContent {
     }
 }
 /// Describes a message issued to or received from an LLM API.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SamplingMessage {
-    #[serde(rename = "content")]
     pub content: SamplingMessageContent,
-    #[serde(rename = "role")]
     pub role: Role,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SamplingMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SamplingMessage;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SamplingMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SamplingMessage, A::Error> {
+                let mut content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
+                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "role" => role = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SamplingMessage {
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    role: role
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "role",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server supports argument autocompletion suggestions.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesCompletions {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ServerCapabilitiesCompletions {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesCompletions {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesCompletions;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesCompletions")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesCompletions, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesCompletions {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesExperimentalValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesExperimentalValue {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesExperimentalValue {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesExperimentalValue;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesExperimentalValue")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesExperimentalValue, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesExperimentalValue {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server supports sending log messages to the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesLogging {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesLogging {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesLogging {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesLogging;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesLogging")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesLogging, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesLogging { extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server offers any prompt templates.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesPrompts {
     /// Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesPrompts {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesPrompts;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesPrompts")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
+                    list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server offers any resources to read.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesResources {
     /// Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Whether this server supports subscribing to resource updates.
-    #[serde(
-        rename = "subscribe",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub subscribe: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesResources {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some())
+            + usize::from(self.subscribe.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.subscribe {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "subscribe", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesResources;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesResources")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        "subscribe" => subscribe = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesResources {
+                    list_changed,
+                    subscribe,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server offers any tools to call.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTools {
     /// Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ServerCapabilitiesTools {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTools;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTools")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTools {
+                    list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
-    #[serde(
-        rename = "completions",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub completions: ::core::option::Option<ServerCapabilitiesCompletions>,
     /// Experimental, non-standard capabilities that the server supports.
-    #[serde(
-        rename = "experimental",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub experimental: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ServerCapabilitiesExperimentalValue>,
     >,
     /// Present if the server supports sending log messages to the client.
-    #[serde(
-        rename = "logging",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub logging: ::core::option::Option<ServerCapabilitiesLogging>,
     /// Present if the server offers any prompt templates.
-    #[serde(
-        rename = "prompts",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub prompts: ::core::option::Option<ServerCapabilitiesPrompts>,
     /// Present if the server offers any resources to read.
-    #[serde(
-        rename = "resources",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub resources: ::core::option::Option<ServerCapabilitiesResources>,
     /// Present if the server offers any tools to call.
-    #[serde(
-        rename = "tools",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tools: ::core::option::Option<ServerCapabilitiesTools>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.completions.is_some())
+            + usize::from(self.experimental.is_some())
+            + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
+            + usize::from(self.resources.is_some()) + usize::from(self.tools.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.completions {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "completions", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.experimental {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "experimental",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.logging {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logging", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.prompts {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.resources {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resources", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tools {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilities, A::Error> {
+                let mut completions: ::core::option::Option<
+                    ServerCapabilitiesCompletions,
+                > = ::core::option::Option::None;
+                let mut experimental: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ServerCapabilitiesExperimentalValue,
+                    >,
+                > = ::core::option::Option::None;
+                let mut logging: ::core::option::Option<ServerCapabilitiesLogging> = ::core::option::Option::None;
+                let mut prompts: ::core::option::Option<ServerCapabilitiesPrompts> = ::core::option::Option::None;
+                let mut resources: ::core::option::Option<ServerCapabilitiesResources> = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "completions" => completions = map.next_value()?,
+                        "experimental" => experimental = map.next_value()?,
+                        "logging" => logging = map.next_value()?,
+                        "prompts" => prompts = map.next_value()?,
+                        "resources" => resources = map.next_value()?,
+                        "tools" => tools = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilities {
+                    completions,
+                    experimental,
+                    logging,
+                    prompts,
+                    resources,
+                    tools,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -5411,25 +11721,149 @@ impl<'de> ::serde::Deserialize<'de> for MethodLoggingSetLevel {
             .map(|()| MethodLoggingSetLevel)
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SetLevelRequestParams {
     /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
-    #[serde(rename = "level")]
     pub level: LoggingLevel,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for SetLevelRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SetLevelRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SetLevelRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SetLevelRequestParams, A::Error> {
+                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "level" => {
+                            level = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SetLevelRequestParams {
+                    level: level
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "level",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A request from the client to the server, to enable or adjust logging.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SetLevelRequest {
-    #[serde(rename = "method")]
     pub method: MethodLoggingSetLevel,
-    #[serde(rename = "params")]
     pub params: SetLevelRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SetLevelRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SetLevelRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SetLevelRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SetLevelRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodLoggingSetLevel> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<SetLevelRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SetLevelRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/subscribe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5454,25 +11888,147 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesSubscribe {
             .map(|()| MethodResourcesSubscribe)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscribeRequestParams {
     /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for SubscribeRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscribeRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscribeRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscribeRequestParams, A::Error> {
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscribeRequestParams {
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscribeRequest {
-    #[serde(rename = "method")]
     pub method: MethodResourcesSubscribe,
-    #[serde(rename = "params")]
     pub params: SubscribeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SubscribeRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscribeRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscribeRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscribeRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodResourcesSubscribe> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<SubscribeRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscribeRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `text`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5497,48 +12053,226 @@ impl<'de> ::serde::Deserialize<'de> for TypeText {
     }
 }
 /// Text provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextContent {
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// The text content of the message.
-    #[serde(rename = "text")]
     pub text: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeText,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for TextContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TextContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TextContent, A::Error> {
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeText> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => annotations = map.next_value()?,
+                        "text" => text = ::core::option::Option::Some(map.next_value()?),
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TextContent {
+                    annotations,
+                    text: text
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "text",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextResourceContents {
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The text of the item. This must only be set if the item can actually be represented as text (not binary data).
-    #[serde(rename = "text")]
     pub text: ::std::string::String,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for TextResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.mime_type.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TextResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TextResourceContents, A::Error> {
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "mimeType" => mime_type = map.next_value()?,
+                        "text" => text = ::core::option::Option::Some(map.next_value()?),
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TextResourceContents {
+                    mime_type,
+                    text: text
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "text",
+                        ))?,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchemaPropertiesValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolInputSchemaPropertiesValue {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaPropertiesValue {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolInputSchemaPropertiesValue;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolInputSchemaPropertiesValue")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolInputSchemaPropertiesValue, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolInputSchemaPropertiesValue {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `object`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5563,56 +12297,196 @@ impl<'de> ::serde::Deserialize<'de> for TypeObject {
     }
 }
 /// A JSON Schema object defining the expected parameters for the tool.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchema {
-    #[serde(
-        rename = "properties",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub properties: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ToolInputSchemaPropertiesValue>,
     >,
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub required: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(rename = "type")]
     pub type_: TypeObject,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ToolInputSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.properties.is_some())
+            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.properties {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.required {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolInputSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolInputSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolInputSchema, A::Error> {
+                let mut properties: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ToolInputSchemaPropertiesValue,
+                    >,
+                > = ::core::option::Option::None;
+                let mut required: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "properties" => properties = map.next_value()?,
+                        "required" => required = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolInputSchema {
+                    properties,
+                    required,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Definition for a tool the client can call.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Tool {
     /// Optional additional tool information.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<ToolAnnotations>,
     /// A human-readable description of the tool.
     ///
     /// This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// A JSON Schema object defining the expected parameters for the tool.
-    #[serde(rename = "inputSchema")]
     pub input_schema: ToolInputSchema,
     /// The name of the tool.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Tool {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "inputSchema",
+            &self.input_schema,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Tool {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Tool;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Tool")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Tool, A::Error> {
+                let mut annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "inputSchema" => {
+                            input_schema = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Tool {
+                    annotations,
+                    description,
+                    input_schema: input_schema
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "inputSchema",
+                        ))?,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Additional properties describing a Tool to clients.
 ///
@@ -5622,7 +12496,7 @@ pub struct Tool {
 ///
 /// Clients should never make tool use decisions based on ToolAnnotations
 /// received from untrusted servers.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
     /// If false, the tool performs only additive updates.
@@ -5630,11 +12504,6 @@ pub struct ToolAnnotations {
     /// (This property is meaningful only when `readOnlyHint == false`)
     ///
     /// Default: true
-    #[serde(
-        rename = "destructiveHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub destructive_hint: ::core::option::Option<bool>,
     /// If true, calling the tool repeatedly with the same arguments
     /// will have no additional effect on the its environment.
@@ -5642,11 +12511,6 @@ pub struct ToolAnnotations {
     /// (This property is meaningful only when `readOnlyHint == false`)
     ///
     /// Default: false
-    #[serde(
-        rename = "idempotentHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub idempotent_hint: ::core::option::Option<bool>,
     /// If true, this tool may interact with an "open world" of external
     /// entities. If false, the tool's domain of interaction is closed.
@@ -5654,31 +12518,116 @@ pub struct ToolAnnotations {
     /// of a memory tool is not.
     ///
     /// Default: true
-    #[serde(
-        rename = "openWorldHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub open_world_hint: ::core::option::Option<bool>,
     /// If true, the tool does not modify its environment.
     ///
     /// Default: false
-    #[serde(
-        rename = "readOnlyHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub read_only_hint: ::core::option::Option<bool>,
     /// A human-readable title for the tool.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolAnnotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.destructive_hint.is_some())
+            + usize::from(self.idempotent_hint.is_some())
+            + usize::from(self.open_world_hint.is_some())
+            + usize::from(self.read_only_hint.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.destructive_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "destructiveHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.idempotent_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "idempotentHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.open_world_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "openWorldHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.read_only_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "readOnlyHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolAnnotations;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolAnnotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolAnnotations, A::Error> {
+                let mut destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "destructiveHint" => destructive_hint = map.next_value()?,
+                        "idempotentHint" => idempotent_hint = map.next_value()?,
+                        "openWorldHint" => open_world_hint = map.next_value()?,
+                        "readOnlyHint" => read_only_hint = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolAnnotations {
+                    destructive_hint,
+                    idempotent_hint,
+                    open_world_hint,
+                    read_only_hint,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/tools/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5703,35 +12652,152 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsToolsListChanged {
             .map(|()| MethodNotificationsToolsListChanged)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolListChangedNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ToolListChangedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolListChangedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolListChangedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolListChangedNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolListChangedNotificationParams {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolListChangedNotification {
-    #[serde(rename = "method")]
     pub method: MethodNotificationsToolsListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<ToolListChangedNotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
+                let mut method: ::core::option::Option<
+                    MethodNotificationsToolsListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ToolListChangedNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolListChangedNotification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/unsubscribe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5756,25 +12822,147 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesUnsubscribe {
             .map(|()| MethodResourcesUnsubscribe)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsubscribeRequestParams {
     /// The URI of the resource to unsubscribe from.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for UnsubscribeRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsubscribeRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UnsubscribeRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UnsubscribeRequestParams, A::Error> {
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UnsubscribeRequestParams {
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsubscribeRequest {
-    #[serde(rename = "method")]
     pub method: MethodResourcesUnsubscribe,
-    #[serde(rename = "params")]
     pub params: UnsubscribeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UnsubscribeRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsubscribeRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UnsubscribeRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UnsubscribeRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodResourcesUnsubscribe> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<UnsubscribeRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UnsubscribeRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Support code for the generated types; not a public API.
 #[doc(hidden)]
@@ -5885,10 +13073,51 @@ mod __private {
         }
         deserializer.deserialize_str(Visitor(expected))
     }
-    pub fn present<'de, D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<::core::option::Option<::serde_json::Value>, D::Error> {
-        <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)
-            .map(::core::option::Option::Some)
+    /// An object key, borrowed from the input where the input allows it.
+    pub struct Key<'de>(::std::borrow::Cow<'de, str>);
+    impl<'de> Key<'de> {
+        pub fn as_str(&self) -> &str {
+            &self.0
+        }
+        pub fn into_string(self) -> ::std::string::String {
+            self.0.into_owned()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::core::result::Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                type Value = Key<'de>;
+                fn expecting(
+                    &self,
+                    f: &mut ::core::fmt::Formatter<'_>,
+                ) -> ::core::fmt::Result {
+                    f.write_str("a string key")
+                }
+                fn visit_borrowed_str<E: ::serde::de::Error>(
+                    self,
+                    v: &'de str,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Borrowed(v)))
+                }
+                fn visit_str<E: ::serde::de::Error>(
+                    self,
+                    v: &str,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(
+                        Key(::std::borrow::Cow::Owned(v.to_string())),
+                    )
+                }
+                fn visit_string<E: ::serde::de::Error>(
+                    self,
+                    v: ::std::string::String,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v)))
+                }
+            }
+            deserializer.deserialize_str(Visitor)
+        }
     }
 }

@@ -2,16 +2,11 @@
 // Do not edit: change the generator or schema/ and run `cargo run -p mcp-codegen -- generate`.
 
 /// Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Annotations {
     /// Describes who the intended audience of this object or data is.
     ///
     /// It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
-    #[serde(
-        rename = "audience",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub audience: ::core::option::Option<::std::vec::Vec<Role>>,
     /// The moment the resource was last modified, as an ISO 8601 formatted string.
     ///
@@ -19,26 +14,90 @@ pub struct Annotations {
     ///
     /// Examples: last activity timestamp in an open file, timestamp when the resource
     /// was attached, etc.
-    #[serde(
-        rename = "lastModified",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub last_modified: ::core::option::Option<::std::string::String>,
     /// Describes how important this data is for operating the server.
     ///
     /// A value of 1 means "most important," and indicates that the data is
     /// effectively required, while 0 means "least important," and indicates that
     /// the data is entirely optional.
-    #[serde(
-        rename = "priority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub priority: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Annotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.audience.is_some())
+            + usize::from(self.last_modified.is_some())
+            + usize::from(self.priority.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.audience {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "audience", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.last_modified {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "lastModified",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.priority {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "priority", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Annotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Annotations;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Annotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Annotations, A::Error> {
+                let mut audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
+                let mut last_modified: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "audience" => audience = map.next_value()?,
+                        "lastModified" => last_modified = map.next_value()?,
+                        "priority" => priority = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Annotations {
+                    audience,
+                    last_modified,
+                    priority,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `audio`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -63,41 +122,120 @@ impl<'de> ::serde::Deserialize<'de> for TypeAudio {
     }
 }
 /// Audio provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct AudioContent {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// The base64-encoded audio data.
-    #[serde(rename = "data")]
     pub data: ::std::string::String,
     /// The MIME type of the audio. Different providers may support different audio types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeAudio,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for AudioContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "mimeType",
+            &self.mime_type,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for AudioContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AudioContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct AudioContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<AudioContent, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeAudio> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "mimeType" => {
+                            mime_type = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(AudioContent {
+                    meta,
+                    annotations,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: mime_type
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "mimeType",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Base interface for metadata with name (identifier) and title (display name) properties.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -105,43 +243,168 @@ pub struct BaseMetadata {
     /// If not provided, the name should be used for display (except for Tool,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for BaseMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.title.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BaseMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct BaseMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<BaseMetadata, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(BaseMetadata {
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BlobResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// A base64-encoded string representing the binary data of the item.
-    #[serde(rename = "blob")]
     pub blob: ::std::string::String,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for BlobResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BlobResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct BlobResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<BlobResourceContents, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "blob" => blob = ::core::option::Option::Some(map.next_value()?),
+                        "mimeType" => mime_type = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(BlobResourceContents {
+                    meta,
+                    blob: blob
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "blob",
+                        ))?,
+                    mime_type,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `boolean`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -165,31 +428,92 @@ impl<'de> ::serde::Deserialize<'de> for TypeBoolean {
         __private::expect_const(deserializer, Self::VALUE).map(|()| TypeBoolean)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BooleanSchema {
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<bool>,
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeBoolean,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for BooleanSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BooleanSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct BooleanSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<BooleanSchema, A::Error> {
+                let mut default: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeBoolean> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(BooleanSchema {
+                    default,
+                    description,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `2.0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -236,55 +560,179 @@ impl<'de> ::serde::Deserialize<'de> for MethodToolsCall {
     }
 }
 /// Used by the client to invoke a tool provided by the server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodToolsCall,
-    #[serde(rename = "params")]
     pub params: CallToolRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CallToolRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodToolsCall> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CallToolRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `tools/call` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<CallToolRequestParamsMeta>,
     /// Arguments to use for the tool call.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// The name of the tool.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// If specified, the caller is requesting task-augmented execution for this request.
     /// The request will return a CreateTaskResult immediately, and the actual result can be
@@ -292,30 +740,98 @@ pub struct CallToolRequestParams {
     ///
     /// Task augmentation is subject to capability negotiation - receivers MUST declare support
     /// for task augmentation of specific request types in their capabilities.
-    #[serde(
-        rename = "task",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub task: ::core::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CallToolRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.arguments.is_some()) + 1usize
+            + usize::from(self.task.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.task {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<CallToolRequestParamsMeta> = ::core::option::Option::None;
+                let mut arguments: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "arguments" => arguments = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "task" => task = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolRequestParams {
+                    meta,
+                    arguments,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    task,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a tool call.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// A list of content objects that represent the unstructured result of the tool call.
-    #[serde(rename = "content")]
     pub content: ::std::vec::Vec<ContentBlock>,
     /// Whether the tool call ended in an error.
     ///
@@ -329,24 +845,101 @@ pub struct CallToolResult {
     /// However, any errors in _finding_ the tool, an error indicating that the
     /// server does not support tool calls, or any other exceptional conditions,
     /// should be reported as an MCP error response.
-    #[serde(
-        rename = "isError",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub is_error: ::core::option::Option<bool>,
     /// An optional JSON object that represents the structured result of the tool call.
-    #[serde(
-        rename = "structuredContent",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub structured_content: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CallToolResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.is_error.is_some())
+            + usize::from(self.structured_content.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        if let ::core::option::Option::Some(value) = &self.is_error {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.structured_content {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "structuredContent",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut content: ::core::option::Option<::std::vec::Vec<ContentBlock>> = ::core::option::Option::None;
+                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut structured_content: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "isError" => is_error = map.next_value()?,
+                        "structuredContent" => structured_content = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolResult {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    is_error,
+                    structured_content,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tasks/cancel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -370,29 +963,167 @@ impl<'de> ::serde::Deserialize<'de> for MethodTasksCancel {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodTasksCancel)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CancelTaskRequestParams {
     /// The task identifier to cancel.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CancelTaskRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelTaskRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelTaskRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CancelTaskRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CancelTaskRequestParams, A::Error> {
+                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "taskId" => {
+                            task_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CancelTaskRequestParams {
+                    task_id: task_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "taskId",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A request to cancel a task.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CancelTaskRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodTasksCancel,
-    #[serde(rename = "params")]
     pub params: CancelTaskRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CancelTaskRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelTaskRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CancelTaskRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CancelTaskRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodTasksCancel> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CancelTaskRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CancelTaskRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
@@ -481,53 +1212,167 @@ impl ::core::convert::From<()> for CancelTaskResultTtl {
     }
 }
 /// The response to a tasks/cancel request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CancelTaskResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// ISO 8601 timestamp when the task was created.
-    #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
     /// ISO 8601 timestamp when the task was last updated.
-    #[serde(rename = "lastUpdatedAt")]
     pub last_updated_at: ::std::string::String,
     /// Suggested polling interval in milliseconds.
-    #[serde(
-        rename = "pollInterval",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub poll_interval: ::core::option::Option<i64>,
     /// Current task state.
-    #[serde(rename = "status")]
     pub status: TaskStatus,
     /// Optional human-readable message describing the current task state.
     /// This can provide context for any status, including:
     /// - Reasons for "cancelled" status
     /// - Summaries for "completed" status
     /// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
-    #[serde(
-        rename = "statusMessage",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub status_message: ::core::option::Option<::std::string::String>,
     /// The task identifier.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
-    #[serde(rename = "ttl")]
     pub ttl: CancelTaskResultTtl,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CancelTaskResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
+            + usize::from(self.poll_interval.is_some()) + 1usize
+            + usize::from(self.status_message.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "createdAt",
+            &self.created_at,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "lastUpdatedAt",
+            &self.last_updated_at,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.poll_interval {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "pollInterval",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "status", &self.status)?;
+        if let ::core::option::Option::Some(value) = &self.status_message {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "statusMessage",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", &self.ttl)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelTaskResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CancelTaskResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CancelTaskResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut created_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut last_updated_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
+                let mut status_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut ttl: ::core::option::Option<CancelTaskResultTtl> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "createdAt" => {
+                            created_at = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "lastUpdatedAt" => {
+                            last_updated_at = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "pollInterval" => poll_interval = map.next_value()?,
+                        "status" => {
+                            status = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "statusMessage" => status_message = map.next_value()?,
+                        "taskId" => {
+                            task_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "ttl" => ttl = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CancelTaskResult {
+                    meta,
+                    created_at: created_at
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "createdAt",
+                        ))?,
+                    last_updated_at: last_updated_at
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "lastUpdatedAt",
+                        ))?,
+                    poll_interval,
+                    status: status
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "status",
+                        ))?,
+                    status_message,
+                    task_id: task_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "taskId",
+                        ))?,
+                    ttl: ttl
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "ttl",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/cancelled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -561,290 +1406,1341 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
 /// A client MUST NOT attempt to cancel its `initialize` request.
 ///
 /// For task cancellation, use the `tasks/cancel` request instead of this notification.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CancelledNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsCancelled,
-    #[serde(rename = "params")]
     pub params: CancelledNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CancelledNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CancelledNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CancelledNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodNotificationsCancelled> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CancelledNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CancelledNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `notifications/cancelled` notification.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CancelledNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub reason: ::core::option::Option<::std::string::String>,
     /// The ID of the request to cancel.
     ///
     /// This MUST correspond to the ID of a request previously issued in the same direction.
     /// This MUST be provided for cancelling non-task requests.
     /// This MUST NOT be used for cancelling tasks (use the `tasks/cancel` request instead).
-    #[serde(
-        rename = "requestId",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub request_id: ::core::option::Option<RequestId>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for CancelledNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.reason.is_some()) + usize::from(self.request_id.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.reason {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "reason", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.request_id {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "requestId", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CancelledNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CancelledNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "reason" => reason = map.next_value()?,
+                        "requestId" => request_id = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CancelledNotificationParams {
+                    meta,
+                    reason,
+                    request_id,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesElicitationForm {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ClientCapabilitiesElicitationForm {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitationForm {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesElicitationForm;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesElicitationForm")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesElicitationForm, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesElicitationForm {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesElicitationUrl {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesElicitationUrl {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitationUrl {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesElicitationUrl;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesElicitationUrl")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesElicitationUrl, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesElicitationUrl {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the client supports elicitation from the server.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesElicitation {
-    #[serde(
-        rename = "form",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub form: ::core::option::Option<ClientCapabilitiesElicitationForm>,
-    #[serde(
-        rename = "url",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub url: ::core::option::Option<ClientCapabilitiesElicitationUrl>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ClientCapabilitiesElicitation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.form.is_some())
+            + usize::from(self.url.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.form {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "form", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.url {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "url", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesElicitation;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesElicitation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesElicitation, A::Error> {
+                let mut form: ::core::option::Option<
+                    ClientCapabilitiesElicitationForm,
+                > = ::core::option::Option::None;
+                let mut url: ::core::option::Option<ClientCapabilitiesElicitationUrl> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "form" => form = map.next_value()?,
+                        "url" => url = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesElicitation {
+                    form,
+                    url,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesExperimentalValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ClientCapabilitiesExperimentalValue {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesExperimentalValue {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesExperimentalValue;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesExperimentalValue")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesExperimentalValue, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesExperimentalValue {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Present if the client supports listing roots.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesRoots {
     /// Whether the client supports notifications for changes to the roots list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesRoots {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesRoots;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesRoots")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesRoots, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesRoots {
+                    list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Whether the client supports context inclusion via includeContext parameter.
 /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesSamplingContext {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesSamplingContext {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSamplingContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesSamplingContext;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesSamplingContext")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesSamplingContext, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesSamplingContext {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Whether the client supports tool use via tools and toolChoice parameters.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesSamplingTools {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ClientCapabilitiesSamplingTools {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSamplingTools {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesSamplingTools;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesSamplingTools")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesSamplingTools, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesSamplingTools {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Present if the client supports sampling from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesSampling {
     /// Whether the client supports context inclusion via includeContext parameter.
     /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
-    #[serde(
-        rename = "context",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub context: ::core::option::Option<ClientCapabilitiesSamplingContext>,
     /// Whether the client supports tool use via tools and toolChoice parameters.
-    #[serde(
-        rename = "tools",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tools: ::core::option::Option<ClientCapabilitiesSamplingTools>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesSampling {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.context.is_some())
+            + usize::from(self.tools.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.context {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tools {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesSampling;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesSampling")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesSampling, A::Error> {
+                let mut context: ::core::option::Option<
+                    ClientCapabilitiesSamplingContext,
+                > = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<ClientCapabilitiesSamplingTools> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "context" => context = map.next_value()?,
+                        "tools" => tools = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesSampling {
+                    context,
+                    tools,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Whether this client supports tasks/cancel.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksCancel {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesTasksCancel {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksCancel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksCancel;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasksCancel")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesTasksCancel, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesTasksCancel {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Whether this client supports tasks/list.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksList {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesTasksList {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksList {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksList;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasksList")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesTasksList, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesTasksList {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Whether the client supports task-augmented elicitation/create requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequestsElicitationCreate {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesTasksRequestsElicitationCreate {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for ClientCapabilitiesTasksRequestsElicitationCreate {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksRequestsElicitationCreate;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasksRequestsElicitationCreate")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                ClientCapabilitiesTasksRequestsElicitationCreate,
+                A::Error,
+            > {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsElicitationCreate {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Task support for elicitation-related requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequestsElicitation {
     /// Whether the client supports task-augmented elicitation/create requests.
-    #[serde(
-        rename = "create",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub create: ::core::option::Option<ClientCapabilitiesTasksRequestsElicitationCreate>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesTasksRequestsElicitation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.create.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.create {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "create", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsElicitation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksRequestsElicitation;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasksRequestsElicitation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                ClientCapabilitiesTasksRequestsElicitation,
+                A::Error,
+            > {
+                let mut create: ::core::option::Option<
+                    ClientCapabilitiesTasksRequestsElicitationCreate,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "create" => create = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsElicitation {
+                    create,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Whether the client supports task-augmented sampling/createMessage requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequestsSamplingCreateMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ClientCapabilitiesTasksRequestsSamplingCreateMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de>
+for ClientCapabilitiesTasksRequestsSamplingCreateMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksRequestsSamplingCreateMessage;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str(
+                    "struct ClientCapabilitiesTasksRequestsSamplingCreateMessage",
+                )
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                ClientCapabilitiesTasksRequestsSamplingCreateMessage,
+                A::Error,
+            > {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsSamplingCreateMessage {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Task support for sampling-related requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequestsSampling {
     /// Whether the client supports task-augmented sampling/createMessage requests.
-    #[serde(
-        rename = "createMessage",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub create_message: ::core::option::Option<
         ClientCapabilitiesTasksRequestsSamplingCreateMessage,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesTasksRequestsSampling {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.create_message.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.create_message {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "createMessage",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsSampling {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksRequestsSampling;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasksRequestsSampling")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                ClientCapabilitiesTasksRequestsSampling,
+                A::Error,
+            > {
+                let mut create_message: ::core::option::Option<
+                    ClientCapabilitiesTasksRequestsSamplingCreateMessage,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "createMessage" => create_message = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsSampling {
+                    create_message,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Specifies which request types can be augmented with tasks.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequests {
     /// Task support for elicitation-related requests.
-    #[serde(
-        rename = "elicitation",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub elicitation: ::core::option::Option<ClientCapabilitiesTasksRequestsElicitation>,
     /// Task support for sampling-related requests.
-    #[serde(
-        rename = "sampling",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub sampling: ::core::option::Option<ClientCapabilitiesTasksRequestsSampling>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesTasksRequests {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.elicitation.is_some())
+            + usize::from(self.sampling.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.elicitation {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "elicitation", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.sampling {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sampling", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequests {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasksRequests;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasksRequests")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesTasksRequests, A::Error> {
+                let mut elicitation: ::core::option::Option<
+                    ClientCapabilitiesTasksRequestsElicitation,
+                > = ::core::option::Option::None;
+                let mut sampling: ::core::option::Option<
+                    ClientCapabilitiesTasksRequestsSampling,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "elicitation" => elicitation = map.next_value()?,
+                        "sampling" => sampling = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesTasksRequests {
+                    elicitation,
+                    sampling,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the client supports task-augmented requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasks {
     /// Whether this client supports tasks/cancel.
-    #[serde(
-        rename = "cancel",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cancel: ::core::option::Option<ClientCapabilitiesTasksCancel>,
     /// Whether this client supports tasks/list.
-    #[serde(
-        rename = "list",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list: ::core::option::Option<ClientCapabilitiesTasksList>,
     /// Specifies which request types can be augmented with tasks.
-    #[serde(
-        rename = "requests",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub requests: ::core::option::Option<ClientCapabilitiesTasksRequests>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ClientCapabilitiesTasks {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cancel.is_some())
+            + usize::from(self.list.is_some()) + usize::from(self.requests.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cancel {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cancel", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.list {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "list", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.requests {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "requests", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasks {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesTasks;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesTasks")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesTasks, A::Error> {
+                let mut cancel: ::core::option::Option<ClientCapabilitiesTasksCancel> = ::core::option::Option::None;
+                let mut list: ::core::option::Option<ClientCapabilitiesTasksList> = ::core::option::Option::None;
+                let mut requests: ::core::option::Option<
+                    ClientCapabilitiesTasksRequests,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "cancel" => cancel = map.next_value()?,
+                        "list" => list = map.next_value()?,
+                        "requests" => requests = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesTasks {
+                    cancel,
+                    list,
+                    requests,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
-    #[serde(
-        rename = "elicitation",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub elicitation: ::core::option::Option<ClientCapabilitiesElicitation>,
     /// Experimental, non-standard capabilities that the client supports.
-    #[serde(
-        rename = "experimental",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub experimental: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ClientCapabilitiesExperimentalValue>,
     >,
     /// Present if the client supports listing roots.
-    #[serde(
-        rename = "roots",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub roots: ::core::option::Option<ClientCapabilitiesRoots>,
     /// Present if the client supports sampling from an LLM.
-    #[serde(
-        rename = "sampling",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub sampling: ::core::option::Option<ClientCapabilitiesSampling>,
     /// Present if the client supports task-augmented requests.
-    #[serde(
-        rename = "tasks",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tasks: ::core::option::Option<ClientCapabilitiesTasks>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.elicitation.is_some())
+            + usize::from(self.experimental.is_some())
+            + usize::from(self.roots.is_some()) + usize::from(self.sampling.is_some())
+            + usize::from(self.tasks.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.elicitation {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "elicitation", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.experimental {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "experimental",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.roots {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.sampling {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sampling", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tasks {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tasks", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilities, A::Error> {
+                let mut elicitation: ::core::option::Option<
+                    ClientCapabilitiesElicitation,
+                > = ::core::option::Option::None;
+                let mut experimental: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ClientCapabilitiesExperimentalValue,
+                    >,
+                > = ::core::option::Option::None;
+                let mut roots: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
+                let mut sampling: ::core::option::Option<ClientCapabilitiesSampling> = ::core::option::Option::None;
+                let mut tasks: ::core::option::Option<ClientCapabilitiesTasks> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "elicitation" => elicitation = map.next_value()?,
+                        "experimental" => experimental = map.next_value()?,
+                        "roots" => roots = map.next_value()?,
+                        "sampling" => sampling = map.next_value()?,
+                        "tasks" => tasks = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilities {
+                    elicitation,
+                    experimental,
+                    roots,
+                    sampling,
+                    tasks,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1673,62 +3569,314 @@ impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
     }
 }
 /// A request from the client to the server, to ask for completion options.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodCompletionComplete,
-    #[serde(rename = "params")]
     pub params: CompleteRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodCompletionComplete> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The argument's information
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// The value of the argument to use for completion matching.
-    #[serde(rename = "value")]
     pub value: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CompleteRequestParamsArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsArgument;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequestParamsArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "value" => {
+                            value = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequestParamsArgument {
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    value: value
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "value",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Additional, optional context for completions
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsContext {
     /// Previously-resolved variables in a URI template or prompt.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteRequestParamsContext {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.arguments.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsContext;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequestParamsContext")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParamsContext, A::Error> {
+                let mut arguments: ::core::option::Option<
+                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "arguments" => arguments = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequestParamsContext {
+                    arguments,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1843,71 +3991,272 @@ impl ::core::convert::From<ResourceTemplateReference> for CompleteRequestParamsR
     }
 }
 /// Parameters for a `completion/complete` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<CompleteRequestParamsMeta>,
     /// The argument's information
-    #[serde(rename = "argument")]
     pub argument: CompleteRequestParamsArgument,
     /// Additional, optional context for completions
-    #[serde(
-        rename = "context",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub context: ::core::option::Option<CompleteRequestParamsContext>,
-    #[serde(rename = "ref")]
     pub ref_: CompleteRequestParamsRef,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for CompleteRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.context.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "argument",
+            &self.argument,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.context {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ref", &self.ref_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<CompleteRequestParamsMeta> = ::core::option::Option::None;
+                let mut argument: ::core::option::Option<
+                    CompleteRequestParamsArgument,
+                > = ::core::option::Option::None;
+                let mut context: ::core::option::Option<CompleteRequestParamsContext> = ::core::option::Option::None;
+                let mut ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "argument" => {
+                            argument = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "context" => context = map.next_value()?,
+                        "ref" => ref_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequestParams {
+                    meta,
+                    argument: argument
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "argument",
+                        ))?,
+                    context,
+                    ref_: ref_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "ref",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub has_more: ::core::option::Option<bool>,
     /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(
-        rename = "total",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub total: ::core::option::Option<i64>,
     /// An array of completion values. Must not exceed 100 items.
-    #[serde(rename = "values")]
     pub values: ::std::vec::Vec<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CompleteResultCompletion {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.has_more {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.total {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "values", &self.values)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResultCompletion;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteResultCompletion")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteResultCompletion, A::Error> {
+                let mut has_more: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut total: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut values: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "hasMore" => has_more = map.next_value()?,
+                        "total" => total = map.next_value()?,
+                        "values" => {
+                            values = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteResultCompletion {
+                    has_more,
+                    total,
+                    values: values
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "values",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a completion/complete request
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "completion")]
     pub completion: CompleteResultCompletion,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "completion",
+            &self.completion,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut completion: ::core::option::Option<CompleteResultCompletion> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "completion" => {
+                            completion = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteResult {
+                    meta,
+                    completion: completion
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "completion",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -2092,33 +4441,168 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
     }
 }
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodSamplingCreateMessage,
-    #[serde(rename = "params")]
     pub params: CreateMessageRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CreateMessageRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodSamplingCreateMessage> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CreateMessageRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CreateMessageRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 /// The client MAY ignore this request.
@@ -2190,68 +4674,86 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext
     }
 }
 /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParamsMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CreateMessageRequestParamsMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequestParamsMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageRequestParamsMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageRequestParamsMetadata, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageRequestParamsMetadata {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `sampling/createMessage` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<CreateMessageRequestParamsMeta>,
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
     /// The client MAY ignore this request.
     ///
     /// Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
     /// declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.
-    #[serde(
-        rename = "includeContext",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub include_context: ::core::option::Option<
         CreateMessageRequestParamsIncludeContext,
     >,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
-    #[serde(rename = "maxTokens")]
     pub max_tokens: i64,
-    #[serde(rename = "messages")]
     pub messages: ::std::vec::Vec<SamplingMessage>,
     /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-    #[serde(
-        rename = "metadata",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub metadata: ::core::option::Option<CreateMessageRequestParamsMetadata>,
     /// The server's preferences for which model to select. The client MAY ignore these preferences.
-    #[serde(
-        rename = "modelPreferences",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub model_preferences: ::core::option::Option<ModelPreferences>,
-    #[serde(
-        rename = "stopSequences",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub stop_sequences: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
-    #[serde(
-        rename = "systemPrompt",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub system_prompt: ::core::option::Option<::std::string::String>,
     /// If specified, the caller is requesting task-augmented execution for this request.
     /// The request will return a CreateTaskResult immediately, and the actual result can be
@@ -2259,38 +4761,186 @@ pub struct CreateMessageRequestParams {
     ///
     /// Task augmentation is subject to capability negotiation - receivers MUST declare support
     /// for task augmentation of specific request types in their capabilities.
-    #[serde(
-        rename = "task",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub task: ::core::option::Option<TaskMetadata>,
-    #[serde(
-        rename = "temperature",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub temperature: ::core::option::Option<::serde_json::Number>,
     /// Controls how the model uses tools.
     /// The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.
     /// Default is `{ mode: "auto" }`.
-    #[serde(
-        rename = "toolChoice",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tool_choice: ::core::option::Option<ToolChoice>,
     /// Tools that the model may use during generation.
     /// The client MUST return an error if this field is provided but ClientCapabilities.sampling.tools is not declared.
-    #[serde(
-        rename = "tools",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tools: ::core::option::Option<::std::vec::Vec<Tool>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CreateMessageRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.include_context.is_some()) + 1usize + 1usize
+            + usize::from(self.metadata.is_some())
+            + usize::from(self.model_preferences.is_some())
+            + usize::from(self.stop_sequences.is_some())
+            + usize::from(self.system_prompt.is_some())
+            + usize::from(self.task.is_some()) + usize::from(self.temperature.is_some())
+            + usize::from(self.tool_choice.is_some()) + usize::from(self.tools.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.include_context {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "includeContext",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "maxTokens",
+            &self.max_tokens,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "messages",
+            &self.messages,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.metadata {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "metadata", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.model_preferences {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "modelPreferences",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.stop_sequences {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "stopSequences",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.system_prompt {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "systemPrompt",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.task {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.temperature {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "temperature", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tool_choice {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "toolChoice", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tools {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<CreateMessageRequestParamsMeta> = ::core::option::Option::None;
+                let mut include_context: ::core::option::Option<
+                    CreateMessageRequestParamsIncludeContext,
+                > = ::core::option::Option::None;
+                let mut max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut messages: ::core::option::Option<
+                    ::std::vec::Vec<SamplingMessage>,
+                > = ::core::option::Option::None;
+                let mut metadata: ::core::option::Option<
+                    CreateMessageRequestParamsMetadata,
+                > = ::core::option::Option::None;
+                let mut model_preferences: ::core::option::Option<ModelPreferences> = ::core::option::Option::None;
+                let mut stop_sequences: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut system_prompt: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
+                let mut temperature: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut tool_choice: ::core::option::Option<ToolChoice> = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "includeContext" => include_context = map.next_value()?,
+                        "maxTokens" => {
+                            max_tokens = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "messages" => {
+                            messages = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "metadata" => metadata = map.next_value()?,
+                        "modelPreferences" => model_preferences = map.next_value()?,
+                        "stopSequences" => stop_sequences = map.next_value()?,
+                        "systemPrompt" => system_prompt = map.next_value()?,
+                        "task" => task = map.next_value()?,
+                        "temperature" => temperature = map.next_value()?,
+                        "toolChoice" => tool_choice = map.next_value()?,
+                        "tools" => tools = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageRequestParams {
+                    meta,
+                    include_context,
+                    max_tokens: max_tokens
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "maxTokens",
+                        ))?,
+                    messages: messages
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "messages",
+                        ))?,
+                    metadata,
+                    model_preferences,
+                    stop_sequences,
+                    system_prompt,
+                    task,
+                    temperature,
+                    tool_choice,
+                    tools,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -2473,23 +5123,15 @@ for CreateMessageResultContent {
 /// The client's response to a sampling/createMessage request from the server.
 /// The client should inform the user before returning the sampled message, to allow them
 /// to inspect the response (human in the loop) and decide whether to allow the server to see it.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "content")]
     pub content: CreateMessageResultContent,
     /// The name of the model that generated the message.
-    #[serde(rename = "model")]
     pub model: ::std::string::String,
-    #[serde(rename = "role")]
     pub role: Role,
     /// The reason why sampling stopped, if known.
     ///
@@ -2500,33 +5142,177 @@ pub struct CreateMessageResult {
     /// - "toolUse": The model wants to use one or more tools
     ///
     /// This field is an open string to allow for provider-specific stop reasons.
-    #[serde(
-        rename = "stopReason",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub stop_reason: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CreateMessageResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+            + usize::from(self.stop_reason.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "model", &self.model)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
+        if let ::core::option::Option::Some(value) = &self.stop_reason {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "stopReason", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut content: ::core::option::Option<CreateMessageResultContent> = ::core::option::Option::None;
+                let mut model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
+                let mut stop_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "model" => {
+                            model = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "role" => role = ::core::option::Option::Some(map.next_value()?),
+                        "stopReason" => stop_reason = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageResult {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    model: model
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "model",
+                        ))?,
+                    role: role
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "role",
+                        ))?,
+                    stop_reason,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A response to a task-augmented request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateTaskResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "task")]
     pub task: Task,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CreateTaskResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", &self.task)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateTaskResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateTaskResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateTaskResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut task: ::core::option::Option<Task> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "task" => task = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateTaskResult {
+                    meta,
+                    task: task
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "task",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
@@ -2554,33 +5340,168 @@ impl<'de> ::serde::Deserialize<'de> for MethodElicitationCreate {
     }
 }
 /// A request from the server to elicit additional information from the user via the client.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodElicitationCreate,
-    #[serde(rename = "params")]
     pub params: ElicitRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ElicitRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodElicitationCreate> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ElicitRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestFormParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitRequestFormParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequestFormParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitRequestFormParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequestFormParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `form`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2628,54 +5549,123 @@ impl<'de> ::serde::Deserialize<'de> for TypeObject {
 }
 /// A restricted subset of JSON Schema.
 /// Only top-level properties are allowed, without nesting.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestFormParamsRequestedSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub schema: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "properties")]
     pub properties: ::indexmap::IndexMap<
         ::std::string::String,
         PrimitiveSchemaDefinition,
     >,
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub required: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(rename = "type")]
     pub type_: TypeObject,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.schema.is_some()) + 1usize
+            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.schema {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "properties",
+            &self.properties,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.required {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParamsRequestedSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequestFormParamsRequestedSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                ElicitRequestFormParamsRequestedSchema,
+                A::Error,
+            > {
+                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut properties: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        PrimitiveSchemaDefinition,
+                    >,
+                > = ::core::option::Option::None;
+                let mut required: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "$schema" => schema = map.next_value()?,
+                        "properties" => {
+                            properties = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "required" => required = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
+                    schema,
+                    properties: properties
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "properties",
+                        ))?,
+                    required,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestFormParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ElicitRequestFormParamsMeta>,
     /// The message to present to the user describing what information is being requested.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// The elicitation mode.
-    #[serde(
-        rename = "mode",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mode: ::core::option::Option<ModeForm>,
     /// A restricted subset of JSON Schema.
     /// Only top-level properties are allowed, without nesting.
-    #[serde(rename = "requestedSchema")]
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
     /// If specified, the caller is requesting task-augmented execution for this request.
     /// The request will return a CreateTaskResult immediately, and the actual result can be
@@ -2683,15 +5673,106 @@ pub struct ElicitRequestFormParams {
     ///
     /// Task augmentation is subject to capability negotiation - receivers MUST declare support
     /// for task augmentation of specific request types in their capabilities.
-    #[serde(
-        rename = "task",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub task: ::core::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitRequestFormParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.mode.is_some()) + 1usize
+            + usize::from(self.task.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        if let ::core::option::Option::Some(value) = &self.mode {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "requestedSchema",
+            &self.requested_schema,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.task {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequestFormParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitRequestFormParams, A::Error> {
+                let mut meta: ::core::option::Option<ElicitRequestFormParamsMeta> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mode: ::core::option::Option<ModeForm> = ::core::option::Option::None;
+                let mut requested_schema: ::core::option::Option<
+                    ElicitRequestFormParamsRequestedSchema,
+                > = ::core::option::Option::None;
+                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "mode" => mode = map.next_value()?,
+                        "requestedSchema" => {
+                            requested_schema = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "task" => task = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequestFormParams {
+                    meta,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    mode,
+                    requested_schema: requested_schema
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "requestedSchema",
+                        ))?,
+                    task,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The parameters for a request to elicit additional information from the user via the client.
 #[derive(Debug, Clone, PartialEq)]
@@ -2801,18 +5882,73 @@ impl ::core::convert::From<ElicitRequestFormParams> for ElicitRequestParams {
     }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestURLParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitRequestURLParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestURLParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequestURLParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitRequestURLParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequestURLParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `url`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2837,24 +5973,16 @@ impl<'de> ::serde::Deserialize<'de> for ModeUrl {
     }
 }
 /// The parameters for a request to elicit information from the user via a URL in the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestURLParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ElicitRequestURLParamsMeta>,
     /// The ID of the elicitation, which must be unique within the context of the server.
     /// The client MUST treat this ID as an opaque value.
-    #[serde(rename = "elicitationId")]
     pub elicitation_id: ::std::string::String,
     /// The message to present to the user explaining why the interaction is needed.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// The elicitation mode.
-    #[serde(rename = "mode")]
     pub mode: ModeUrl,
     /// If specified, the caller is requesting task-augmented execution for this request.
     /// The request will return a CreateTaskResult immediately, and the actual result can be
@@ -2862,18 +5990,113 @@ pub struct ElicitRequestURLParams {
     ///
     /// Task augmentation is subject to capability negotiation - receivers MUST declare support
     /// for task augmentation of specific request types in their capabilities.
-    #[serde(
-        rename = "task",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub task: ::core::option::Option<TaskMetadata>,
     /// The URL that the user should navigate to.
-    #[serde(rename = "url")]
     pub url: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitRequestURLParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+            + usize::from(self.task.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "elicitationId",
+            &self.elicitation_id,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", &self.mode)?;
+        if let ::core::option::Option::Some(value) = &self.task {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "url", &self.url)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestURLParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequestURLParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitRequestURLParams, A::Error> {
+                let mut meta: ::core::option::Option<ElicitRequestURLParamsMeta> = ::core::option::Option::None;
+                let mut elicitation_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mode: ::core::option::Option<ModeUrl> = ::core::option::Option::None;
+                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
+                let mut url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "elicitationId" => {
+                            elicitation_id = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "mode" => mode = ::core::option::Option::Some(map.next_value()?),
+                        "task" => task = map.next_value()?,
+                        "url" => url = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequestURLParams {
+                    meta,
+                    elicitation_id: elicitation_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "elicitationId",
+                        ))?,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    mode: mode
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "mode",
+                        ))?,
+                    task,
+                    url: url
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "url",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The user action in response to the elicitation.
 /// - "accept": User submitted the form/confirmed the action
@@ -3060,14 +6283,9 @@ impl ::core::convert::From<bool> for ElicitResultContentValue {
     }
 }
 /// The client's response to an elicitation request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
@@ -3075,22 +6293,92 @@ pub struct ElicitResult {
     /// - "accept": User submitted the form/confirmed the action
     /// - "decline": User explicitly decline the action
     /// - "cancel": User dismissed without making an explicit choice
-    #[serde(rename = "action")]
     pub action: ElicitResultAction,
     /// The submitted form data, only present when action is "accept" and mode was "form".
     /// Contains values matching the requested schema.
     /// Omitted for out-of-band mode responses.
-    #[serde(
-        rename = "content",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub content: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.content.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "action", &self.action)?;
+        if let ::core::option::Option::Some(value) = &self.content {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut action: ::core::option::Option<ElicitResultAction> = ::core::option::Option::None;
+                let mut content: ::core::option::Option<
+                    ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "action" => {
+                            action = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "content" => content = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitResult {
+                    meta,
+                    action: action
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "action",
+                        ))?,
+                    content,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/elicitation/complete`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3115,27 +6403,172 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsElicitationComplete {
             .map(|()| MethodNotificationsElicitationComplete)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitationCompleteNotificationParams {
     /// The ID of the elicitation that completed.
-    #[serde(rename = "elicitationId")]
     pub elicitation_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ElicitationCompleteNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "elicitationId",
+            &self.elicitation_id,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitationCompleteNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitationCompleteNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                ElicitationCompleteNotificationParams,
+                A::Error,
+            > {
+                let mut elicitation_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "elicitationId" => {
+                            elicitation_id = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitationCompleteNotificationParams {
+                    elicitation_id: elicitation_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "elicitationId",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitationCompleteNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsElicitationComplete,
-    #[serde(rename = "params")]
     pub params: ElicitationCompleteNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitationCompleteNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitationCompleteNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitationCompleteNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitationCompleteNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsElicitationComplete,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ElicitationCompleteNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitationCompleteNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -3262,31 +6695,105 @@ impl<'de> ::serde::Deserialize<'de> for TypeResource {
 ///
 /// It is up to the client how best to render embedded resources for the benefit
 /// of the LLM and/or the user.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EmbeddedResource {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
-    #[serde(rename = "resource")]
     pub resource: EmbeddedResourceResource,
-    #[serde(rename = "type")]
     pub type_: TypeResource,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for EmbeddedResource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resource",
+            &self.resource,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = EmbeddedResource;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct EmbeddedResource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<EmbeddedResource, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut resource: ::core::option::Option<EmbeddedResourceResource> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeResource> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "resource" => {
+                            resource = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(EmbeddedResource {
+                    meta,
+                    annotations,
+                    resource: resource
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resource",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 pub type EmptyResult = Result;
 #[derive(Debug, Clone, PartialEq)]
@@ -3472,25 +6979,90 @@ impl ::core::convert::From<LegacyTitledEnumSchema> for EnumSchema {
         Self::LegacyTitledEnumSchema(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Error {
     /// The error type that occurred.
-    #[serde(rename = "code")]
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Error {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Error {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Error;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Error")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Error, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Error {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `prompts/get`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3515,84 +7087,349 @@ impl<'de> ::serde::Deserialize<'de> for MethodPromptsGet {
     }
 }
 /// Used by the client to get a prompt provided by the server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodPromptsGet,
-    #[serde(rename = "params")]
     pub params: GetPromptRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for GetPromptRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodPromptsGet> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for GetPromptRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `prompts/get` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<GetPromptRequestParamsMeta>,
     /// Arguments to use for templating the prompt.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
     >,
     /// The name of the prompt or prompt template.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for GetPromptRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.arguments.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<GetPromptRequestParamsMeta> = ::core::option::Option::None;
+                let mut arguments: ::core::option::Option<
+                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "arguments" => arguments = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptRequestParams {
+                    meta,
+                    arguments,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a prompts/get request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An optional description for the prompt.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "messages")]
     pub messages: ::std::vec::Vec<PromptMessage>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for GetPromptResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.description.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "messages",
+            &self.messages,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut messages: ::core::option::Option<
+                    ::std::vec::Vec<PromptMessage>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "messages" => {
+                            messages = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptResult {
+                    meta,
+                    description,
+                    messages: messages
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "messages",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tasks/result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3616,47 +7453,238 @@ impl<'de> ::serde::Deserialize<'de> for MethodTasksResult {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodTasksResult)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetTaskPayloadRequestParams {
     /// The task identifier to retrieve results for.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for GetTaskPayloadRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskPayloadRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetTaskPayloadRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetTaskPayloadRequestParams, A::Error> {
+                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "taskId" => {
+                            task_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetTaskPayloadRequestParams {
+                    task_id: task_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "taskId",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A request to retrieve the result of a completed task.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetTaskPayloadRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodTasksResult,
-    #[serde(rename = "params")]
     pub params: GetTaskPayloadRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for GetTaskPayloadRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskPayloadRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetTaskPayloadRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetTaskPayloadRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodTasksResult> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<GetTaskPayloadRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetTaskPayloadRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The response to a tasks/result request.
 /// The structure matches the result type of the original request.
 /// For example, a tools/call task would return the CallToolResult structure.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetTaskPayloadResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for GetTaskPayloadResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskPayloadResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetTaskPayloadResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetTaskPayloadResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetTaskPayloadResult {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tasks/get`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3680,29 +7708,167 @@ impl<'de> ::serde::Deserialize<'de> for MethodTasksGet {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodTasksGet)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetTaskRequestParams {
     /// The task identifier to query.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for GetTaskRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetTaskRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetTaskRequestParams, A::Error> {
+                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "taskId" => {
+                            task_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetTaskRequestParams {
+                    task_id: task_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "taskId",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A request to retrieve the state of a task.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetTaskRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodTasksGet,
-    #[serde(rename = "params")]
     pub params: GetTaskRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for GetTaskRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetTaskRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetTaskRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodTasksGet> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<GetTaskRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetTaskRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
@@ -3791,53 +7957,167 @@ impl ::core::convert::From<()> for GetTaskResultTtl {
     }
 }
 /// The response to a tasks/get request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetTaskResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// ISO 8601 timestamp when the task was created.
-    #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
     /// ISO 8601 timestamp when the task was last updated.
-    #[serde(rename = "lastUpdatedAt")]
     pub last_updated_at: ::std::string::String,
     /// Suggested polling interval in milliseconds.
-    #[serde(
-        rename = "pollInterval",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub poll_interval: ::core::option::Option<i64>,
     /// Current task state.
-    #[serde(rename = "status")]
     pub status: TaskStatus,
     /// Optional human-readable message describing the current task state.
     /// This can provide context for any status, including:
     /// - Reasons for "cancelled" status
     /// - Summaries for "completed" status
     /// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
-    #[serde(
-        rename = "statusMessage",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub status_message: ::core::option::Option<::std::string::String>,
     /// The task identifier.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
-    #[serde(rename = "ttl")]
     pub ttl: GetTaskResultTtl,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for GetTaskResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
+            + usize::from(self.poll_interval.is_some()) + 1usize
+            + usize::from(self.status_message.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "createdAt",
+            &self.created_at,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "lastUpdatedAt",
+            &self.last_updated_at,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.poll_interval {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "pollInterval",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "status", &self.status)?;
+        if let ::core::option::Option::Some(value) = &self.status_message {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "statusMessage",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", &self.ttl)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetTaskResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetTaskResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetTaskResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut created_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut last_updated_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
+                let mut status_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut ttl: ::core::option::Option<GetTaskResultTtl> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "createdAt" => {
+                            created_at = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "lastUpdatedAt" => {
+                            last_updated_at = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "pollInterval" => poll_interval = map.next_value()?,
+                        "status" => {
+                            status = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "statusMessage" => status_message = map.next_value()?,
+                        "taskId" => {
+                            task_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "ttl" => ttl = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetTaskResult {
+                    meta,
+                    created_at: created_at
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "createdAt",
+                        ))?,
+                    last_updated_at: last_updated_at
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "lastUpdatedAt",
+                        ))?,
+                    poll_interval,
+                    status: status
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "status",
+                        ))?,
+                    status_message,
+                    task_id: task_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "taskId",
+                        ))?,
+                    ttl: ttl
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "ttl",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Optional specifier for the theme this icon is designed for. `light` indicates
 /// the icon is designed to be used with a light background, and `dark` indicates
@@ -3903,25 +8183,15 @@ impl<'de> ::serde::Deserialize<'de> for IconTheme {
     }
 }
 /// An optionally-sized icon that can be displayed in a user interface.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Icon {
     /// Optional MIME type override if the source MIME type is missing or generic.
     /// For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// Optional array of strings that specify sizes at which the icon can be used.
     /// Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
     ///
     /// If not provided, the client should assume that the icon can be used at any size.
-    #[serde(
-        rename = "sizes",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub sizes: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
     /// `data:` URI with Base64-encoded image data.
@@ -3931,25 +8201,98 @@ pub struct Icon {
     ///
     /// Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
     /// executable JavaScript.
-    #[serde(rename = "src")]
     pub src: ::std::string::String,
     /// Optional specifier for the theme this icon is designed for. `light` indicates
     /// the icon is designed to be used with a light background, and `dark` indicates
     /// the icon is designed to be used with a dark background.
     ///
     /// If not provided, the client should assume the icon can be used with any theme.
-    #[serde(
-        rename = "theme",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub theme: ::core::option::Option<IconTheme>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Icon {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.mime_type.is_some())
+            + usize::from(self.sizes.is_some()) + 1usize
+            + usize::from(self.theme.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.sizes {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sizes", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "src", &self.src)?;
+        if let ::core::option::Option::Some(value) = &self.theme {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "theme", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Icon {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Icon;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Icon")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Icon, A::Error> {
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut sizes: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut src: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut theme: ::core::option::Option<IconTheme> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "mimeType" => mime_type = map.next_value()?,
+                        "sizes" => sizes = map.next_value()?,
+                        "src" => src = ::core::option::Option::Some(map.next_value()?),
+                        "theme" => theme = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Icon {
+                    mime_type,
+                    sizes,
+                    src: src
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "src",
+                        ))?,
+                    theme,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Base interface to add `icons` property.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Icons {
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -3960,15 +8303,63 @@ pub struct Icons {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Icons {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.icons.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Icons {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Icons;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Icons")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Icons, A::Error> {
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "icons" => icons = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Icons { icons, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `image`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3993,49 +8384,124 @@ impl<'de> ::serde::Deserialize<'de> for TypeImage {
     }
 }
 /// An image provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ImageContent {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// The base64-encoded image data.
-    #[serde(rename = "data")]
     pub data: ::std::string::String,
     /// The MIME type of the image. Different providers may support different image types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeImage,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ImageContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "mimeType",
+            &self.mime_type,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ImageContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ImageContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ImageContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ImageContent, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeImage> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "mimeType" => {
+                            mime_type = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ImageContent {
+                    meta,
+                    annotations,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: mime_type
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "mimeType",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Describes the MCP implementation.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Implementation {
     /// An optional human-readable description of what this implementation does.
     ///
     /// This can be used by clients or servers to provide context about their purpose
     /// and capabilities. For example, a server might describe the types of resources
     /// or tools it provides, while a client might describe its intended use case.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -4046,14 +8512,8 @@ pub struct Implementation {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -4061,24 +8521,106 @@ pub struct Implementation {
     /// If not provided, the name should be used for display (except for Tool,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "version")]
     pub version: ::std::string::String,
     /// An optional URL of the website for this implementation.
-    #[serde(
-        rename = "websiteUrl",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub website_url: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Implementation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.description.is_some())
+            + usize::from(self.icons.is_some()) + 1usize
+            + usize::from(self.title.is_some()) + 1usize
+            + usize::from(self.website_url.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "version", &self.version)?;
+        if let ::core::option::Option::Some(value) = &self.website_url {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "websiteUrl", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Implementation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Implementation;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Implementation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Implementation, A::Error> {
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut website_url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        "version" => {
+                            version = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "websiteUrl" => website_url = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Implementation {
+                    description,
+                    icons,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    version: version
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "version",
+                        ))?,
+                    website_url,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `initialize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4103,86 +8645,417 @@ impl<'de> ::serde::Deserialize<'de> for MethodInitialize {
     }
 }
 /// This request is sent from the client to the server when it first connects, asking it to begin initialization.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodInitialize,
-    #[serde(rename = "params")]
     pub params: InitializeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InitializeRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializeRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializeRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodInitialize> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<InitializeRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializeRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InitializeRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializeRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializeRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializeRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Parameters for an `initialize` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<InitializeRequestParamsMeta>,
-    #[serde(rename = "capabilities")]
     pub capabilities: ClientCapabilities,
-    #[serde(rename = "clientInfo")]
     pub client_info: Implementation,
     /// The latest version of the Model Context Protocol that the client supports. The client MAY decide to support older versions as well.
-    #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for InitializeRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "capabilities",
+            &self.capabilities,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "clientInfo",
+            &self.client_info,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "protocolVersion",
+            &self.protocol_version,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializeRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializeRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<InitializeRequestParamsMeta> = ::core::option::Option::None;
+                let mut capabilities: ::core::option::Option<ClientCapabilities> = ::core::option::Option::None;
+                let mut client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut protocol_version: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "capabilities" => {
+                            capabilities = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "clientInfo" => {
+                            client_info = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "protocolVersion" => {
+                            protocol_version = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializeRequestParams {
+                    meta,
+                    capabilities: capabilities
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "capabilities",
+                        ))?,
+                    client_info: client_info
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "clientInfo",
+                        ))?,
+                    protocol_version: protocol_version
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "protocolVersion",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// After receiving an initialize request from the client, the server sends this response.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "capabilities")]
     pub capabilities: ServerCapabilities,
     /// Instructions describing how to use the server and its features.
     ///
     /// This can be used by clients to improve the LLM's understanding of available tools, resources, etc. It can be thought of like a "hint" to the model. For example, this information MAY be added to the system prompt.
-    #[serde(
-        rename = "instructions",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub instructions: ::core::option::Option<::std::string::String>,
     /// The version of the Model Context Protocol that the server wants to use. This may not match the version that the client requested. If the client cannot support this version, it MUST disconnect.
-    #[serde(rename = "protocolVersion")]
     pub protocol_version: ::std::string::String,
-    #[serde(rename = "serverInfo")]
     pub server_info: Implementation,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InitializeResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.instructions.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "capabilities",
+            &self.capabilities,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.instructions {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "instructions",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "protocolVersion",
+            &self.protocol_version,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "serverInfo",
+            &self.server_info,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializeResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializeResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializeResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializeResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
+                let mut instructions: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut protocol_version: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "capabilities" => {
+                            capabilities = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "instructions" => instructions = map.next_value()?,
+                        "protocolVersion" => {
+                            protocol_version = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "serverInfo" => {
+                            server_info = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializeResult {
+                    meta,
+                    capabilities: capabilities
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "capabilities",
+                        ))?,
+                    instructions,
+                    protocol_version: protocol_version
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "protocolVersion",
+                        ))?,
+                    server_info: server_info
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "serverInfo",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/initialized`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4208,38 +9081,174 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsInitialized {
     }
 }
 /// This notification is sent from the client to the server after initialization has finished.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsInitialized,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for InitializedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InitializedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InitializedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InitializedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodNotificationsInitialized> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InitializedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A response to a request that indicates an error occurred.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCErrorResponse {
-    #[serde(rename = "error")]
     pub error: Error,
-    #[serde(
-        rename = "id",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub id: ::core::option::Option<RequestId>,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCErrorResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
+        if let ::core::option::Option::Some(value) = &self.id {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCErrorResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCErrorResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCErrorResponse, A::Error> {
+                let mut error: ::core::option::Option<Error> = ::core::option::Option::None;
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "error" => {
+                            error = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "id" => id = map.next_value()?,
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCErrorResponse {
+                    error: error
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "error",
+                        ))?,
+                    id,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -4380,44 +9389,190 @@ impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCMessage {
     }
 }
 /// A notification which does not expect a response.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for JSONRPCNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A request that expects a response.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A response to a request, containing either the result or error.
 #[derive(Debug, Clone, PartialEq)]
@@ -4520,17 +9675,89 @@ impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCResponse {
     }
 }
 /// A successful (non-error) response to a request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: Result,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<Result> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `string`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4556,41 +9783,114 @@ impl<'de> ::serde::Deserialize<'de> for TypeString {
 }
 /// Use TitledSingleSelectEnumSchema instead.
 /// This interface will be removed in a future version.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LegacyTitledEnumSchema {
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
     /// (Legacy) Display names for enum values.
     /// Non-standard according to JSON schema 2020-12.
-    #[serde(
-        rename = "enumNames",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub enum_names: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for LegacyTitledEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.enum_names.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
+        if let ::core::option::Option::Some(value) = &self.enum_names {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "enumNames", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LegacyTitledEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct LegacyTitledEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<LegacyTitledEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut enum_: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut enum_names: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
+                        "enumNames" => enum_names = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(LegacyTitledEnumSchema {
+                    default,
+                    description,
+                    enum_: enum_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "enum",
+                        ))?,
+                    enum_names,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `prompts/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4615,49 +9915,186 @@ impl<'de> ::serde::Deserialize<'de> for MethodPromptsList {
     }
 }
 /// Sent from the client to request a list of prompts and prompt templates the server has.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListPromptsRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodPromptsList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListPromptsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListPromptsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListPromptsRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodPromptsList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListPromptsRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a prompts/list request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "prompts")]
     pub prompts: ::std::vec::Vec<Prompt>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListPromptsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", &self.prompts)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListPromptsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListPromptsResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "prompts" => {
+                            prompts = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListPromptsResult {
+                    meta,
+                    next_cursor,
+                    prompts: prompts
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "prompts",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/templates/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4683,49 +10120,194 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
     }
 }
 /// Sent from the client to request a list of resource templates the server has.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListResourceTemplatesRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodResourcesTemplatesList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListResourceTemplatesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourceTemplatesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourceTemplatesRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodResourcesTemplatesList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourceTemplatesRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a resources/templates/list request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "resourceTemplates")]
     pub resource_templates: ::std::vec::Vec<ResourceTemplate>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListResourceTemplatesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resourceTemplates",
+            &self.resource_templates,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourceTemplatesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourceTemplatesResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut resource_templates: ::core::option::Option<
+                    ::std::vec::Vec<ResourceTemplate>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "resourceTemplates" => {
+                            resource_templates = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourceTemplatesResult {
+                    meta,
+                    next_cursor,
+                    resource_templates: resource_templates
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resourceTemplates",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4750,49 +10332,190 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesList {
     }
 }
 /// Sent from the client to request a list of resources the server has.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListResourcesRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodResourcesList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListResourcesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourcesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourcesRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodResourcesList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourcesRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a resources/list request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "resources")]
     pub resources: ::std::vec::Vec<Resource>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListResourcesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resources",
+            &self.resources,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourcesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourcesResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut resources: ::core::option::Option<::std::vec::Vec<Resource>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "resources" => {
+                            resources = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourcesResult {
+                    meta,
+                    next_cursor,
+                    resources: resources
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resources",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `roots/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4823,43 +10546,178 @@ impl<'de> ::serde::Deserialize<'de> for MethodRootsList {
 ///
 /// This request is typically used when the server needs to understand the file system
 /// structure or access specific locations that the client has permission to read from.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListRootsRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodRootsList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<RequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListRootsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListRootsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListRootsRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodRootsList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListRootsRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The client's response to a roots/list request from the server.
 /// This result contains an array of Root objects, each representing a root directory
 /// or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "roots")]
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListRootsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", &self.roots)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListRootsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListRootsResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "roots" => {
+                            roots = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListRootsResult {
+                    meta,
+                    roots: roots
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "roots",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tasks/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4884,49 +10742,186 @@ impl<'de> ::serde::Deserialize<'de> for MethodTasksList {
     }
 }
 /// A request to retrieve a list of tasks.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListTasksRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodTasksList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListTasksRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListTasksRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListTasksRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListTasksRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListTasksRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodTasksList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListTasksRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The response to a tasks/list request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListTasksResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "tasks")]
     pub tasks: ::std::vec::Vec<Task>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListTasksResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "tasks", &self.tasks)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListTasksResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListTasksResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListTasksResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut tasks: ::core::option::Option<::std::vec::Vec<Task>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "tasks" => {
+                            tasks = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListTasksResult {
+                    meta,
+                    next_cursor,
+                    tasks: tasks
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "tasks",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tools/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4951,49 +10946,186 @@ impl<'de> ::serde::Deserialize<'de> for MethodToolsList {
     }
 }
 /// Sent from the client to request a list of tools the server has.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListToolsRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodToolsList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListToolsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListToolsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListToolsRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodToolsList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListToolsRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The server's response to a tools/list request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "tools")]
     pub tools: ::std::vec::Vec<Tool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListToolsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", &self.tools)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListToolsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListToolsResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "tools" => {
+                            tools = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListToolsResult {
+                    meta,
+                    next_cursor,
+                    tools: tools
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "tools",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The severity of a log message.
 ///
@@ -5111,52 +11243,197 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
     }
 }
 /// JSONRPCNotification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsMessage,
-    #[serde(rename = "params")]
     pub params: LoggingMessageNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for LoggingMessageNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct LoggingMessageNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodNotificationsMessage> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    LoggingMessageNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(LoggingMessageNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `notifications/message` notification.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
-    #[serde(rename = "data")]
     pub data: ::serde_json::Value,
     /// The severity of this log message.
-    #[serde(rename = "level")]
     pub level: LoggingLevel,
     /// An optional name of the logger issuing this message.
-    #[serde(
-        rename = "logger",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub logger: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for LoggingMessageNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
+            + usize::from(self.logger.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
+        if let ::core::option::Option::Some(value) = &self.logger {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logger", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct LoggingMessageNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<LoggingMessageNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
+                let mut logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "level" => {
+                            level = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "logger" => logger = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(LoggingMessageNotificationParams {
+                    meta,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    level: level
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "level",
+                        ))?,
+                    logger,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Hints to use for model selection.
 ///
 /// Keys not declared here are currently left unspecified by the spec and are up
 /// to the client to interpret.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelHint {
     /// A hint for a model name.
     ///
@@ -5167,15 +11444,63 @@ pub struct ModelHint {
     ///
     /// The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
     ///  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub name: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ModelHint {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.name.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.name {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelHint {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelHint;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ModelHint")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ModelHint, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ModelHint { name, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The server's preferences for model selection, requested of the client during sampling.
 ///
@@ -5188,16 +11513,11 @@ pub struct ModelHint {
 /// These preferences are always advisory. The client MAY ignore them. It is also
 /// up to the client to decide how to interpret these preferences and how to
 /// balance them against other considerations.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
     /// is not important, while a value of 1 means cost is the most important
     /// factor.
-    #[serde(
-        rename = "costPriority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cost_priority: ::core::option::Option<::serde_json::Number>,
     /// Optional hints to use for model selection.
     ///
@@ -5206,33 +11526,111 @@ pub struct ModelPreferences {
     ///
     /// The client SHOULD prioritize these hints over the numeric priorities, but
     /// MAY still use the priorities to select from ambiguous matches.
-    #[serde(
-        rename = "hints",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub hints: ::core::option::Option<::std::vec::Vec<ModelHint>>,
     /// How much to prioritize intelligence and capabilities when selecting a
     /// model. A value of 0 means intelligence is not important, while a value of 1
     /// means intelligence is the most important factor.
-    #[serde(
-        rename = "intelligencePriority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub intelligence_priority: ::core::option::Option<::serde_json::Number>,
     /// How much to prioritize sampling speed (latency) when selecting a model. A
     /// value of 0 means speed is not important, while a value of 1 means speed is
     /// the most important factor.
-    #[serde(
-        rename = "speedPriority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub speed_priority: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ModelPreferences {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cost_priority.is_some())
+            + usize::from(self.hints.is_some())
+            + usize::from(self.intelligence_priority.is_some())
+            + usize::from(self.speed_priority.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cost_priority {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "costPriority",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.hints {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hints", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.intelligence_priority {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "intelligencePriority",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.speed_priority {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "speedPriority",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelPreferences;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ModelPreferences")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ModelPreferences, A::Error> {
+                let mut cost_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut hints: ::core::option::Option<::std::vec::Vec<ModelHint>> = ::core::option::Option::None;
+                let mut intelligence_priority: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
+                let mut speed_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "costPriority" => cost_priority = map.next_value()?,
+                        "hints" => hints = map.next_value()?,
+                        "intelligencePriority" => {
+                            intelligence_priority = map.next_value()?;
+                        }
+                        "speedPriority" => speed_priority = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ModelPreferences {
+                    cost_priority,
+                    hints,
+                    intelligence_priority,
+                    speed_priority,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -5333,36 +11731,148 @@ impl ::core::convert::From<TitledMultiSelectEnumSchema> for MultiSelectEnumSchem
         Self::TitledMultiSelectEnumSchema(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Notification {
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for Notification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Notification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Notification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Notification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Notification, A::Error> {
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Notification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for NotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct NotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<NotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(NotificationParams { meta, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum NumberSchemaType {
@@ -5422,120 +11932,421 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
             .map(Self::from)
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NumberSchema {
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::serde_json::Number>,
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "maximum",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub maximum: ::core::option::Option<::serde_json::Number>,
-    #[serde(
-        rename = "minimum",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub minimum: ::core::option::Option<::serde_json::Number>,
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: NumberSchemaType,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for NumberSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
+            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.maximum {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maximum", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.minimum {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minimum", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NumberSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NumberSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct NumberSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<NumberSchema, A::Error> {
+                let mut default: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut maximum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut minimum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<NumberSchemaType> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "maximum" => maximum = map.next_value()?,
+                        "minimum" => minimum = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(NumberSchema {
+                    default,
+                    description,
+                    maximum,
+                    minimum,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaginatedRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PaginatedRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for PaginatedRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Common parameters for paginated requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<PaginatedRequestParamsMeta>,
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
-    #[serde(
-        rename = "cursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for PaginatedRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.cursor.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<PaginatedRequestParamsMeta> = ::core::option::Option::None;
+                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "cursor" => cursor = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedRequestParams {
+                    meta,
+                    cursor,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PaginatedResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedResult {
+                    meta,
+                    next_cursor,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `ping`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5560,23 +12371,97 @@ impl<'de> ::serde::Deserialize<'de> for MethodPing {
     }
 }
 /// A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PingRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodPing,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<RequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PingRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PingRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PingRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PingRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PingRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodPing> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PingRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
@@ -5829,53 +12714,210 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
     }
 }
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsProgress,
-    #[serde(rename = "params")]
     pub params: ProgressNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ProgressNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ProgressNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ProgressNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodNotificationsProgress> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ProgressNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ProgressNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `notifications/progress` notification.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An optional message describing the current progress.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub message: ::core::option::Option<::std::string::String>,
     /// The progress thus far. This should increase every time progress is made, even if the total is unknown.
-    #[serde(rename = "progress")]
     pub progress: ::serde_json::Number,
     /// The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
-    #[serde(rename = "progressToken")]
     pub progress_token: ProgressToken,
     /// Total number of items to process (or total progress required), if known.
-    #[serde(
-        rename = "total",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub total: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ProgressNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.message.is_some()) + 1usize + 1usize
+            + usize::from(self.total.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.message {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "progress",
+            &self.progress,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "progressToken",
+            &self.progress_token,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.total {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ProgressNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ProgressNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "message" => message = map.next_value()?,
+                        "progress" => {
+                            progress = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "progressToken" => {
+                            progress_token = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "total" => total = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ProgressNotificationParams {
+                    meta,
+                    message,
+                    progress: progress
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "progress",
+                        ))?,
+                    progress_token: progress_token
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "progressToken",
+                        ))?,
+                    total,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
@@ -5964,30 +13006,15 @@ impl ::core::convert::From<i64> for ProgressToken {
     }
 }
 /// A prompt or prompt template that the server offers.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Prompt {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// A list of arguments to use for templating the prompt.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<::std::vec::Vec<PromptArgument>>,
     /// An optional description of what this prompt provides
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -5998,14 +13025,8 @@ pub struct Prompt {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -6013,35 +13034,113 @@ pub struct Prompt {
     /// If not provided, the name should be used for display (except for Tool,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Prompt {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.arguments.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + 1usize + usize::from(self.title.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Prompt {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Prompt;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Prompt")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Prompt, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut arguments: ::core::option::Option<
+                    ::std::vec::Vec<PromptArgument>,
+                > = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "arguments" => arguments = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Prompt {
+                    meta,
+                    arguments,
+                    description,
+                    icons,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Describes an argument that a prompt can accept.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Whether this argument must be provided.
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub required: ::core::option::Option<bool>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -6049,15 +13148,87 @@ pub struct PromptArgument {
     /// If not provided, the name should be used for display (except for Tool,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.required {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptArgument;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptArgument, A::Error> {
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut required: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "description" => description = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "required" => required = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptArgument {
+                    description,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    required,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/prompts/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6083,35 +13254,169 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsPromptsListChanged {
     }
 }
 /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptListChangedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsPromptsListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsPromptsListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptListChangedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Describes a message returned as part of a prompt.
 ///
 /// This is similar to `SamplingMessage`, but also supports the embedding of
 /// resources from the MCP server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptMessage {
-    #[serde(rename = "content")]
     pub content: ContentBlock,
-    #[serde(rename = "role")]
     pub role: Role,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptMessage;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptMessage, A::Error> {
+                let mut content: ::core::option::Option<ContentBlock> = ::core::option::Option::None;
+                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "role" => role = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptMessage {
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    role: role
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "role",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `ref/prompt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6136,10 +13441,9 @@ impl<'de> ::serde::Deserialize<'de> for TypeRefPrompt {
     }
 }
 /// Identifies a prompt.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -6147,17 +13451,82 @@ pub struct PromptReference {
     /// If not provided, the name should be used for display (except for Tool,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeRefPrompt,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.title.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptReference;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptReference, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeRefPrompt> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptReference {
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/read`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6182,50 +13551,242 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesRead {
     }
 }
 /// Sent from the client to the server, to read a specific resource URI.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodResourcesRead,
-    #[serde(rename = "params")]
     pub params: ReadResourceRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ReadResourceRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodResourcesRead> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ReadResourceRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ReadResourceRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `resources/read` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ReadResourceRequestParamsMeta>,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ReadResourceRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<ReadResourceRequestParamsMeta> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceRequestParams {
+                    meta,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -6327,49 +13888,236 @@ impl ::core::convert::From<BlobResourceContents> for ReadResourceResultContentsI
     }
 }
 /// The server's response to a resources/read request from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "contents")]
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ReadResourceResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "contents",
+            &self.contents,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut contents: ::core::option::Option<
+                    ::std::vec::Vec<ReadResourceResultContentsItem>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "contents" => {
+                            contents = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceResult {
+                    meta,
+                    contents: contents
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "contents",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Metadata for associating messages with a task.
 /// Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RelatedTaskMetadata {
     /// The task identifier this message is associated with.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for RelatedTaskMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RelatedTaskMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RelatedTaskMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RelatedTaskMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RelatedTaskMetadata, A::Error> {
+                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "taskId" => {
+                            task_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RelatedTaskMetadata {
+                    task_id: task_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "taskId",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Request {
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Request {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Request {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Request;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Request")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Request, A::Error> {
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Request {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
@@ -6458,60 +14206,148 @@ impl ::core::convert::From<i64> for RequestId {
     }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for RequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Common params for any request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<RequestParamsMeta>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for RequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RequestParams { meta, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A known resource that the server is capable of reading.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Resource {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this resource represents.
     ///
     /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -6522,30 +14358,14 @@ pub struct Resource {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
     ///
     /// This can be used by Hosts to display file sizes and estimate context window usage.
-    #[serde(
-        rename = "size",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub size: ::core::option::Option<i64>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -6553,44 +14373,212 @@ pub struct Resource {
     /// If not provided, the name should be used for display (except for Tool,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Resource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize
+            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.size {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Resource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Resource;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Resource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Resource, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "size" => size = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Resource {
+                    meta,
+                    annotations,
+                    description,
+                    icons,
+                    mime_type,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    size,
+                    title,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The contents of a specific resource or sub-resource.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceContents, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceContents {
+                    meta,
+                    mime_type,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resource_link`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6617,32 +14605,17 @@ impl<'de> ::serde::Deserialize<'de> for TypeResourceLink {
 /// A resource that the server is capable of reading, included in a prompt or tool call result.
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceLink {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this resource represents.
     ///
     /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -6653,30 +14626,14 @@ pub struct ResourceLink {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
     ///
     /// This can be used by Hosts to display file sizes and estimate context window usage.
-    #[serde(
-        rename = "size",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub size: ::core::option::Option<i64>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -6684,20 +14641,133 @@ pub struct ResourceLink {
     /// If not provided, the name should be used for display (except for Tool,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeResourceLink,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceLink {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize
+            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
+            + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.size {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceLink {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceLink;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceLink")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceLink, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeResourceLink> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "size" => size = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceLink {
+                    meta,
+                    annotations,
+                    description,
+                    icons,
+                    mime_type,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    size,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/resources/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6723,80 +14793,247 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesListChanged 
     }
 }
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceListChangedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsResourcesListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsResourcesListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceListChangedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Common parameters when working with resources.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResourceRequestParamsMeta>,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ResourceRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<ResourceRequestParamsMeta> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceRequestParams {
+                    meta,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A template description for resources available on the server.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplate {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this template is for.
     ///
     /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -6807,21 +15044,10 @@ pub struct ResourceTemplate {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -6829,18 +15055,126 @@ pub struct ResourceTemplate {
     /// If not provided, the name should be used for display (except for Tool,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// A URI template (according to RFC 6570) that can be used to construct resource URIs.
-    #[serde(rename = "uriTemplate")]
     pub uri_template: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceTemplate {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize
+            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "uriTemplate",
+            &self.uri_template,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceTemplate;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceTemplate")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceTemplate, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri_template: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        "uriTemplate" => {
+                            uri_template = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceTemplate {
+                    meta,
+                    annotations,
+                    description,
+                    icons,
+                    mime_type,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    uri_template: uri_template
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uriTemplate",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `ref/resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6865,16 +15199,78 @@ impl<'de> ::serde::Deserialize<'de> for TypeRefResource {
     }
 }
 /// A reference to a resource or resource template definition.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplateReference {
-    #[serde(rename = "type")]
     pub type_: TypeRefResource,
     /// The URI or URI template of the resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceTemplateReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceTemplateReference;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceTemplateReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceTemplateReference, A::Error> {
+                let mut type_: ::core::option::Option<TypeRefResource> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceTemplateReference {
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/resources/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6900,51 +15296,238 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesUpdated {
     }
 }
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsResourcesUpdated,
-    #[serde(rename = "params")]
     pub params: ResourceUpdatedNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ResourceUpdatedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsResourcesUpdated,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ResourceUpdatedNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceUpdatedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `notifications/resources/updated` notification.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ResourceUpdatedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceUpdatedNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
+                    meta,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Result {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Result {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Result {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Result;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Result")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Result, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Result { meta, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -7006,34 +15589,95 @@ impl<'de> ::serde::Deserialize<'de> for Role {
     }
 }
 /// Represents a root directory or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Root {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// An optional name for the root. This can be used to provide a human-readable
     /// identifier for the root, which may be useful for display purposes or for
     /// referencing the root in other parts of the application.
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub name: ::core::option::Option<::std::string::String>,
     /// The URI identifying the root. This *must* start with file:// for now.
     /// This restriction may be relaxed in future versions of the protocol to allow
     /// other URI schemes.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Root {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.name.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.name {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Root {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Root;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Root")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Root, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "name" => name = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Root {
+                    meta,
+                    name,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/roots/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -7061,21 +15705,91 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsRootsListChanged {
 /// A notification from the client to the server, informing it that the list of roots has changed.
 /// This notification should be sent whenever the client adds, removes, or modifies any root.
 /// The server should then request an updated list of roots using the ListRootsRequest.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RootsListChangedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsRootsListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for RootsListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RootsListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RootsListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RootsListChangedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsRootsListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RootsListChangedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -7256,24 +15970,92 @@ for SamplingMessageContent {
     }
 }
 /// Describes a message issued to or received from an LLM API.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SamplingMessage {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(rename = "content")]
     pub content: SamplingMessageContent,
-    #[serde(rename = "role")]
     pub role: Role,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SamplingMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SamplingMessage;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SamplingMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SamplingMessage, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
+                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "role" => role = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SamplingMessage {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    role: role
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "role",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -7437,208 +16219,899 @@ impl ::core::convert::From<ToolResultContent> for SamplingMessageContentBlock {
     }
 }
 /// Present if the server supports argument autocompletion suggestions.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesCompletions {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ServerCapabilitiesCompletions {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesCompletions {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesCompletions;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesCompletions")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesCompletions, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesCompletions {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesExperimentalValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesExperimentalValue {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesExperimentalValue {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesExperimentalValue;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesExperimentalValue")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesExperimentalValue, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesExperimentalValue {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server supports sending log messages to the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesLogging {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesLogging {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesLogging {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesLogging;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesLogging")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesLogging, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesLogging { extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server offers any prompt templates.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesPrompts {
     /// Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesPrompts {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesPrompts;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesPrompts")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
+                    list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server offers any resources to read.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesResources {
     /// Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Whether this server supports subscribing to resource updates.
-    #[serde(
-        rename = "subscribe",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub subscribe: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesResources {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some())
+            + usize::from(self.subscribe.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.subscribe {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "subscribe", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesResources;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesResources")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        "subscribe" => subscribe = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesResources {
+                    list_changed,
+                    subscribe,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Whether this server supports tasks/cancel.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksCancel {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesTasksCancel {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksCancel {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTasksCancel;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTasksCancel")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesTasksCancel, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTasksCancel {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Whether this server supports tasks/list.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksList {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesTasksList {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksList {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTasksList;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTasksList")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesTasksList, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTasksList {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Whether the server supports task-augmented tools/call requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksRequestsToolsCall {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesTasksRequestsToolsCall {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsToolsCall {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTasksRequestsToolsCall;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTasksRequestsToolsCall")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                ServerCapabilitiesTasksRequestsToolsCall,
+                A::Error,
+            > {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTasksRequestsToolsCall {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Task support for tool-related requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksRequestsTools {
     /// Whether the server supports task-augmented tools/call requests.
-    #[serde(
-        rename = "call",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub call: ::core::option::Option<ServerCapabilitiesTasksRequestsToolsCall>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesTasksRequestsTools {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.call.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.call {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "call", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsTools {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTasksRequestsTools;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTasksRequestsTools")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesTasksRequestsTools, A::Error> {
+                let mut call: ::core::option::Option<
+                    ServerCapabilitiesTasksRequestsToolsCall,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "call" => call = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTasksRequestsTools {
+                    call,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Specifies which request types can be augmented with tasks.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksRequests {
     /// Task support for tool-related requests.
-    #[serde(
-        rename = "tools",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tools: ::core::option::Option<ServerCapabilitiesTasksRequestsTools>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesTasksRequests {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.tools.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.tools {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequests {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTasksRequests;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTasksRequests")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesTasksRequests, A::Error> {
+                let mut tools: ::core::option::Option<
+                    ServerCapabilitiesTasksRequestsTools,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "tools" => tools = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTasksRequests {
+                    tools,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server supports task-augmented requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasks {
     /// Whether this server supports tasks/cancel.
-    #[serde(
-        rename = "cancel",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cancel: ::core::option::Option<ServerCapabilitiesTasksCancel>,
     /// Whether this server supports tasks/list.
-    #[serde(
-        rename = "list",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list: ::core::option::Option<ServerCapabilitiesTasksList>,
     /// Specifies which request types can be augmented with tasks.
-    #[serde(
-        rename = "requests",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub requests: ::core::option::Option<ServerCapabilitiesTasksRequests>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesTasks {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cancel.is_some())
+            + usize::from(self.list.is_some()) + usize::from(self.requests.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cancel {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cancel", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.list {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "list", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.requests {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "requests", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasks {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTasks;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTasks")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesTasks, A::Error> {
+                let mut cancel: ::core::option::Option<ServerCapabilitiesTasksCancel> = ::core::option::Option::None;
+                let mut list: ::core::option::Option<ServerCapabilitiesTasksList> = ::core::option::Option::None;
+                let mut requests: ::core::option::Option<
+                    ServerCapabilitiesTasksRequests,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "cancel" => cancel = map.next_value()?,
+                        "list" => list = map.next_value()?,
+                        "requests" => requests = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTasks {
+                    cancel,
+                    list,
+                    requests,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server offers any tools to call.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTools {
     /// Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ServerCapabilitiesTools {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTools;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTools")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTools {
+                    list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
-    #[serde(
-        rename = "completions",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub completions: ::core::option::Option<ServerCapabilitiesCompletions>,
     /// Experimental, non-standard capabilities that the server supports.
-    #[serde(
-        rename = "experimental",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub experimental: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ServerCapabilitiesExperimentalValue>,
     >,
     /// Present if the server supports sending log messages to the client.
-    #[serde(
-        rename = "logging",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub logging: ::core::option::Option<ServerCapabilitiesLogging>,
     /// Present if the server offers any prompt templates.
-    #[serde(
-        rename = "prompts",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub prompts: ::core::option::Option<ServerCapabilitiesPrompts>,
     /// Present if the server offers any resources to read.
-    #[serde(
-        rename = "resources",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub resources: ::core::option::Option<ServerCapabilitiesResources>,
     /// Present if the server supports task-augmented requests.
-    #[serde(
-        rename = "tasks",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tasks: ::core::option::Option<ServerCapabilitiesTasks>,
     /// Present if the server offers any tools to call.
-    #[serde(
-        rename = "tools",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tools: ::core::option::Option<ServerCapabilitiesTools>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.completions.is_some())
+            + usize::from(self.experimental.is_some())
+            + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
+            + usize::from(self.resources.is_some()) + usize::from(self.tasks.is_some())
+            + usize::from(self.tools.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.completions {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "completions", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.experimental {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "experimental",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.logging {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logging", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.prompts {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.resources {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resources", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tasks {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tasks", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tools {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilities, A::Error> {
+                let mut completions: ::core::option::Option<
+                    ServerCapabilitiesCompletions,
+                > = ::core::option::Option::None;
+                let mut experimental: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ServerCapabilitiesExperimentalValue,
+                    >,
+                > = ::core::option::Option::None;
+                let mut logging: ::core::option::Option<ServerCapabilitiesLogging> = ::core::option::Option::None;
+                let mut prompts: ::core::option::Option<ServerCapabilitiesPrompts> = ::core::option::Option::None;
+                let mut resources: ::core::option::Option<ServerCapabilitiesResources> = ::core::option::Option::None;
+                let mut tasks: ::core::option::Option<ServerCapabilitiesTasks> = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "completions" => completions = map.next_value()?,
+                        "experimental" => experimental = map.next_value()?,
+                        "logging" => logging = map.next_value()?,
+                        "prompts" => prompts = map.next_value()?,
+                        "resources" => resources = map.next_value()?,
+                        "tasks" => tasks = map.next_value()?,
+                        "tools" => tools = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilities {
+                    completions,
+                    experimental,
+                    logging,
+                    prompts,
+                    resources,
+                    tasks,
+                    tools,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -8496,50 +17969,244 @@ impl<'de> ::serde::Deserialize<'de> for MethodLoggingSetLevel {
     }
 }
 /// A request from the client to the server, to enable or adjust logging.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SetLevelRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodLoggingSetLevel,
-    #[serde(rename = "params")]
     pub params: SetLevelRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SetLevelRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SetLevelRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SetLevelRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SetLevelRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodLoggingSetLevel> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<SetLevelRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SetLevelRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SetLevelRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for SetLevelRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SetLevelRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SetLevelRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SetLevelRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SetLevelRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `logging/setLevel` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SetLevelRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<SetLevelRequestParamsMeta>,
     /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
-    #[serde(rename = "level")]
     pub level: LoggingLevel,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SetLevelRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SetLevelRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SetLevelRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SetLevelRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<SetLevelRequestParamsMeta> = ::core::option::Option::None;
+                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "level" => {
+                            level = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SetLevelRequestParams {
+                    meta,
+                    level: level
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "level",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -8708,49 +18375,115 @@ impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
             .map(Self::from)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct StringSchema {
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "format",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub format: ::core::option::Option<StringSchemaFormat>,
-    #[serde(
-        rename = "maxLength",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub max_length: ::core::option::Option<i64>,
-    #[serde(
-        rename = "minLength",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub min_length: ::core::option::Option<i64>,
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for StringSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
+            + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.format {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "format", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.max_length {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxLength", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.min_length {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minLength", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for StringSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = StringSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct StringSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<StringSchema, A::Error> {
+                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut format: ::core::option::Option<StringSchemaFormat> = ::core::option::Option::None;
+                let mut max_length: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut min_length: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "format" => format = map.next_value()?,
+                        "maxLength" => max_length = map.next_value()?,
+                        "minLength" => min_length = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(StringSchema {
+                    default,
+                    description,
+                    format,
+                    max_length,
+                    min_length,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/subscribe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -8776,50 +18509,242 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesSubscribe {
     }
 }
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscribeRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodResourcesSubscribe,
-    #[serde(rename = "params")]
     pub params: SubscribeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SubscribeRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscribeRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscribeRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscribeRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodResourcesSubscribe> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<SubscribeRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscribeRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscribeRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for SubscribeRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscribeRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscribeRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscribeRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscribeRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `resources/subscribe` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscribeRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<SubscribeRequestParamsMeta>,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SubscribeRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscribeRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscribeRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscribeRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<SubscribeRequestParamsMeta> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscribeRequestParams {
+                    meta,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
@@ -8908,68 +18833,228 @@ impl ::core::convert::From<()> for TaskTtl {
     }
 }
 /// Data associated with a task.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Task {
     /// ISO 8601 timestamp when the task was created.
-    #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
     /// ISO 8601 timestamp when the task was last updated.
-    #[serde(rename = "lastUpdatedAt")]
     pub last_updated_at: ::std::string::String,
     /// Suggested polling interval in milliseconds.
-    #[serde(
-        rename = "pollInterval",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub poll_interval: ::core::option::Option<i64>,
     /// Current task state.
-    #[serde(rename = "status")]
     pub status: TaskStatus,
     /// Optional human-readable message describing the current task state.
     /// This can provide context for any status, including:
     /// - Reasons for "cancelled" status
     /// - Summaries for "completed" status
     /// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
-    #[serde(
-        rename = "statusMessage",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub status_message: ::core::option::Option<::std::string::String>,
     /// The task identifier.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
-    #[serde(rename = "ttl")]
     pub ttl: TaskTtl,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Task {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.poll_interval.is_some())
+            + 1usize + usize::from(self.status_message.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "createdAt",
+            &self.created_at,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "lastUpdatedAt",
+            &self.last_updated_at,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.poll_interval {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "pollInterval",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "status", &self.status)?;
+        if let ::core::option::Option::Some(value) = &self.status_message {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "statusMessage",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", &self.ttl)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Task {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Task;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Task")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Task, A::Error> {
+                let mut created_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut last_updated_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
+                let mut status_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut ttl: ::core::option::Option<TaskTtl> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "createdAt" => {
+                            created_at = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "lastUpdatedAt" => {
+                            last_updated_at = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "pollInterval" => poll_interval = map.next_value()?,
+                        "status" => {
+                            status = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "statusMessage" => status_message = map.next_value()?,
+                        "taskId" => {
+                            task_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "ttl" => ttl = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Task {
+                    created_at: created_at
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "createdAt",
+                        ))?,
+                    last_updated_at: last_updated_at
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "lastUpdatedAt",
+                        ))?,
+                    poll_interval,
+                    status: status
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "status",
+                        ))?,
+                    status_message,
+                    task_id: task_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "taskId",
+                        ))?,
+                    ttl: ttl
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "ttl",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskAugmentedRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for TaskAugmentedRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskAugmentedRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TaskAugmentedRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TaskAugmentedRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TaskAugmentedRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Common params for any task-augmented request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskAugmentedRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<TaskAugmentedRequestParamsMeta>,
     /// If specified, the caller is requesting task-augmented execution for this request.
     /// The request will return a CreateTaskResult immediately, and the actual result can be
@@ -8977,30 +19062,136 @@ pub struct TaskAugmentedRequestParams {
     ///
     /// Task augmentation is subject to capability negotiation - receivers MUST declare support
     /// for task augmentation of specific request types in their capabilities.
-    #[serde(
-        rename = "task",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub task: ::core::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for TaskAugmentedRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.task.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.task {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskAugmentedRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TaskAugmentedRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TaskAugmentedRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<TaskAugmentedRequestParamsMeta> = ::core::option::Option::None;
+                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "task" => task = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TaskAugmentedRequestParams {
+                    meta,
+                    task,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Metadata for augmenting a request with task execution.
 /// Include this in the `task` field of the request parameters.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskMetadata {
     /// Requested duration in milliseconds to retain task from creation.
-    #[serde(
-        rename = "ttl",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub ttl: ::core::option::Option<i64>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for TaskMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.ttl.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.ttl {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TaskMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TaskMetadata, A::Error> {
+                let mut ttl: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "ttl" => ttl = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TaskMetadata { ttl, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The status of a task.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
@@ -9100,17 +19291,91 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsTasksStatus {
     }
 }
 /// An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TaskStatusNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsTasksStatus,
-    #[serde(rename = "params")]
     pub params: TaskStatusNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for TaskStatusNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskStatusNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TaskStatusNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TaskStatusNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodNotificationsTasksStatus> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<TaskStatusNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TaskStatusNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
@@ -9199,53 +19464,167 @@ impl ::core::convert::From<()> for TaskStatusNotificationParamsTtl {
     }
 }
 /// Parameters for a `notifications/tasks/status` notification.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TaskStatusNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// ISO 8601 timestamp when the task was created.
-    #[serde(rename = "createdAt")]
     pub created_at: ::std::string::String,
     /// ISO 8601 timestamp when the task was last updated.
-    #[serde(rename = "lastUpdatedAt")]
     pub last_updated_at: ::std::string::String,
     /// Suggested polling interval in milliseconds.
-    #[serde(
-        rename = "pollInterval",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub poll_interval: ::core::option::Option<i64>,
     /// Current task state.
-    #[serde(rename = "status")]
     pub status: TaskStatus,
     /// Optional human-readable message describing the current task state.
     /// This can provide context for any status, including:
     /// - Reasons for "cancelled" status
     /// - Summaries for "completed" status
     /// - Diagnostic information for "failed" status (e.g., error details, what went wrong)
-    #[serde(
-        rename = "statusMessage",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub status_message: ::core::option::Option<::std::string::String>,
     /// The task identifier.
-    #[serde(rename = "taskId")]
     pub task_id: ::std::string::String,
     /// Actual retention duration from creation in milliseconds, null for unlimited.
-    #[serde(rename = "ttl")]
     pub ttl: TaskStatusNotificationParamsTtl,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for TaskStatusNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
+            + usize::from(self.poll_interval.is_some()) + 1usize
+            + usize::from(self.status_message.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "createdAt",
+            &self.created_at,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "lastUpdatedAt",
+            &self.last_updated_at,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.poll_interval {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "pollInterval",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "status", &self.status)?;
+        if let ::core::option::Option::Some(value) = &self.status_message {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "statusMessage",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", &self.ttl)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TaskStatusNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TaskStatusNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TaskStatusNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut created_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut last_updated_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
+                let mut status_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut ttl: ::core::option::Option<TaskStatusNotificationParamsTtl> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "createdAt" => {
+                            created_at = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "lastUpdatedAt" => {
+                            last_updated_at = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "pollInterval" => poll_interval = map.next_value()?,
+                        "status" => {
+                            status = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "statusMessage" => status_message = map.next_value()?,
+                        "taskId" => {
+                            task_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "ttl" => ttl = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TaskStatusNotificationParams {
+                    meta,
+                    created_at: created_at
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "createdAt",
+                        ))?,
+                    last_updated_at: last_updated_at
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "lastUpdatedAt",
+                        ))?,
+                    poll_interval,
+                    status: status
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "status",
+                        ))?,
+                    status_message,
+                    task_id: task_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "taskId",
+                        ))?,
+                    ttl: ttl
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "ttl",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `text`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -9270,82 +19649,346 @@ impl<'de> ::serde::Deserialize<'de> for TypeText {
     }
 }
 /// Text provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextContent {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// The text content of the message.
-    #[serde(rename = "text")]
     pub text: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeText,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for TextContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TextContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TextContent, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeText> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "text" => text = ::core::option::Option::Some(map.next_value()?),
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TextContent {
+                    meta,
+                    annotations,
+                    text: text
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "text",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The text of the item. This must only be set if the item can actually be represented as text (not binary data).
-    #[serde(rename = "text")]
     pub text: ::std::string::String,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for TextResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TextResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TextResourceContents, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "text" => text = ::core::option::Option::Some(map.next_value()?),
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TextResourceContents {
+                    meta,
+                    mime_type,
+                    text: text
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "text",
+                        ))?,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// The constant enum value.
-    #[serde(rename = "const")]
     pub const_: ::std::string::String,
     /// Display title for this option.
-    #[serde(rename = "title")]
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchemaItemsAnyOfItem;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchemaItemsAnyOfItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                TitledMultiSelectEnumSchemaItemsAnyOfItem,
+                A::Error,
+            > {
+                let mut const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "const" => {
+                            const_ = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "title" => {
+                            title = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItemsAnyOfItem {
+                    const_: const_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "const",
+                        ))?,
+                    title: title
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "title",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Schema for array items with enum options and display labels.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchemaItems {
     /// Array of enum options with values and display labels.
-    #[serde(rename = "anyOf")]
     pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "anyOf", &self.any_of)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchemaItems;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchemaItems")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
+                let mut any_of: ::core::option::Option<
+                    ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "anyOf" => {
+                            any_of = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
+                    any_of: any_of
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "anyOf",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `array`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -9370,207 +20013,640 @@ impl<'de> ::serde::Deserialize<'de> for TypeArray {
     }
 }
 /// Schema for multiple-selection enumeration with display titles for each option.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchema {
     /// Optional default value.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// Optional description for the enum field.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Schema for array items with enum options and display labels.
-    #[serde(rename = "items")]
     pub items: TitledMultiSelectEnumSchemaItems,
     /// Maximum number of items to select.
-    #[serde(
-        rename = "maxItems",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub max_items: ::core::option::Option<i64>,
     /// Minimum number of items to select.
-    #[serde(
-        rename = "minItems",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub min_items: ::core::option::Option<i64>,
     /// Optional title for the enum field.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeArray,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for TitledMultiSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.max_items.is_some())
+            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "items", &self.items)?;
+        if let ::core::option::Option::Some(value) = &self.max_items {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxItems", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.min_items {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minItems", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TitledMultiSelectEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut items: ::core::option::Option<
+                    TitledMultiSelectEnumSchemaItems,
+                > = ::core::option::Option::None;
+                let mut max_items: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut min_items: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeArray> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "items" => {
+                            items = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "maxItems" => max_items = map.next_value()?,
+                        "minItems" => min_items = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledMultiSelectEnumSchema {
+                    default,
+                    description,
+                    items: items
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "items",
+                        ))?,
+                    max_items,
+                    min_items,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// The enum value.
-    #[serde(rename = "const")]
     pub const_: ::std::string::String,
     /// Display label for this option.
-    #[serde(rename = "title")]
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchemaOneOfItem;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchemaOneOfItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                TitledSingleSelectEnumSchemaOneOfItem,
+                A::Error,
+            > {
+                let mut const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "const" => {
+                            const_ = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "title" => {
+                            title = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
+                    const_: const_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "const",
+                        ))?,
+                    title: title
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "title",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Schema for single-selection enumeration with display titles for each option.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledSingleSelectEnumSchema {
     /// Optional default value.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::string::String>,
     /// Optional description for the enum field.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Array of enum options with values and display labels.
-    #[serde(rename = "oneOf")]
     pub one_of: ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
     /// Optional title for the enum field.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for TitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "oneOf", &self.one_of)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TitledSingleSelectEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut one_of: ::core::option::Option<
+                    ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
+                > = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "oneOf" => {
+                            one_of = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledSingleSelectEnumSchema {
+                    default,
+                    description,
+                    one_of: one_of
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "oneOf",
+                        ))?,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchemaPropertiesValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ToolInputSchemaPropertiesValue {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaPropertiesValue {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolInputSchemaPropertiesValue;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolInputSchemaPropertiesValue")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolInputSchemaPropertiesValue, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolInputSchemaPropertiesValue {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A JSON Schema object defining the expected parameters for the tool.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub schema: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "properties",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub properties: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ToolInputSchemaPropertiesValue>,
     >,
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub required: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(rename = "type")]
     pub type_: TypeObject,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ToolInputSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.schema.is_some())
+            + usize::from(self.properties.is_some())
+            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.schema {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.properties {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.required {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolInputSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolInputSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolInputSchema, A::Error> {
+                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut properties: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ToolInputSchemaPropertiesValue,
+                    >,
+                > = ::core::option::Option::None;
+                let mut required: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "$schema" => schema = map.next_value()?,
+                        "properties" => properties = map.next_value()?,
+                        "required" => required = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolInputSchema {
+                    schema,
+                    properties,
+                    required,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutputSchemaPropertiesValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolOutputSchemaPropertiesValue {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolOutputSchemaPropertiesValue {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolOutputSchemaPropertiesValue;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolOutputSchemaPropertiesValue")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolOutputSchemaPropertiesValue, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolOutputSchemaPropertiesValue {
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// An optional JSON Schema object defining the structure of the tool's output returned in
 /// the structuredContent field of a CallToolResult.
 ///
 /// Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
 /// Currently restricted to type: "object" at the root level.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub schema: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "properties",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub properties: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ToolOutputSchemaPropertiesValue>,
     >,
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub required: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(rename = "type")]
     pub type_: TypeObject,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ToolOutputSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.schema.is_some())
+            + usize::from(self.properties.is_some())
+            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.schema {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.properties {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.required {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolOutputSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolOutputSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolOutputSchema, A::Error> {
+                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut properties: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ToolOutputSchemaPropertiesValue,
+                    >,
+                > = ::core::option::Option::None;
+                let mut required: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "$schema" => schema = map.next_value()?,
+                        "properties" => properties = map.next_value()?,
+                        "required" => required = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolOutputSchema {
+                    schema,
+                    properties,
+                    required,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Definition for a tool the client can call.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Tool {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Optional additional tool information.
     ///
     /// Display name precedence order is: title, annotations.title, then name.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<ToolAnnotations>,
     /// A human-readable description of the tool.
     ///
     /// This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Execution-related properties for this tool.
-    #[serde(
-        rename = "execution",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub execution: ::core::option::Option<ToolExecution>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -9581,28 +20657,16 @@ pub struct Tool {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// A JSON Schema object defining the expected parameters for the tool.
-    #[serde(rename = "inputSchema")]
     pub input_schema: ToolInputSchema,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// An optional JSON Schema object defining the structure of the tool's output returned in
     /// the structuredContent field of a CallToolResult.
     ///
     /// Defaults to JSON Schema 2020-12 when no explicit $schema is provided.
     /// Currently restricted to type: "object" at the root level.
-    #[serde(
-        rename = "outputSchema",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub output_schema: ::core::option::Option<ToolOutputSchema>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -9610,15 +20674,135 @@ pub struct Tool {
     /// If not provided, the name should be used for display (except for Tool,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Tool {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.execution.is_some()) + usize::from(self.icons.is_some())
+            + 1usize + 1usize + usize::from(self.output_schema.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.execution {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "execution", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "inputSchema",
+            &self.input_schema,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.output_schema {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "outputSchema",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Tool {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Tool;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Tool")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Tool, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut execution: ::core::option::Option<ToolExecution> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut output_schema: ::core::option::Option<ToolOutputSchema> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "execution" => execution = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "inputSchema" => {
+                            input_schema = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "outputSchema" => output_schema = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Tool {
+                    meta,
+                    annotations,
+                    description,
+                    execution,
+                    icons,
+                    input_schema: input_schema
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "inputSchema",
+                        ))?,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    output_schema,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Additional properties describing a Tool to clients.
 ///
@@ -9628,7 +20812,7 @@ pub struct Tool {
 ///
 /// Clients should never make tool use decisions based on ToolAnnotations
 /// received from untrusted servers.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
     /// If false, the tool performs only additive updates.
@@ -9636,11 +20820,6 @@ pub struct ToolAnnotations {
     /// (This property is meaningful only when `readOnlyHint == false`)
     ///
     /// Default: true
-    #[serde(
-        rename = "destructiveHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub destructive_hint: ::core::option::Option<bool>,
     /// If true, calling the tool repeatedly with the same arguments
     /// will have no additional effect on its environment.
@@ -9648,11 +20827,6 @@ pub struct ToolAnnotations {
     /// (This property is meaningful only when `readOnlyHint == false`)
     ///
     /// Default: false
-    #[serde(
-        rename = "idempotentHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub idempotent_hint: ::core::option::Option<bool>,
     /// If true, this tool may interact with an "open world" of external
     /// entities. If false, the tool's domain of interaction is closed.
@@ -9660,31 +20834,116 @@ pub struct ToolAnnotations {
     /// of a memory tool is not.
     ///
     /// Default: true
-    #[serde(
-        rename = "openWorldHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub open_world_hint: ::core::option::Option<bool>,
     /// If true, the tool does not modify its environment.
     ///
     /// Default: false
-    #[serde(
-        rename = "readOnlyHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub read_only_hint: ::core::option::Option<bool>,
     /// A human-readable title for the tool.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolAnnotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.destructive_hint.is_some())
+            + usize::from(self.idempotent_hint.is_some())
+            + usize::from(self.open_world_hint.is_some())
+            + usize::from(self.read_only_hint.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.destructive_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "destructiveHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.idempotent_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "idempotentHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.open_world_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "openWorldHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.read_only_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "readOnlyHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolAnnotations;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolAnnotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolAnnotations, A::Error> {
+                let mut destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "destructiveHint" => destructive_hint = map.next_value()?,
+                        "idempotentHint" => idempotent_hint = map.next_value()?,
+                        "openWorldHint" => open_world_hint = map.next_value()?,
+                        "readOnlyHint" => read_only_hint = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolAnnotations {
+                    destructive_hint,
+                    idempotent_hint,
+                    open_world_hint,
+                    read_only_hint,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Controls the tool use ability of the model:
 /// - "auto": Model decides whether to use tools (default)
@@ -9754,21 +21013,69 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoiceMode {
     }
 }
 /// Controls tool selection behavior for sampling requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolChoice {
     /// Controls the tool use ability of the model:
     /// - "auto": Model decides whether to use tools (default)
     /// - "required": Model MUST use at least one tool before completing
     /// - "none": Model MUST NOT use any tools
-    #[serde(
-        rename = "mode",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mode: ::core::option::Option<ToolChoiceMode>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolChoice {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.mode.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.mode {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolChoice {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolChoice;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolChoice")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolChoice, A::Error> {
+                let mut mode: ::core::option::Option<ToolChoiceMode> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "mode" => mode = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolChoice { mode, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Indicates whether this tool supports task-augmented execution.
 /// This allows clients to handle long-running operations through polling
@@ -9843,7 +21150,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolExecutionTaskSupport {
     }
 }
 /// Execution-related properties for a tool.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolExecution {
     /// Indicates whether this tool supports task-augmented execution.
     /// This allows clients to handle long-running operations through polling
@@ -9854,15 +21161,66 @@ pub struct ToolExecution {
     /// - "required": Tool requires task-augmented execution
     ///
     /// Default: "forbidden"
-    #[serde(
-        rename = "taskSupport",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub task_support: ::core::option::Option<ToolExecutionTaskSupport>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolExecution {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.task_support.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.task_support {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskSupport", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolExecution {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolExecution;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolExecution")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolExecution, A::Error> {
+                let mut task_support: ::core::option::Option<ToolExecutionTaskSupport> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "taskSupport" => task_support = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolExecution {
+                    task_support,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/tools/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -9888,21 +21246,91 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsToolsListChanged {
     }
 }
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolListChangedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsToolsListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsToolsListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolListChangedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tool_result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -9927,17 +21355,12 @@ impl<'de> ::serde::Deserialize<'de> for TypeToolResult {
     }
 }
 /// The result of a tool use, provided by the user back to the assistant.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolResultContent {
     /// Optional metadata about the tool result. Clients SHOULD preserve this field when
     /// including tool results in subsequent sampling requests to enable caching optimizations.
     ///
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
@@ -9945,39 +21368,134 @@ pub struct ToolResultContent {
     ///
     /// This has the same format as CallToolResult.content and can include text, images,
     /// audio, resource links, and embedded resources.
-    #[serde(rename = "content")]
     pub content: ::std::vec::Vec<ContentBlock>,
     /// Whether the tool use resulted in an error.
     ///
     /// If true, the content typically describes the error that occurred.
     /// Default: false
-    #[serde(
-        rename = "isError",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub is_error: ::core::option::Option<bool>,
     /// An optional structured result object.
     ///
     /// If the tool defined an outputSchema, this SHOULD conform to that schema.
-    #[serde(
-        rename = "structuredContent",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub structured_content: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// The ID of the tool use this result corresponds to.
     ///
     /// This MUST match the ID from a previous ToolUseContent.
-    #[serde(rename = "toolUseId")]
     pub tool_use_id: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeToolResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolResultContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.is_error.is_some())
+            + usize::from(self.structured_content.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        if let ::core::option::Option::Some(value) = &self.is_error {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.structured_content {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "structuredContent",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "toolUseId",
+            &self.tool_use_id,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolResultContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolResultContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolResultContent, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut content: ::core::option::Option<::std::vec::Vec<ContentBlock>> = ::core::option::Option::None;
+                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut structured_content: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut tool_use_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeToolResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "isError" => is_error = map.next_value()?,
+                        "structuredContent" => structured_content = map.next_value()?,
+                        "toolUseId" => {
+                            tool_use_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolResultContent {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    is_error,
+                    structured_content,
+                    tool_use_id: tool_use_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "toolUseId",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tool_use`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -10002,74 +21520,364 @@ impl<'de> ::serde::Deserialize<'de> for TypeToolUse {
     }
 }
 /// A request from the assistant to call a tool.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolUseContent {
     /// Optional metadata about the tool use. Clients SHOULD preserve this field when
     /// including tool uses in subsequent sampling requests to enable caching optimizations.
     ///
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// A unique identifier for this tool use.
     ///
     /// This ID is used to match tool results to their corresponding tool uses.
-    #[serde(rename = "id")]
     pub id: ::std::string::String,
     /// The arguments to pass to the tool, conforming to the tool's input schema.
-    #[serde(rename = "input")]
     pub input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// The name of the tool to call.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeToolUse,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ToolUseContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "input", &self.input)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolUseContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolUseContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolUseContent, A::Error> {
+                let mut meta: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut input: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeToolUse> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "input" => {
+                            input = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolUseContent {
+                    meta,
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    input: input
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "input",
+                        ))?,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct URLElicitationRequiredErrorErrorData {
-    #[serde(rename = "elicitations")]
     pub elicitations: ::std::vec::Vec<ElicitRequestURLParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for URLElicitationRequiredErrorErrorData {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "elicitations",
+            &self.elicitations,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorErrorData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = URLElicitationRequiredErrorErrorData;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct URLElicitationRequiredErrorErrorData")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<URLElicitationRequiredErrorErrorData, A::Error> {
+                let mut elicitations: ::core::option::Option<
+                    ::std::vec::Vec<ElicitRequestURLParams>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "elicitations" => {
+                            elicitations = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(URLElicitationRequiredErrorErrorData {
+                    elicitations: elicitations
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "elicitations",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct URLElicitationRequiredErrorError {
-    #[serde(rename = "code")]
     pub code: i64,
-    #[serde(rename = "data")]
     pub data: URLElicitationRequiredErrorErrorData,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for URLElicitationRequiredErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = URLElicitationRequiredErrorError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct URLElicitationRequiredErrorError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<URLElicitationRequiredErrorError, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<
+                    URLElicitationRequiredErrorErrorData,
+                > = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(URLElicitationRequiredErrorError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// An error response that indicates that the server requires the client to provide additional information via an elicitation request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct URLElicitationRequiredError {
-    #[serde(rename = "error")]
     pub error: URLElicitationRequiredErrorError,
-    #[serde(
-        rename = "id",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub id: ::core::option::Option<RequestId>,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for URLElicitationRequiredError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
+        if let ::core::option::Option::Some(value) = &self.id {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = URLElicitationRequiredError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct URLElicitationRequiredError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<URLElicitationRequiredError, A::Error> {
+                let mut error: ::core::option::Option<
+                    URLElicitationRequiredErrorError,
+                > = ::core::option::Option::None;
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "error" => {
+                            error = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "id" => id = map.next_value()?,
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(URLElicitationRequiredError {
+                    error: error
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "error",
+                        ))?,
+                    id,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/unsubscribe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -10095,142 +21903,544 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesUnsubscribe {
     }
 }
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnsubscribeRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodResourcesUnsubscribe,
-    #[serde(rename = "params")]
     pub params: UnsubscribeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UnsubscribeRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsubscribeRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UnsubscribeRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UnsubscribeRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodResourcesUnsubscribe> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<UnsubscribeRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UnsubscribeRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsubscribeRequestParamsMeta {
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by notifications/progress). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UnsubscribeRequestParamsMeta {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParamsMeta {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsubscribeRequestParamsMeta;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UnsubscribeRequestParamsMeta")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UnsubscribeRequestParamsMeta, A::Error> {
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UnsubscribeRequestParamsMeta {
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Parameters for a `resources/unsubscribe` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsubscribeRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<UnsubscribeRequestParamsMeta>,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UnsubscribeRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsubscribeRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UnsubscribeRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UnsubscribeRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<UnsubscribeRequestParamsMeta> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UnsubscribeRequestParams {
+                    meta,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Schema for the array items.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledMultiSelectEnumSchemaItems {
     /// Array of enum values to choose from.
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledMultiSelectEnumSchemaItems;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UntitledMultiSelectEnumSchemaItems")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
+                let mut enum_: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UntitledMultiSelectEnumSchemaItems {
+                    enum_: enum_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "enum",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Schema for multiple-selection enumeration without display titles for options.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledMultiSelectEnumSchema {
     /// Optional default value.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// Optional description for the enum field.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Schema for the array items.
-    #[serde(rename = "items")]
     pub items: UntitledMultiSelectEnumSchemaItems,
     /// Maximum number of items to select.
-    #[serde(
-        rename = "maxItems",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub max_items: ::core::option::Option<i64>,
     /// Minimum number of items to select.
-    #[serde(
-        rename = "minItems",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub min_items: ::core::option::Option<i64>,
     /// Optional title for the enum field.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeArray,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.max_items.is_some())
+            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "items", &self.items)?;
+        if let ::core::option::Option::Some(value) = &self.max_items {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxItems", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.min_items {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minItems", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledMultiSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UntitledMultiSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UntitledMultiSelectEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut items: ::core::option::Option<
+                    UntitledMultiSelectEnumSchemaItems,
+                > = ::core::option::Option::None;
+                let mut max_items: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut min_items: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeArray> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "items" => {
+                            items = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "maxItems" => max_items = map.next_value()?,
+                        "minItems" => min_items = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UntitledMultiSelectEnumSchema {
+                    default,
+                    description,
+                    items: items
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "items",
+                        ))?,
+                    max_items,
+                    min_items,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Schema for single-selection enumeration without display titles for options.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledSingleSelectEnumSchema {
     /// Optional default value.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::string::String>,
     /// Optional description for the enum field.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Array of enum values to choose from.
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
     /// Optional title for the enum field.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UntitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut enum_: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UntitledSingleSelectEnumSchema {
+                    default,
+                    description,
+                    enum_: enum_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "enum",
+                        ))?,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Support code for the generated types; not a public API.
 #[doc(hidden)]
@@ -10341,10 +22551,51 @@ mod __private {
         }
         deserializer.deserialize_str(Visitor(expected))
     }
-    pub fn present<'de, D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<::core::option::Option<::serde_json::Value>, D::Error> {
-        <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)
-            .map(::core::option::Option::Some)
+    /// An object key, borrowed from the input where the input allows it.
+    pub struct Key<'de>(::std::borrow::Cow<'de, str>);
+    impl<'de> Key<'de> {
+        pub fn as_str(&self) -> &str {
+            &self.0
+        }
+        pub fn into_string(self) -> ::std::string::String {
+            self.0.into_owned()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::core::result::Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                type Value = Key<'de>;
+                fn expecting(
+                    &self,
+                    f: &mut ::core::fmt::Formatter<'_>,
+                ) -> ::core::fmt::Result {
+                    f.write_str("a string key")
+                }
+                fn visit_borrowed_str<E: ::serde::de::Error>(
+                    self,
+                    v: &'de str,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Borrowed(v)))
+                }
+                fn visit_str<E: ::serde::de::Error>(
+                    self,
+                    v: &str,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(
+                        Key(::std::borrow::Cow::Owned(v.to_string())),
+                    )
+                }
+                fn visit_string<E: ::serde::de::Error>(
+                    self,
+                    v: ::std::string::String,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v)))
+                }
+            }
+            deserializer.deserialize_str(Visitor)
+        }
     }
 }

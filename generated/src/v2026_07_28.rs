@@ -2,16 +2,11 @@
 // Do not edit: change the generator or schema/ and run `cargo run -p mcp-codegen -- generate`.
 
 /// Optional annotations for the client. The client can use annotations to inform how objects are used or displayed
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Annotations {
     /// Describes who the intended audience of this object or data is.
     ///
     /// It can include multiple entries to indicate content useful for multiple audiences (e.g., `["user", "assistant"]`).
-    #[serde(
-        rename = "audience",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub audience: ::core::option::Option<::std::vec::Vec<Role>>,
     /// The moment the resource was last modified, as an ISO 8601 formatted string.
     ///
@@ -19,26 +14,90 @@ pub struct Annotations {
     ///
     /// Examples: last activity timestamp in an open file, timestamp when the resource
     /// was attached, etc.
-    #[serde(
-        rename = "lastModified",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub last_modified: ::core::option::Option<::std::string::String>,
     /// Describes how important this data is for operating the server.
     ///
     /// A value of 1 means "most important," and indicates that the data is
     /// effectively required, while 0 means "least important," and indicates that
     /// the data is entirely optional.
-    #[serde(
-        rename = "priority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub priority: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Annotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.audience.is_some())
+            + usize::from(self.last_modified.is_some())
+            + usize::from(self.priority.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.audience {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "audience", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.last_modified {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "lastModified",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.priority {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "priority", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Annotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Annotations;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Annotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Annotations, A::Error> {
+                let mut audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
+                let mut last_modified: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "audience" => audience = map.next_value()?,
+                        "lastModified" => last_modified = map.next_value()?,
+                        "priority" => priority = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Annotations {
+                    audience,
+                    last_modified,
+                    priority,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `audio`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -63,38 +122,115 @@ impl<'de> ::serde::Deserialize<'de> for TypeAudio {
     }
 }
 /// Audio provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct AudioContent {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// The base64-encoded audio data.
-    #[serde(rename = "data")]
     pub data: ::std::string::String,
     /// The MIME type of the audio. Different providers may support different audio types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeAudio,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for AudioContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "mimeType",
+            &self.mime_type,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for AudioContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = AudioContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct AudioContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<AudioContent, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeAudio> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "mimeType" => {
+                            mime_type = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(AudioContent {
+                    meta,
+                    annotations,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: mime_type
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "mimeType",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Base interface for metadata with name (identifier) and title (display name) properties.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -102,40 +238,163 @@ pub struct BaseMetadata {
     /// If not provided, the name should be used for display (except for `Tool`,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for BaseMetadata {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.title.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BaseMetadata;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct BaseMetadata")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<BaseMetadata, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(BaseMetadata {
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BlobResourceContents {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// A base64-encoded string representing the binary data of the item.
-    #[serde(rename = "blob")]
     pub blob: ::std::string::String,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for BlobResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BlobResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct BlobResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<BlobResourceContents, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "blob" => blob = ::core::option::Option::Some(map.next_value()?),
+                        "mimeType" => mime_type = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(BlobResourceContents {
+                    meta,
+                    blob: blob
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "blob",
+                        ))?,
+                    mime_type,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `boolean`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -159,31 +418,92 @@ impl<'de> ::serde::Deserialize<'de> for TypeBoolean {
         __private::expect_const(deserializer, Self::VALUE).map(|()| TypeBoolean)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct BooleanSchema {
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<bool>,
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeBoolean,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for BooleanSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = BooleanSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct BooleanSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<BooleanSchema, A::Error> {
+                let mut default: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeBoolean> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(BooleanSchema {
+                    default,
+                    description,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Indicates the intended scope of the cached response, analogous to HTTP
 /// `Cache-Control: public` vs `Cache-Control: private`.
@@ -254,13 +574,8 @@ impl<'de> ::serde::Deserialize<'de> for CacheScope {
     }
 }
 /// A result that supports a time-to-live (TTL) hint for client-side caching.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CacheableResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// Indicates the intended scope of the cached response, analogous to HTTP
     /// `Cache-Control: public` vs `Cache-Control: private`.
@@ -272,7 +587,6 @@ pub struct CacheableResult {
     ///   same authorization context. Caches MUST NOT be shared across
     ///   authorization contexts (e.g., a different access token requires a
     ///   different cache).
-    #[serde(rename = "cacheScope")]
     pub cache_scope: CacheScope,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -281,11 +595,6 @@ pub struct CacheableResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// A hint from the server indicating how long (in milliseconds) the
     /// client MAY cache this response before re-fetching. Semantics are
@@ -295,11 +604,95 @@ pub struct CacheableResult {
     ///   The client MAY re-fetch every time the result is needed.
     /// - If positive, the client SHOULD consider the result fresh for this many
     ///   milliseconds after receiving the response.
-    #[serde(rename = "ttlMs")]
     pub ttl_ms: i64,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CacheableResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.result_type.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "cacheScope",
+            &self.cache_scope,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", &self.ttl_ms)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CacheableResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CacheableResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CacheableResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CacheableResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "cacheScope" => {
+                            cache_scope = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "resultType" => result_type = map.next_value()?,
+                        "ttlMs" => {
+                            ttl_ms = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CacheableResult {
+                    meta,
+                    cache_scope: cache_scope
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "cacheScope",
+                        ))?,
+                    result_type,
+                    ttl_ms: ttl_ms
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "ttlMs",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `2.0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -346,64 +739,215 @@ impl<'de> ::serde::Deserialize<'de> for MethodToolsCall {
     }
 }
 /// Used by the client to invoke a tool provided by the server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodToolsCall,
-    #[serde(rename = "params")]
     pub params: CallToolRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CallToolRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodToolsCall> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `tools/call` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     /// Arguments to use for the tool call.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(
-        rename = "inputResponses",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub input_responses: ::core::option::Option<InputResponses>,
     /// The name of the tool.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
-    #[serde(
-        rename = "requestState",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub request_state: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CallToolRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.arguments.is_some())
+            + usize::from(self.input_responses.is_some()) + 1usize
+            + usize::from(self.request_state.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.input_responses {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "inputResponses",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.request_state {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "requestState",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut arguments: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        "arguments" => arguments = map.next_value()?,
+                        "inputResponses" => input_responses = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "requestState" => request_state = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolRequestParams {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    arguments,
+                    input_responses,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    request_state,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The result returned by the server for a `CallToolRequesttools/call` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// A list of content objects that represent the unstructured result of the tool call.
-    #[serde(rename = "content")]
     pub content: ::std::vec::Vec<ContentBlock>,
     /// Whether the tool call ended in an error.
     ///
@@ -417,11 +961,6 @@ pub struct CallToolResult {
     /// However, any errors in _finding_ the tool, an error indicating that the
     /// server does not support tool calls, or any other exceptional conditions,
     /// should be reported as an MCP error response.
-    #[serde(
-        rename = "isError",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub is_error: ::core::option::Option<bool>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -430,26 +969,111 @@ pub struct CallToolResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// An optional JSON value that represents the structured result of the tool call.
     ///
     /// This can be any JSON value (object, array, string, number, boolean, or null)
     /// that conforms to the tool's outputSchema if one is defined.
-    #[serde(
-        rename = "structuredContent",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub structured_content: ::core::option::Option<::serde_json::Value>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CallToolResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.is_error.is_some())
+            + usize::from(self.result_type.is_some())
+            + usize::from(self.structured_content.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        if let ::core::option::Option::Some(value) = &self.is_error {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.structured_content {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "structuredContent",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut content: ::core::option::Option<::std::vec::Vec<ContentBlock>> = ::core::option::Option::None;
+                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut structured_content: ::core::option::Option<
+                    ::serde_json::Value,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "isError" => is_error = map.next_value()?,
+                        "resultType" => result_type = map.next_value()?,
+                        "structuredContent" => {
+                            structured_content = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolResult {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    is_error,
+                    result_type,
+                    structured_content,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -549,17 +1173,89 @@ impl ::core::convert::From<CallToolResult> for CallToolResultResponseResult {
     }
 }
 /// A successful response from the server for a `CallToolRequesttools/call` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallToolResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: CallToolResultResponseResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CallToolResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CallToolResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CallToolResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<CallToolResultResponseResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CallToolResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/cancelled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -591,115 +1287,406 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
 /// The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 ///
 /// This notification indicates that the result will be unused, so any associated processing SHOULD cease.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CancelledNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsCancelled,
-    #[serde(rename = "params")]
     pub params: CancelledNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CancelledNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CancelledNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CancelledNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodNotificationsCancelled> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CancelledNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CancelledNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `notifications/cancelled` notification.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CancelledNotificationParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<NotificationMetaObject>,
     /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
-    #[serde(
-        rename = "reason",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub reason: ::core::option::Option<::std::string::String>,
     /// The ID of the request to cancel.
     ///
     /// This MUST correspond to the ID of a request the client previously issued.
-    #[serde(rename = "requestId")]
     pub request_id: RequestId,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CancelledNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.reason.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.reason {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "reason", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "requestId",
+            &self.request_id,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CancelledNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CancelledNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CancelledNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "reason" => reason = map.next_value()?,
+                        "requestId" => {
+                            request_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CancelledNotificationParams {
+                    meta,
+                    reason,
+                    request_id: request_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "requestId",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Present if the client supports elicitation from the server.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesElicitation {
-    #[serde(
-        rename = "form",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub form: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
-    #[serde(
-        rename = "url",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub url: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilitiesElicitation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.form.is_some())
+            + usize::from(self.url.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.form {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "form", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.url {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "url", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesElicitation;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesElicitation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesElicitation, A::Error> {
+                let mut form: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut url: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "form" => form = map.next_value()?,
+                        "url" => url = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesElicitation {
+                    form,
+                    url,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the client supports listing roots.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesRoots {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ClientCapabilitiesRoots {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesRoots;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesRoots")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesRoots, A::Error> {
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesRoots { extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Present if the client supports sampling from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesSampling {
     /// Whether the client supports context inclusion via `includeContext` parameter.
     /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
-    #[serde(
-        rename = "context",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub context: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Whether the client supports tool use via `tools` and `toolChoice` parameters.
-    #[serde(
-        rename = "tools",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tools: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ClientCapabilitiesSampling {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.context.is_some())
+            + usize::from(self.tools.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.context {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tools {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilitiesSampling;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilitiesSampling")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilitiesSampling, A::Error> {
+                let mut context: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "context" => context = map.next_value()?,
+                        "tools" => tools = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilitiesSampling {
+                    context,
+                    tools,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilities {
     /// Present if the client supports elicitation from the server.
-    #[serde(
-        rename = "elicitation",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub elicitation: ::core::option::Option<ClientCapabilitiesElicitation>,
     /// Experimental, non-standard capabilities that the client supports.
-    #[serde(
-        rename = "experimental",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub experimental: ::core::option::Option<
         ::indexmap::IndexMap<
             ::std::string::String,
@@ -712,11 +1699,6 @@ pub struct ClientCapabilities {
     ///
     /// Keys MUST follow the `MetaObject`_meta` key naming rules`, with a
     /// mandatory prefix.
-    #[serde(
-        rename = "extensions",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub extensions: ::core::option::Option<
         ::indexmap::IndexMap<
             ::std::string::String,
@@ -724,22 +1706,111 @@ pub struct ClientCapabilities {
         >,
     >,
     /// Present if the client supports listing roots.
-    #[serde(
-        rename = "roots",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub roots: ::core::option::Option<ClientCapabilitiesRoots>,
     /// Present if the client supports sampling from an LLM.
-    #[serde(
-        rename = "sampling",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub sampling: ::core::option::Option<ClientCapabilitiesSampling>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.elicitation.is_some())
+            + usize::from(self.experimental.is_some())
+            + usize::from(self.extensions.is_some()) + usize::from(self.roots.is_some())
+            + usize::from(self.sampling.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.elicitation {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "elicitation", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.experimental {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "experimental",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.extensions {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "extensions", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.roots {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.sampling {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sampling", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientCapabilities, A::Error> {
+                let mut elicitation: ::core::option::Option<
+                    ClientCapabilitiesElicitation,
+                > = ::core::option::Option::None;
+                let mut experimental: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::core::option::Option::None;
+                let mut extensions: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::core::option::Option::None;
+                let mut roots: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
+                let mut sampling: ::core::option::Option<ClientCapabilitiesSampling> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "elicitation" => elicitation = map.next_value()?,
+                        "experimental" => experimental = map.next_value()?,
+                        "extensions" => extensions = map.next_value()?,
+                        "roots" => roots = map.next_value()?,
+                        "sampling" => sampling = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientCapabilities {
+                    elicitation,
+                    experimental,
+                    extensions,
+                    roots,
+                    sampling,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 ///
@@ -748,17 +1819,91 @@ pub struct ClientCapabilities {
 /// The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
 ///
 /// This notification indicates that the result will be unused, so any associated processing SHOULD cease.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ClientNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsCancelled,
-    #[serde(rename = "params")]
     pub params: CancelledNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ClientNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ClientNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ClientNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodNotificationsCancelled> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CancelledNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ClientNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1057,48 +2202,245 @@ impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
     }
 }
 /// A request from the client to the server, to ask for completion options.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodCompletionComplete,
-    #[serde(rename = "params")]
     pub params: CompleteRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodCompletionComplete> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The argument's information
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// The value of the argument to use for completion matching.
-    #[serde(rename = "value")]
     pub value: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CompleteRequestParamsArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsArgument;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequestParamsArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "value" => {
+                            value = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequestParamsArgument {
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    value: value
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "value",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Additional, optional context for completions
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsContext {
     /// Previously-resolved variables in a URI template or prompt.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteRequestParamsContext {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.arguments.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsContext;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequestParamsContext")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParamsContext, A::Error> {
+                let mut arguments: ::core::option::Option<
+                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "arguments" => arguments = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequestParamsContext {
+                    arguments,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1213,59 +2555,194 @@ impl ::core::convert::From<ResourceTemplateReference> for CompleteRequestParamsR
     }
 }
 /// Parameters for a `completion/complete` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     /// The argument's information
-    #[serde(rename = "argument")]
     pub argument: CompleteRequestParamsArgument,
     /// Additional, optional context for completions
-    #[serde(
-        rename = "context",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub context: ::core::option::Option<CompleteRequestParamsContext>,
-    #[serde(rename = "ref")]
     pub ref_: CompleteRequestParamsRef,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for CompleteRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.context.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "argument",
+            &self.argument,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.context {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ref", &self.ref_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut argument: ::core::option::Option<
+                    CompleteRequestParamsArgument,
+                > = ::core::option::Option::None;
+                let mut context: ::core::option::Option<CompleteRequestParamsContext> = ::core::option::Option::None;
+                let mut ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        "argument" => {
+                            argument = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "context" => context = map.next_value()?,
+                        "ref" => ref_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteRequestParams {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    argument: argument
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "argument",
+                        ))?,
+                    context,
+                    ref_: ref_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "ref",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
-    #[serde(
-        rename = "hasMore",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub has_more: ::core::option::Option<bool>,
     /// The total number of completion options available. This can exceed the number of values actually sent in the response.
-    #[serde(
-        rename = "total",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub total: ::core::option::Option<i64>,
     /// An array of completion values. Must not exceed 100 items.
-    #[serde(rename = "values")]
     pub values: ::std::vec::Vec<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CompleteResultCompletion {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.has_more {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.total {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "values", &self.values)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResultCompletion;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteResultCompletion")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteResultCompletion, A::Error> {
+                let mut has_more: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut total: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut values: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "hasMore" => has_more = map.next_value()?,
+                        "total" => total = map.next_value()?,
+                        "values" => {
+                            values = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteResultCompletion {
+                    has_more,
+                    total,
+                    values: values
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "values",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The result returned by the server for a `CompleteRequestcompletion/complete` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
-    #[serde(rename = "completion")]
     pub completion: CompleteResultCompletion,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -1274,28 +2751,171 @@ pub struct CompleteResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for CompleteResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.result_type.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "completion",
+            &self.completion,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut completion: ::core::option::Option<CompleteResultCompletion> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "completion" => {
+                            completion = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "resultType" => result_type = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteResult {
+                    meta,
+                    completion: completion
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "completion",
+                        ))?,
+                    result_type,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A successful response from the server for a `CompleteRequestcompletion/complete` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: CompleteResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CompleteResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CompleteResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CompleteResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<CompleteResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CompleteResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1480,15 +3100,81 @@ impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
     }
 }
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequest {
-    #[serde(rename = "method")]
     pub method: MethodSamplingCreateMessage,
-    #[serde(rename = "params")]
     pub params: CreateMessageRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CreateMessageRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodSamplingCreateMessage> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<CreateMessageRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 /// The client MAY ignore this request.
@@ -1561,7 +3247,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext
     }
 }
 /// Parameters for a `sampling/createMessage` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
     /// The client MAY ignore this request.
@@ -1569,76 +3255,189 @@ pub struct CreateMessageRequestParams {
     /// Default is `"none"`. The values `"thisServer"` and `"allServers"` are deprecated (SEP-2596): servers SHOULD
     /// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
     /// `ClientCapabilities.sampling.context`.
-    #[serde(
-        rename = "includeContext",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub include_context: ::core::option::Option<
         CreateMessageRequestParamsIncludeContext,
     >,
     /// The requested maximum number of tokens to sample (to prevent runaway completions).
     ///
     /// The client MAY choose to sample fewer tokens than the requested maximum.
-    #[serde(rename = "maxTokens")]
     pub max_tokens: i64,
-    #[serde(rename = "messages")]
     pub messages: ::std::vec::Vec<SamplingMessage>,
     /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
-    #[serde(
-        rename = "metadata",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub metadata: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// The server's preferences for which model to select. The client MAY ignore these preferences.
-    #[serde(
-        rename = "modelPreferences",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub model_preferences: ::core::option::Option<ModelPreferences>,
-    #[serde(
-        rename = "stopSequences",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub stop_sequences: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// An optional system prompt the server wants to use for sampling. The client MAY modify or omit this prompt.
-    #[serde(
-        rename = "systemPrompt",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub system_prompt: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "temperature",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub temperature: ::core::option::Option<::serde_json::Number>,
     /// Controls how the model uses tools.
     /// The client MUST return an error if this field is provided but `ClientCapabilities.sampling.tools` is not declared.
     /// Default is `{ mode: "auto" }`.
-    #[serde(
-        rename = "toolChoice",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tool_choice: ::core::option::Option<ToolChoice>,
     /// Tools that the model may use during generation.
     /// The client MUST return an error if this field is provided but `ClientCapabilities.sampling.tools` is not declared.
-    #[serde(
-        rename = "tools",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tools: ::core::option::Option<::std::vec::Vec<Tool>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CreateMessageRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.include_context.is_some()) + 1usize + 1usize
+            + usize::from(self.metadata.is_some())
+            + usize::from(self.model_preferences.is_some())
+            + usize::from(self.stop_sequences.is_some())
+            + usize::from(self.system_prompt.is_some())
+            + usize::from(self.temperature.is_some())
+            + usize::from(self.tool_choice.is_some()) + usize::from(self.tools.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.include_context {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "includeContext",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "maxTokens",
+            &self.max_tokens,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "messages",
+            &self.messages,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.metadata {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "metadata", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.model_preferences {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "modelPreferences",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.stop_sequences {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "stopSequences",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.system_prompt {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "systemPrompt",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.temperature {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "temperature", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tool_choice {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "toolChoice", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tools {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageRequestParams, A::Error> {
+                let mut include_context: ::core::option::Option<
+                    CreateMessageRequestParamsIncludeContext,
+                > = ::core::option::Option::None;
+                let mut max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut messages: ::core::option::Option<
+                    ::std::vec::Vec<SamplingMessage>,
+                > = ::core::option::Option::None;
+                let mut metadata: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut model_preferences: ::core::option::Option<ModelPreferences> = ::core::option::Option::None;
+                let mut stop_sequences: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut system_prompt: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut temperature: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut tool_choice: ::core::option::Option<ToolChoice> = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "includeContext" => include_context = map.next_value()?,
+                        "maxTokens" => {
+                            max_tokens = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "messages" => {
+                            messages = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "metadata" => metadata = map.next_value()?,
+                        "modelPreferences" => model_preferences = map.next_value()?,
+                        "stopSequences" => stop_sequences = map.next_value()?,
+                        "systemPrompt" => system_prompt = map.next_value()?,
+                        "temperature" => temperature = map.next_value()?,
+                        "toolChoice" => tool_choice = map.next_value()?,
+                        "tools" => tools = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageRequestParams {
+                    include_context,
+                    max_tokens: max_tokens
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "maxTokens",
+                        ))?,
+                    messages: messages
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "messages",
+                        ))?,
+                    metadata,
+                    model_preferences,
+                    stop_sequences,
+                    system_prompt,
+                    temperature,
+                    tool_choice,
+                    tools,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1821,20 +3620,12 @@ for CreateMessageResultContent {
 /// The result returned by the client for a `CreateMessageRequestsampling/createMessage` request.
 /// The client should inform the user before returning the sampled message, to allow them
 /// to inspect the response (human in the loop) and decide whether to allow the server to see it.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
-    #[serde(rename = "content")]
     pub content: CreateMessageResultContent,
     /// The name of the model that generated the message.
-    #[serde(rename = "model")]
     pub model: ::std::string::String,
-    #[serde(rename = "role")]
     pub role: Role,
     /// The reason why sampling stopped, if known.
     ///
@@ -1845,15 +3636,98 @@ pub struct CreateMessageResult {
     /// - `"toolUse"`: The model wants to use one or more tools
     ///
     /// This field is an open string to allow for provider-specific stop reasons.
-    #[serde(
-        rename = "stopReason",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub stop_reason: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for CreateMessageResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+            + usize::from(self.stop_reason.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "model", &self.model)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
+        if let ::core::option::Option::Some(value) = &self.stop_reason {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "stopReason", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct CreateMessageResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageResult, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut content: ::core::option::Option<CreateMessageResultContent> = ::core::option::Option::None;
+                let mut model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
+                let mut stop_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "model" => {
+                            model = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "role" => role = ::core::option::Option::Some(map.next_value()?),
+                        "stopReason" => stop_reason = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(CreateMessageResult {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    model: model
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "model",
+                        ))?,
+                    role: role
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "role",
+                        ))?,
+                    stop_reason,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
@@ -1883,28 +3757,103 @@ impl<'de> ::serde::Deserialize<'de> for MethodServerDiscover {
 /// protocol versions, capabilities, and other metadata. Servers **MUST**
 /// implement `server/discover`. Clients **MAY** call it but are not required
 /// to — version negotiation can also happen inline via per-request `_meta`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DiscoverRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodServerDiscover,
-    #[serde(rename = "params")]
     pub params: RequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for DiscoverRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for DiscoverRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DiscoverRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct DiscoverRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<DiscoverRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodServerDiscover> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(DiscoverRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The result returned by the server for a `DiscoverRequestserver/discover` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct DiscoverResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// Indicates the intended scope of the cached response, analogous to HTTP
     /// `Cache-Control: public` vs `Cache-Control: private`.
@@ -1916,14 +3865,8 @@ pub struct DiscoverResult {
     ///   same authorization context. Caches MUST NOT be shared across
     ///   authorization contexts (e.g., a different access token requires a
     ///   different cache).
-    #[serde(
-        rename = "cacheScope",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cache_scope: ::core::option::Option<CacheScope>,
     /// The capabilities of the server.
-    #[serde(rename = "capabilities")]
     pub capabilities: ServerCapabilities,
     /// Natural-language guidance describing the server and its features.
     ///
@@ -1931,11 +3874,6 @@ pub struct DiscoverResult {
     /// available tools (e.g., by including it in a system prompt). It should
     /// focus on information that helps the model use the server effectively
     /// and should not duplicate information already in tool descriptions.
-    #[serde(
-        rename = "instructions",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub instructions: ::core::option::Option<::std::string::String>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -1944,15 +3882,9 @@ pub struct DiscoverResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// MCP Protocol Versions this server supports. The client should choose a
     /// version from this list for use in subsequent requests.
-    #[serde(rename = "supportedVersions")]
     pub supported_versions: ::std::vec::Vec<::std::string::String>,
     /// A hint from the server indicating how long (in milliseconds) the
     /// client MAY cache this response before re-fetching. Semantics are
@@ -1962,28 +3894,215 @@ pub struct DiscoverResult {
     ///   The client MAY re-fetch every time the result is needed.
     /// - If positive, the client SHOULD consider the result fresh for this many
     ///   milliseconds after receiving the response.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub ttl_ms: ::core::option::Option<i64>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for DiscoverResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.cache_scope.is_some()) + 1usize
+            + usize::from(self.instructions.is_some())
+            + usize::from(self.result_type.is_some()) + 1usize
+            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.cache_scope {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "capabilities",
+            &self.capabilities,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.instructions {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "instructions",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "supportedVersions",
+            &self.supported_versions,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.ttl_ms {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for DiscoverResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DiscoverResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct DiscoverResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<DiscoverResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
+                let mut instructions: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut supported_versions: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "cacheScope" => cache_scope = map.next_value()?,
+                        "capabilities" => {
+                            capabilities = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "instructions" => instructions = map.next_value()?,
+                        "resultType" => result_type = map.next_value()?,
+                        "supportedVersions" => {
+                            supported_versions = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "ttlMs" => ttl_ms = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(DiscoverResult {
+                    meta,
+                    cache_scope,
+                    capabilities: capabilities
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "capabilities",
+                        ))?,
+                    instructions,
+                    result_type,
+                    supported_versions: supported_versions
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "supportedVersions",
+                        ))?,
+                    ttl_ms,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A successful response from the server for a `DiscoverRequestserver/discover` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct DiscoverResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: DiscoverResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for DiscoverResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for DiscoverResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = DiscoverResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct DiscoverResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<DiscoverResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<DiscoverResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(DiscoverResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `elicitation/create`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2009,15 +4128,81 @@ impl<'de> ::serde::Deserialize<'de> for MethodElicitationCreate {
     }
 }
 /// A request from the server to elicit additional information from the user via the client.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequest {
-    #[serde(rename = "method")]
     pub method: MethodElicitationCreate,
-    #[serde(rename = "params")]
     pub params: ElicitRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodElicitationCreate> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ElicitRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `form`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2065,51 +4250,208 @@ impl<'de> ::serde::Deserialize<'de> for TypeObject {
 }
 /// A restricted subset of JSON Schema.
 /// Only top-level properties are allowed, without nesting.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestFormParamsRequestedSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub schema: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "properties")]
     pub properties: ::indexmap::IndexMap<
         ::std::string::String,
         PrimitiveSchemaDefinition,
     >,
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub required: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(rename = "type")]
     pub type_: TypeObject,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.schema.is_some()) + 1usize
+            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.schema {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "properties",
+            &self.properties,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.required {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParamsRequestedSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequestFormParamsRequestedSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                ElicitRequestFormParamsRequestedSchema,
+                A::Error,
+            > {
+                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut properties: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        PrimitiveSchemaDefinition,
+                    >,
+                > = ::core::option::Option::None;
+                let mut required: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "$schema" => schema = map.next_value()?,
+                        "properties" => {
+                            properties = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "required" => required = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
+                    schema,
+                    properties: properties
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "properties",
+                        ))?,
+                    required,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestFormParams {
     /// The message to present to the user describing what information is being requested.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// The elicitation mode.
-    #[serde(
-        rename = "mode",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mode: ::core::option::Option<ModeForm>,
     /// A restricted subset of JSON Schema.
     /// Only top-level properties are allowed, without nesting.
-    #[serde(rename = "requestedSchema")]
     pub requested_schema: ElicitRequestFormParamsRequestedSchema,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitRequestFormParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.mode.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        if let ::core::option::Option::Some(value) = &self.mode {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "requestedSchema",
+            &self.requested_schema,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestFormParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequestFormParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitRequestFormParams, A::Error> {
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mode: ::core::option::Option<ModeForm> = ::core::option::Option::None;
+                let mut requested_schema: ::core::option::Option<
+                    ElicitRequestFormParamsRequestedSchema,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "mode" => mode = map.next_value()?,
+                        "requestedSchema" => {
+                            requested_schema = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequestFormParams {
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    mode,
+                    requested_schema: requested_schema
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "requestedSchema",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The parameters for a request to elicit additional information from the user via the client.
 #[derive(Debug, Clone, PartialEq)]
@@ -2241,20 +4583,90 @@ impl<'de> ::serde::Deserialize<'de> for ModeUrl {
     }
 }
 /// The parameters for a request to elicit information from the user via a URL in the client.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestURLParams {
     /// The message to present to the user explaining why the interaction is needed.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// The elicitation mode.
-    #[serde(rename = "mode")]
     pub mode: ModeUrl,
     /// The URL that the user should navigate to.
-    #[serde(rename = "url")]
     pub url: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitRequestURLParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", &self.mode)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "url", &self.url)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestURLParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitRequestURLParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitRequestURLParams, A::Error> {
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mode: ::core::option::Option<ModeUrl> = ::core::option::Option::None;
+                let mut url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "mode" => mode = ::core::option::Option::Some(map.next_value()?),
+                        "url" => url = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitRequestURLParams {
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    mode: mode
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "mode",
+                        ))?,
+                    url: url
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "url",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The user action in response to the elicitation.
 /// - `"accept"`: User submitted the form/confirmed the action
@@ -2442,28 +4854,90 @@ impl ::core::convert::From<bool> for ElicitResultContentValue {
     }
 }
 /// The result returned by the client for an `ElicitRequestelicitation/create` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitResult {
     /// The user action in response to the elicitation.
     /// - `"accept"`: User submitted the form/confirmed the action
     /// - `"decline"`: User explicitly declined the action
     /// - `"cancel"`: User dismissed without making an explicit choice
-    #[serde(rename = "action")]
     pub action: ElicitResultAction,
     /// The submitted form data, only present when action is `"accept"` and mode was `"form"`.
     /// Contains values matching the requested schema.
     /// Omitted for out-of-band mode responses.
-    #[serde(
-        rename = "content",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub content: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ElicitResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.content.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "action", &self.action)?;
+        if let ::core::option::Option::Some(value) = &self.content {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ElicitResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ElicitResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitResult, A::Error> {
+                let mut action: ::core::option::Option<ElicitResultAction> = ::core::option::Option::None;
+                let mut content: ::core::option::Option<
+                    ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "action" => {
+                            action = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "content" => content = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ElicitResult {
+                    action: action
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "action",
+                        ))?,
+                    content,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -2590,28 +5064,100 @@ impl<'de> ::serde::Deserialize<'de> for TypeResource {
 ///
 /// It is up to the client how best to render embedded resources for the benefit
 /// of the LLM and/or the user.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct EmbeddedResource {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
-    #[serde(rename = "resource")]
     pub resource: EmbeddedResourceResource,
-    #[serde(rename = "type")]
     pub type_: TypeResource,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for EmbeddedResource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resource",
+            &self.resource,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = EmbeddedResource;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct EmbeddedResource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<EmbeddedResource, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut resource: ::core::option::Option<EmbeddedResourceResource> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeResource> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "resource" => {
+                            resource = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(EmbeddedResource {
+                    meta,
+                    annotations,
+                    resource: resource
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resource",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Common result fields.
 pub type EmptyResult = Result;
@@ -2798,25 +5344,90 @@ impl ::core::convert::From<LegacyTitledEnumSchema> for EnumSchema {
         Self::LegacyTitledEnumSchema(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Error {
     /// The error type that occurred.
-    #[serde(rename = "code")]
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Error {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Error {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Error;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Error")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Error, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Error {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `prompts/get`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -2841,70 +5452,216 @@ impl<'de> ::serde::Deserialize<'de> for MethodPromptsGet {
     }
 }
 /// Used by the client to get a prompt provided by the server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodPromptsGet,
-    #[serde(rename = "params")]
     pub params: GetPromptRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for GetPromptRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodPromptsGet> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `prompts/get` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     /// Arguments to use for templating the prompt.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<
         ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
     >,
-    #[serde(
-        rename = "inputResponses",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub input_responses: ::core::option::Option<InputResponses>,
     /// The name of the prompt or prompt template.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
-    #[serde(
-        rename = "requestState",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub request_state: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for GetPromptRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.arguments.is_some())
+            + usize::from(self.input_responses.is_some()) + 1usize
+            + usize::from(self.request_state.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.input_responses {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "inputResponses",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.request_state {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "requestState",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut arguments: ::core::option::Option<
+                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        "arguments" => arguments = map.next_value()?,
+                        "inputResponses" => input_responses = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "requestState" => request_state = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptRequestParams {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    arguments,
+                    input_responses,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    request_state,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The result returned by the server for a `GetPromptRequestprompts/get` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// An optional description for the prompt.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "messages")]
     pub messages: ::std::vec::Vec<PromptMessage>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -2913,15 +5670,95 @@ pub struct GetPromptResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for GetPromptResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.result_type.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "messages",
+            &self.messages,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut messages: ::core::option::Option<
+                    ::std::vec::Vec<PromptMessage>,
+                > = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "messages" => {
+                            messages = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "resultType" => result_type = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptResult {
+                    meta,
+                    description,
+                    messages: messages
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "messages",
+                        ))?,
+                    result_type,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -3021,56 +5858,261 @@ impl ::core::convert::From<GetPromptResult> for GetPromptResultResponseResult {
     }
 }
 /// A successful response from the server for a `GetPromptRequestprompts/get` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: GetPromptResultResponseResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for GetPromptResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct GetPromptResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<GetPromptResultResponseResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(GetPromptResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct HeaderMismatchErrorError {
-    #[serde(rename = "code")]
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for HeaderMismatchErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = HeaderMismatchErrorError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct HeaderMismatchErrorError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<HeaderMismatchErrorError, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(HeaderMismatchErrorError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Returned when a server rejects a request because the values in the HTTP
 /// headers do not match the corresponding values in the request body, or
 /// because required headers are missing or malformed. For HTTP, the response
 /// status code MUST be `400 Bad Request`.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct HeaderMismatchError {
-    #[serde(rename = "error")]
     pub error: HeaderMismatchErrorError,
-    #[serde(
-        rename = "id",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub id: ::core::option::Option<RequestId>,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for HeaderMismatchError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
+        if let ::core::option::Option::Some(value) = &self.id {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for HeaderMismatchError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = HeaderMismatchError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct HeaderMismatchError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<HeaderMismatchError, A::Error> {
+                let mut error: ::core::option::Option<HeaderMismatchErrorError> = ::core::option::Option::None;
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "error" => {
+                            error = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "id" => id = map.next_value()?,
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(HeaderMismatchError {
+                    error: error
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "error",
+                        ))?,
+                    id,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Optional specifier for the theme this icon is designed for. `"light"` indicates
 /// the icon is designed to be used with a light background, and `"dark"` indicates
@@ -3136,25 +6178,15 @@ impl<'de> ::serde::Deserialize<'de> for IconTheme {
     }
 }
 /// An optionally-sized icon that can be displayed in a user interface.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Icon {
     /// Optional MIME type override if the source MIME type is missing or generic.
     /// For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// Optional array of strings that specify sizes at which the icon can be used.
     /// Each string should be in WxH format (e.g., `"48x48"`, `"96x96"`) or `"any"` for scalable formats like SVG.
     ///
     /// If not provided, the client should assume that the icon can be used at any size.
-    #[serde(
-        rename = "sizes",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub sizes: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// A standard URI pointing to an icon resource. May be an HTTP/HTTPS URL or a
     /// `data:` URI with Base64-encoded image data.
@@ -3164,25 +6196,98 @@ pub struct Icon {
     ///
     /// Consumers SHOULD take appropriate precautions when consuming SVGs as they can contain
     /// executable JavaScript.
-    #[serde(rename = "src")]
     pub src: ::std::string::String,
     /// Optional specifier for the theme this icon is designed for. `"light"` indicates
     /// the icon is designed to be used with a light background, and `"dark"` indicates
     /// the icon is designed to be used with a dark background.
     ///
     /// If not provided, the client should assume the icon can be used with any theme.
-    #[serde(
-        rename = "theme",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub theme: ::core::option::Option<IconTheme>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Icon {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.mime_type.is_some())
+            + usize::from(self.sizes.is_some()) + 1usize
+            + usize::from(self.theme.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.sizes {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sizes", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "src", &self.src)?;
+        if let ::core::option::Option::Some(value) = &self.theme {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "theme", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Icon {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Icon;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Icon")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Icon, A::Error> {
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut sizes: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut src: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut theme: ::core::option::Option<IconTheme> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "mimeType" => mime_type = map.next_value()?,
+                        "sizes" => sizes = map.next_value()?,
+                        "src" => src = ::core::option::Option::Some(map.next_value()?),
+                        "theme" => theme = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Icon {
+                    mime_type,
+                    sizes,
+                    src: src
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "src",
+                        ))?,
+                    theme,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Base interface to add `icons` property.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Icons {
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -3193,15 +6298,63 @@ pub struct Icons {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Icons {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.icons.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Icons {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Icons;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Icons")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Icons, A::Error> {
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "icons" => icons = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Icons { icons, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `image`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -3226,46 +6379,119 @@ impl<'de> ::serde::Deserialize<'de> for TypeImage {
     }
 }
 /// An image provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ImageContent {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// The base64-encoded image data.
-    #[serde(rename = "data")]
     pub data: ::std::string::String,
     /// The MIME type of the image. Different providers may support different image types.
-    #[serde(rename = "mimeType")]
     pub mime_type: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeImage,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ImageContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "mimeType",
+            &self.mime_type,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ImageContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ImageContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ImageContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ImageContent, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeImage> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "mimeType" => {
+                            mime_type = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ImageContent {
+                    meta,
+                    annotations,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    mime_type: mime_type
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "mimeType",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Describes the MCP implementation.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Implementation {
     /// An optional human-readable description of what this implementation does.
     ///
     /// This can be used by clients or servers to provide context about their purpose
     /// and capabilities. For example, a server might describe the types of resources
     /// or tools it provides, while a client might describe its intended use case.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -3276,14 +6502,8 @@ pub struct Implementation {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -3291,25 +6511,107 @@ pub struct Implementation {
     /// If not provided, the name should be used for display (except for `Tool`,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// The version of this implementation.
-    #[serde(rename = "version")]
     pub version: ::std::string::String,
     /// An optional URL of the website for this implementation.
-    #[serde(
-        rename = "websiteUrl",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub website_url: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Implementation {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.description.is_some())
+            + usize::from(self.icons.is_some()) + 1usize
+            + usize::from(self.title.is_some()) + 1usize
+            + usize::from(self.website_url.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "version", &self.version)?;
+        if let ::core::option::Option::Some(value) = &self.website_url {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "websiteUrl", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Implementation {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Implementation;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Implementation")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Implementation, A::Error> {
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut website_url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        "version" => {
+                            version = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "websiteUrl" => website_url = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Implementation {
+                    description,
+                    icons,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    version: version
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "version",
+                        ))?,
+                    website_url,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -3474,25 +6776,10 @@ impl<'de> ::serde::Deserialize<'de> for ResultTypeInputRequired {
 /// before the request can be completed.
 ///
 /// At least one of `inputRequests` or `requestState` MUST be present.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InputRequiredResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
-    #[serde(
-        rename = "inputRequests",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub input_requests: ::core::option::Option<InputRequests>,
-    #[serde(
-        rename = "requestState",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub request_state: ::core::option::Option<::std::string::String>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -3501,11 +6788,101 @@ pub struct InputRequiredResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(rename = "resultType")]
     pub result_type: ResultTypeInputRequired,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InputRequiredResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.input_requests.is_some())
+            + usize::from(self.request_state.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.input_requests {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "inputRequests",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.request_state {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "requestState",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resultType",
+            &self.result_type,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InputRequiredResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InputRequiredResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InputRequiredResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InputRequiredResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut input_requests: ::core::option::Option<InputRequests> = ::core::option::Option::None;
+                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultTypeInputRequired> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "inputRequests" => input_requests = map.next_value()?,
+                        "requestState" => request_state = map.next_value()?,
+                        "resultType" => {
+                            result_type = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InputRequiredResult {
+                    meta,
+                    input_requests,
+                    request_state,
+                    result_type: result_type
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resultType",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -3623,50 +7000,182 @@ impl ::core::convert::From<ElicitResult> for InputResponse {
         Self::ElicitResult(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InputResponseRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
-    #[serde(
-        rename = "inputResponses",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub input_responses: ::core::option::Option<InputResponses>,
-    #[serde(
-        rename = "requestState",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub request_state: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InputResponseRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.input_responses.is_some())
+            + usize::from(self.request_state.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        if let ::core::option::Option::Some(value) = &self.input_responses {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "inputResponses",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.request_state {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "requestState",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InputResponseRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InputResponseRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InputResponseRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InputResponseRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
+                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        "inputResponses" => input_responses = map.next_value()?,
+                        "requestState" => request_state = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InputResponseRequestParams {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    input_responses,
+                    request_state,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A map of client responses to server-initiated requests.
 /// Keys correspond to the keys in the `InputRequests` map;
 /// values are the client's result for each request.
 pub type InputResponses = ::indexmap::IndexMap<::std::string::String, InputResponse>;
 /// A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InternalError {
     /// The error type that occurred.
-    #[serde(rename = "code")]
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InternalError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InternalError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InternalError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InternalError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InternalError, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InternalError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A JSON-RPC error indicating that the method parameters are invalid or malformed.
 ///
@@ -3678,65 +7187,263 @@ pub struct InternalError {
 /// - **Logging**: Invalid log level
 /// - **Elicitation**: Server requests an elicitation mode not declared in client capabilities
 /// - **Sampling**: Missing tool result or tool results mixed with other content
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InvalidParamsError {
     /// The error type that occurred.
-    #[serde(rename = "code")]
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for InvalidParamsError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InvalidParamsError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InvalidParamsError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InvalidParamsError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InvalidParamsError, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InvalidParamsError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct InvalidRequestError {
     /// The error type that occurred.
-    #[serde(rename = "code")]
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for InvalidRequestError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for InvalidRequestError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InvalidRequestError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct InvalidRequestError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InvalidRequestError, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(InvalidRequestError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 pub type JSONArray = ::std::vec::Vec<::serde_json::Value>;
 pub type JSONObject = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
 /// A response to a request that indicates an error occurred.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCErrorResponse {
-    #[serde(rename = "error")]
     pub error: Error,
-    #[serde(
-        rename = "id",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub id: ::core::option::Option<RequestId>,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCErrorResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
+        if let ::core::option::Option::Some(value) = &self.id {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCErrorResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCErrorResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCErrorResponse, A::Error> {
+                let mut error: ::core::option::Option<Error> = ::core::option::Option::None;
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "error" => {
+                            error = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "id" => id = map.next_value()?,
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCErrorResponse {
+                    error: error
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "error",
+                        ))?,
+                    id,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(Debug, Clone, PartialEq)]
@@ -3877,44 +7584,190 @@ impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCMessage {
     }
 }
 /// A notification which does not expect a response.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for JSONRPCNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A request that expects a response.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A response to a request, containing either the result or error.
 #[derive(Debug, Clone, PartialEq)]
@@ -4017,17 +7870,89 @@ impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCResponse {
     }
 }
 /// A successful (non-error) response to a request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: Result,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for JSONRPCResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = JSONRPCResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct JSONRPCResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<JSONRPCResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<Result> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(JSONRPCResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 pub type JSONValue = ::serde_json::Value;
 /// The constant string `string`.
@@ -4054,41 +7979,114 @@ impl<'de> ::serde::Deserialize<'de> for TypeString {
 }
 /// Use `TitledSingleSelectEnumSchema` instead.
 /// This interface will be removed in a future version.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct LegacyTitledEnumSchema {
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
     /// (Legacy) Display names for enum values.
     /// Non-standard according to JSON schema 2020-12.
-    #[serde(
-        rename = "enumNames",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub enum_names: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for LegacyTitledEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.enum_names.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
+        if let ::core::option::Option::Some(value) = &self.enum_names {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "enumNames", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LegacyTitledEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct LegacyTitledEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<LegacyTitledEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut enum_: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut enum_names: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
+                        "enumNames" => enum_names = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(LegacyTitledEnumSchema {
+                    default,
+                    description,
+                    enum_: enum_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "enum",
+                        ))?,
+                    enum_names,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `prompts/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4113,28 +8111,103 @@ impl<'de> ::serde::Deserialize<'de> for MethodPromptsList {
     }
 }
 /// Sent from the client to request a list of prompts and prompt templates the server has.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListPromptsRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodPromptsList,
-    #[serde(rename = "params")]
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListPromptsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListPromptsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListPromptsRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodPromptsList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListPromptsRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The result returned by the server for a `ListPromptsRequestprompts/list` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// Indicates the intended scope of the cached response, analogous to HTTP
     /// `Cache-Control: public` vs `Cache-Control: private`.
@@ -4146,21 +8219,10 @@ pub struct ListPromptsResult {
     ///   same authorization context. Caches MUST NOT be shared across
     ///   authorization contexts (e.g., a different access token requires a
     ///   different cache).
-    #[serde(
-        rename = "cacheScope",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cache_scope: ::core::option::Option<CacheScope>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "prompts")]
     pub prompts: ::std::vec::Vec<Prompt>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -4169,11 +8231,6 @@ pub struct ListPromptsResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// A hint from the server indicating how long (in milliseconds) the
     /// client MAY cache this response before re-fetching. Semantics are
@@ -4183,28 +8240,188 @@ pub struct ListPromptsResult {
     ///   The client MAY re-fetch every time the result is needed.
     /// - If positive, the client SHOULD consider the result fresh for this many
     ///   milliseconds after receiving the response.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub ttl_ms: ::core::option::Option<i64>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListPromptsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.cache_scope.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize
+            + usize::from(self.result_type.is_some())
+            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.cache_scope {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", &self.prompts)?;
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.ttl_ms {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListPromptsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListPromptsResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "cacheScope" => cache_scope = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "prompts" => {
+                            prompts = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "resultType" => result_type = map.next_value()?,
+                        "ttlMs" => ttl_ms = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListPromptsResult {
+                    meta,
+                    cache_scope,
+                    next_cursor,
+                    prompts: prompts
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "prompts",
+                        ))?,
+                    result_type,
+                    ttl_ms,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A successful response from the server for a `ListPromptsRequestprompts/list` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListPromptsResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: ListPromptsResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListPromptsResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListPromptsResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListPromptsResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListPromptsResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListPromptsResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<ListPromptsResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListPromptsResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/templates/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4230,28 +8447,103 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
     }
 }
 /// Sent from the client to request a list of resource templates the server has.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListResourceTemplatesRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodResourcesTemplatesList,
-    #[serde(rename = "params")]
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListResourceTemplatesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourceTemplatesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourceTemplatesRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodResourcesTemplatesList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourceTemplatesRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The result returned by the server for a `ListResourceTemplatesRequestresources/templates/list` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// Indicates the intended scope of the cached response, analogous to HTTP
     /// `Cache-Control: public` vs `Cache-Control: private`.
@@ -4263,21 +8555,10 @@ pub struct ListResourceTemplatesResult {
     ///   same authorization context. Caches MUST NOT be shared across
     ///   authorization contexts (e.g., a different access token requires a
     ///   different cache).
-    #[serde(
-        rename = "cacheScope",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cache_scope: ::core::option::Option<CacheScope>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "resourceTemplates")]
     pub resource_templates: ::std::vec::Vec<ResourceTemplate>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -4286,11 +8567,6 @@ pub struct ListResourceTemplatesResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// A hint from the server indicating how long (in milliseconds) the
     /// client MAY cache this response before re-fetching. Semantics are
@@ -4300,28 +8576,196 @@ pub struct ListResourceTemplatesResult {
     ///   The client MAY re-fetch every time the result is needed.
     /// - If positive, the client SHOULD consider the result fresh for this many
     ///   milliseconds after receiving the response.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub ttl_ms: ::core::option::Option<i64>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListResourceTemplatesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.cache_scope.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize
+            + usize::from(self.result_type.is_some())
+            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.cache_scope {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resourceTemplates",
+            &self.resource_templates,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.ttl_ms {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourceTemplatesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourceTemplatesResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut resource_templates: ::core::option::Option<
+                    ::std::vec::Vec<ResourceTemplate>,
+                > = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "cacheScope" => cache_scope = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "resourceTemplates" => {
+                            resource_templates = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "resultType" => result_type = map.next_value()?,
+                        "ttlMs" => ttl_ms = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourceTemplatesResult {
+                    meta,
+                    cache_scope,
+                    next_cursor,
+                    resource_templates: resource_templates
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resourceTemplates",
+                        ))?,
+                    result_type,
+                    ttl_ms,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A successful response from the server for a `ListResourceTemplatesRequestresources/templates/list` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListResourceTemplatesResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: ListResourceTemplatesResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListResourceTemplatesResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourceTemplatesResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourceTemplatesResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourceTemplatesResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<ListResourceTemplatesResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourceTemplatesResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4346,28 +8790,103 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesList {
     }
 }
 /// Sent from the client to request a list of resources the server has.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListResourcesRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodResourcesList,
-    #[serde(rename = "params")]
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListResourcesRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourcesRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourcesRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodResourcesList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourcesRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The result returned by the server for a `ListResourcesRequestresources/list` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// Indicates the intended scope of the cached response, analogous to HTTP
     /// `Cache-Control: public` vs `Cache-Control: private`.
@@ -4379,21 +8898,10 @@ pub struct ListResourcesResult {
     ///   same authorization context. Caches MUST NOT be shared across
     ///   authorization contexts (e.g., a different access token requires a
     ///   different cache).
-    #[serde(
-        rename = "cacheScope",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cache_scope: ::core::option::Option<CacheScope>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "resources")]
     pub resources: ::std::vec::Vec<Resource>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -4402,11 +8910,6 @@ pub struct ListResourcesResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// A hint from the server indicating how long (in milliseconds) the
     /// client MAY cache this response before re-fetching. Semantics are
@@ -4416,28 +8919,192 @@ pub struct ListResourcesResult {
     ///   The client MAY re-fetch every time the result is needed.
     /// - If positive, the client SHOULD consider the result fresh for this many
     ///   milliseconds after receiving the response.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub ttl_ms: ::core::option::Option<i64>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListResourcesResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.cache_scope.is_some())
+            + usize::from(self.next_cursor.is_some()) + 1usize
+            + usize::from(self.result_type.is_some())
+            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.cache_scope {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "resources",
+            &self.resources,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.ttl_ms {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourcesResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourcesResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut resources: ::core::option::Option<::std::vec::Vec<Resource>> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "cacheScope" => cache_scope = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "resources" => {
+                            resources = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "resultType" => result_type = map.next_value()?,
+                        "ttlMs" => ttl_ms = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourcesResult {
+                    meta,
+                    cache_scope,
+                    next_cursor,
+                    resources: resources
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "resources",
+                        ))?,
+                    result_type,
+                    ttl_ms,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A successful response from the server for a `ListResourcesRequestresources/list` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListResourcesResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: ListResourcesResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListResourcesResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListResourcesResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListResourcesResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListResourcesResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListResourcesResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<ListResourcesResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListResourcesResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `roots/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4461,17 +9128,68 @@ impl<'de> ::serde::Deserialize<'de> for MethodRootsList {
         __private::expect_const(deserializer, Self::VALUE).map(|()| MethodRootsList)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsRequestParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListRootsRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListRootsRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListRootsRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListRootsRequestParams {
+                    meta,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Sent from the server to request a list of root URIs from the client. Roots allow
 /// servers to ask for specific directories or files to operate on. A common example
@@ -4480,30 +9198,148 @@ pub struct ListRootsRequestParams {
 ///
 /// This request is typically used when the server needs to understand the file system
 /// structure or access specific locations that the client has permission to read from.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsRequest {
-    #[serde(rename = "method")]
     pub method: MethodRootsList,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<ListRootsRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListRootsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListRootsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListRootsRequest, A::Error> {
+                let mut method: ::core::option::Option<MethodRootsList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ListRootsRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListRootsRequest {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The result returned by the client for a `ListRootsRequestroots/list` request.
 /// This result contains an array of `Root` objects, each representing a root directory
 /// or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsResult {
-    #[serde(rename = "roots")]
     pub roots: ::std::vec::Vec<Root>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListRootsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", &self.roots)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListRootsResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListRootsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListRootsResult, A::Error> {
+                let mut roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "roots" => {
+                            roots = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListRootsResult {
+                    roots: roots
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "roots",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tools/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4528,28 +9364,103 @@ impl<'de> ::serde::Deserialize<'de> for MethodToolsList {
     }
 }
 /// Sent from the client to request a list of tools the server has.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListToolsRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodToolsList,
-    #[serde(rename = "params")]
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListToolsRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListToolsRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListToolsRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodToolsList> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListToolsRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The result returned by the server for a `ListToolsRequesttools/list` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// Indicates the intended scope of the cached response, analogous to HTTP
     /// `Cache-Control: public` vs `Cache-Control: private`.
@@ -4561,19 +9472,9 @@ pub struct ListToolsResult {
     ///   same authorization context. Caches MUST NOT be shared across
     ///   authorization contexts (e.g., a different access token requires a
     ///   different cache).
-    #[serde(
-        rename = "cacheScope",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cache_scope: ::core::option::Option<CacheScope>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -4582,13 +9483,7 @@ pub struct ListToolsResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
-    #[serde(rename = "tools")]
     pub tools: ::std::vec::Vec<Tool>,
     /// A hint from the server indicating how long (in milliseconds) the
     /// client MAY cache this response before re-fetching. Semantics are
@@ -4598,28 +9493,188 @@ pub struct ListToolsResult {
     ///   The client MAY re-fetch every time the result is needed.
     /// - If positive, the client SHOULD consider the result fresh for this many
     ///   milliseconds after receiving the response.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub ttl_ms: ::core::option::Option<i64>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ListToolsResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.cache_scope.is_some())
+            + usize::from(self.next_cursor.is_some())
+            + usize::from(self.result_type.is_some()) + 1usize
+            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.cache_scope {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", &self.tools)?;
+        if let ::core::option::Option::Some(value) = &self.ttl_ms {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListToolsResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListToolsResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
+                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "cacheScope" => cache_scope = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "resultType" => result_type = map.next_value()?,
+                        "tools" => {
+                            tools = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "ttlMs" => ttl_ms = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListToolsResult {
+                    meta,
+                    cache_scope,
+                    next_cursor,
+                    result_type,
+                    tools: tools
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "tools",
+                        ))?,
+                    ttl_ms,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A successful response from the server for a `ListToolsRequesttools/list` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ListToolsResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: ListToolsResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ListToolsResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ListToolsResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ListToolsResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ListToolsResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ListToolsResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<ListToolsResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ListToolsResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The severity of a log message.
 ///
@@ -4737,43 +9792,186 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
     }
 }
 /// JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsMessage,
-    #[serde(rename = "params")]
     pub params: LoggingMessageNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for LoggingMessageNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct LoggingMessageNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodNotificationsMessage> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    LoggingMessageNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(LoggingMessageNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `notifications/message` notification.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotificationParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<NotificationMetaObject>,
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
-    #[serde(rename = "data")]
     pub data: ::serde_json::Value,
     /// The severity of this log message.
-    #[serde(rename = "level")]
     pub level: LoggingLevel,
     /// An optional name of the logger issuing this message.
-    #[serde(
-        rename = "logger",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub logger: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for LoggingMessageNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
+            + usize::from(self.logger.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
+        if let ::core::option::Option::Some(value) = &self.logger {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logger", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = LoggingMessageNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct LoggingMessageNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<LoggingMessageNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
+                let mut logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "level" => {
+                            level = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "logger" => logger = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(LoggingMessageNotificationParams {
+                    meta,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    level: level
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "level",
+                        ))?,
+                    logger,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
 ///
@@ -4796,72 +9994,351 @@ pub type MetaObject = ::serde_json::Map<::std::string::String, ::serde_json::Val
 /// In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
 ///
 /// A request that requires a client capability the client did not declare is signalled instead by `MissingRequiredClientCapabilityError` (`-32021`).
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MethodNotFoundError {
     /// The error type that occurred.
-    #[serde(rename = "code")]
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for MethodNotFoundError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MethodNotFoundError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MethodNotFoundError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct MethodNotFoundError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<MethodNotFoundError, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(MethodNotFoundError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MissingRequiredClientCapabilityErrorErrorData {
     /// The capabilities the server requires from the client to process this request.
-    #[serde(rename = "requiredCapabilities")]
     pub required_capabilities: ClientCapabilities,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for MissingRequiredClientCapabilityErrorErrorData {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "requiredCapabilities",
+            &self.required_capabilities,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErrorData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MissingRequiredClientCapabilityErrorErrorData;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct MissingRequiredClientCapabilityErrorErrorData")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                MissingRequiredClientCapabilityErrorErrorData,
+                A::Error,
+            > {
+                let mut required_capabilities: ::core::option::Option<
+                    ClientCapabilities,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "requiredCapabilities" => {
+                            required_capabilities = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(MissingRequiredClientCapabilityErrorErrorData {
+                    required_capabilities: required_capabilities
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "requiredCapabilities",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MissingRequiredClientCapabilityErrorError {
-    #[serde(rename = "code")]
     pub code: i64,
-    #[serde(rename = "data")]
     pub data: MissingRequiredClientCapabilityErrorErrorData,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for MissingRequiredClientCapabilityErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MissingRequiredClientCapabilityErrorError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct MissingRequiredClientCapabilityErrorError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                MissingRequiredClientCapabilityErrorError,
+                A::Error,
+            > {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<
+                    MissingRequiredClientCapabilityErrorErrorData,
+                > = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(MissingRequiredClientCapabilityErrorError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Returned when processing a request requires a capability the client did not
 /// declare in `clientCapabilities`. For HTTP, the response status code MUST be
 /// `400 Bad Request`.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct MissingRequiredClientCapabilityError {
-    #[serde(rename = "error")]
     pub error: MissingRequiredClientCapabilityErrorError,
-    #[serde(
-        rename = "id",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub id: ::core::option::Option<RequestId>,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for MissingRequiredClientCapabilityError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
+        if let ::core::option::Option::Some(value) = &self.id {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = MissingRequiredClientCapabilityError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct MissingRequiredClientCapabilityError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<MissingRequiredClientCapabilityError, A::Error> {
+                let mut error: ::core::option::Option<
+                    MissingRequiredClientCapabilityErrorError,
+                > = ::core::option::Option::None;
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "error" => {
+                            error = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "id" => id = map.next_value()?,
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(MissingRequiredClientCapabilityError {
+                    error: error
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "error",
+                        ))?,
+                    id,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Hints to use for model selection.
 ///
 /// Keys not declared here are currently left unspecified by the spec and are up
 /// to the client to interpret.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelHint {
     /// A hint for a model name.
     ///
@@ -4872,15 +10349,63 @@ pub struct ModelHint {
     ///
     /// The client MAY also map the string to a different provider's model name or a different model family, as long as it fills a similar niche; for example:
     ///  - `gemini-1.5-flash` could match `claude-3-haiku-20240307`
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub name: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ModelHint {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.name.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.name {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelHint {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelHint;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ModelHint")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ModelHint, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ModelHint { name, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The server's preferences for model selection, requested of the client during sampling.
 ///
@@ -4893,16 +10418,11 @@ pub struct ModelHint {
 /// These preferences are always advisory. The client MAY ignore them. It is also
 /// up to the client to decide how to interpret these preferences and how to
 /// balance them against other considerations.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ModelPreferences {
     /// How much to prioritize cost when selecting a model. A value of 0 means cost
     /// is not important, while a value of 1 means cost is the most important
     /// factor.
-    #[serde(
-        rename = "costPriority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cost_priority: ::core::option::Option<::serde_json::Number>,
     /// Optional hints to use for model selection.
     ///
@@ -4911,33 +10431,111 @@ pub struct ModelPreferences {
     ///
     /// The client SHOULD prioritize these hints over the numeric priorities, but
     /// MAY still use the priorities to select from ambiguous matches.
-    #[serde(
-        rename = "hints",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub hints: ::core::option::Option<::std::vec::Vec<ModelHint>>,
     /// How much to prioritize intelligence and capabilities when selecting a
     /// model. A value of 0 means intelligence is not important, while a value of 1
     /// means intelligence is the most important factor.
-    #[serde(
-        rename = "intelligencePriority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub intelligence_priority: ::core::option::Option<::serde_json::Number>,
     /// How much to prioritize sampling speed (latency) when selecting a model. A
     /// value of 0 means speed is not important, while a value of 1 means speed is
     /// the most important factor.
-    #[serde(
-        rename = "speedPriority",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub speed_priority: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ModelPreferences {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.cost_priority.is_some())
+            + usize::from(self.hints.is_some())
+            + usize::from(self.intelligence_priority.is_some())
+            + usize::from(self.speed_priority.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.cost_priority {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "costPriority",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.hints {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hints", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.intelligence_priority {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "intelligencePriority",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.speed_priority {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "speedPriority",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ModelPreferences;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ModelPreferences")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ModelPreferences, A::Error> {
+                let mut cost_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut hints: ::core::option::Option<::std::vec::Vec<ModelHint>> = ::core::option::Option::None;
+                let mut intelligence_priority: ::core::option::Option<
+                    ::serde_json::Number,
+                > = ::core::option::Option::None;
+                let mut speed_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "costPriority" => cost_priority = map.next_value()?,
+                        "hints" => hints = map.next_value()?,
+                        "intelligencePriority" => {
+                            intelligence_priority = map.next_value()?;
+                        }
+                        "speedPriority" => speed_priority = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ModelPreferences {
+                    cost_priority,
+                    hints,
+                    intelligence_priority,
+                    speed_priority,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -5038,24 +10636,86 @@ impl ::core::convert::From<TitledMultiSelectEnumSchema> for MultiSelectEnumSchem
         Self::TitledMultiSelectEnumSchema(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Notification {
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Notification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Notification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Notification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Notification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Notification, A::Error> {
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Notification {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Extends `MetaObject` with additional notification-specific fields. All key naming rules from `MetaObject` apply.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationMetaObject {
     /// Identifies the subscription stream a notification was delivered on. The
     /// server MUST include this key on every notification delivered via a
@@ -5067,28 +10727,134 @@ pub struct NotificationMetaObject {
     ///
     /// The value is the JSON-RPC ID of the `subscriptions/listen` request that
     /// opened the stream.
-    #[serde(
-        rename = "io.modelcontextprotocol/subscriptionId",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub subscription_id: ::core::option::Option<RequestId>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for NotificationMetaObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.subscription_id.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.subscription_id {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "io.modelcontextprotocol/subscriptionId",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NotificationMetaObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NotificationMetaObject;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct NotificationMetaObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<NotificationMetaObject, A::Error> {
+                let mut subscription_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "io.modelcontextprotocol/subscriptionId" => {
+                            subscription_id = map.next_value()?;
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(NotificationMetaObject {
+                    subscription_id,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Common params for any notification.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<NotificationMetaObject>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for NotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct NotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<NotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(NotificationParams { meta, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum NumberSchemaType {
@@ -5148,90 +10914,282 @@ impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
             .map(Self::from)
     }
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct NumberSchema {
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::serde_json::Number>,
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "maximum",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub maximum: ::core::option::Option<::serde_json::Number>,
-    #[serde(
-        rename = "minimum",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub minimum: ::core::option::Option<::serde_json::Number>,
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: NumberSchemaType,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for NumberSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
+            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.maximum {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maximum", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.minimum {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minimum", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for NumberSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = NumberSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct NumberSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<NumberSchema, A::Error> {
+                let mut default: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut maximum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut minimum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<NumberSchemaType> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "maximum" => maximum = map.next_value()?,
+                        "minimum" => minimum = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(NumberSchema {
+                    default,
+                    description,
+                    maximum,
+                    minimum,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaginatedRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(rename = "params")]
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for PaginatedRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Common params for paginated requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     /// An opaque token representing the current pagination position.
     /// If provided, the server should return results starting after this cursor.
-    #[serde(
-        rename = "cursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for PaginatedRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.cursor.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        if let ::core::option::Option::Some(value) = &self.cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        "cursor" => cursor = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedRequestParams {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    cursor,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// An opaque token representing the pagination position after the last returned result.
     /// If present, there may be more results available.
-    #[serde(
-        rename = "nextCursor",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub next_cursor: ::core::option::Option<::std::string::String>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -5240,36 +11198,166 @@ pub struct PaginatedResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for PaginatedResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some())
+            + usize::from(self.result_type.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.next_cursor {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PaginatedResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PaginatedResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PaginatedResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "nextCursor" => next_cursor = map.next_value()?,
+                        "resultType" => result_type = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PaginatedResult {
+                    meta,
+                    next_cursor,
+                    result_type,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ParseError {
     /// The error type that occurred.
-    #[serde(rename = "code")]
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ParseError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ParseError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ParseError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ParseError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ParseError, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ParseError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
@@ -5522,50 +11610,205 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
     }
 }
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsProgress,
-    #[serde(rename = "params")]
     pub params: ProgressNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ProgressNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ProgressNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ProgressNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodNotificationsProgress> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ProgressNotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ProgressNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `ProgressNotificationnotifications/progress` notification.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotificationParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<NotificationMetaObject>,
     /// An optional message describing the current progress.
-    #[serde(
-        rename = "message",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub message: ::core::option::Option<::std::string::String>,
     /// The progress thus far. This should increase every time progress is made, even if the total is unknown.
-    #[serde(rename = "progress")]
     pub progress: ::serde_json::Number,
     /// The progress token which was given in the initial request, used to associate this notification with the request that is proceeding.
-    #[serde(rename = "progressToken")]
     pub progress_token: ProgressToken,
     /// Total number of items to process (or total progress required), if known.
-    #[serde(
-        rename = "total",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub total: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ProgressNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.message.is_some()) + 1usize + 1usize
+            + usize::from(self.total.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.message {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "progress",
+            &self.progress,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "progressToken",
+            &self.progress_token,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.total {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ProgressNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ProgressNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ProgressNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "message" => message = map.next_value()?,
+                        "progress" => {
+                            progress = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "progressToken" => {
+                            progress_token = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "total" => total = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ProgressNotificationParams {
+                    meta,
+                    message,
+                    progress: progress
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "progress",
+                        ))?,
+                    progress_token: progress_token
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "progressToken",
+                        ))?,
+                    total,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
@@ -5654,27 +11897,12 @@ impl ::core::convert::From<i64> for ProgressToken {
     }
 }
 /// A prompt or prompt template that the server offers.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Prompt {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// A list of arguments to use for templating the prompt.
-    #[serde(
-        rename = "arguments",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub arguments: ::core::option::Option<::std::vec::Vec<PromptArgument>>,
     /// An optional description of what this prompt provides
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -5685,14 +11913,8 @@ pub struct Prompt {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -5700,35 +11922,111 @@ pub struct Prompt {
     /// If not provided, the name should be used for display (except for `Tool`,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Prompt {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.arguments.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + 1usize + usize::from(self.title.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.arguments {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Prompt {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Prompt;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Prompt")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Prompt, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut arguments: ::core::option::Option<
+                    ::std::vec::Vec<PromptArgument>,
+                > = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "arguments" => arguments = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Prompt {
+                    meta,
+                    arguments,
+                    description,
+                    icons,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Describes an argument that a prompt can accept.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Whether this argument must be provided.
-    #[serde(
-        rename = "required",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub required: ::core::option::Option<bool>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -5736,15 +12034,87 @@ pub struct PromptArgument {
     /// If not provided, the name should be used for display (except for `Tool`,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptArgument {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.required {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptArgument {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptArgument;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptArgument")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptArgument, A::Error> {
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut required: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "description" => description = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "required" => required = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptArgument {
+                    description,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    required,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/prompts/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5770,35 +12140,169 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsPromptsListChanged {
     }
 }
 /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a `SubscriptionsListenRequestsubscriptions/listen` stream when the client requested it via the `promptsListChanged` filter field.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptListChangedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsPromptsListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsPromptsListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptListChangedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Describes a message returned as part of a prompt.
 ///
 /// This is similar to `SamplingMessage`, but also supports the embedding of
 /// resources from the MCP server.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptMessage {
-    #[serde(rename = "content")]
     pub content: ContentBlock,
-    #[serde(rename = "role")]
     pub role: Role,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptMessage;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptMessage, A::Error> {
+                let mut content: ::core::option::Option<ContentBlock> = ::core::option::Option::None;
+                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "role" => role = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptMessage {
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    role: role
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "role",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `ref/prompt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5823,10 +12327,9 @@ impl<'de> ::serde::Deserialize<'de> for TypeRefPrompt {
     }
 }
 /// Identifies a prompt.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -5834,17 +12337,82 @@ pub struct PromptReference {
     /// If not provided, the name should be used for display (except for `Tool`,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeRefPrompt,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for PromptReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.title.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PromptReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptReference;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PromptReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptReference, A::Error> {
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeRefPrompt> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PromptReference {
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resources/read`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -5869,43 +12437,196 @@ impl<'de> ::serde::Deserialize<'de> for MethodResourcesRead {
     }
 }
 /// Sent from the client to the server, to read a specific resource URI.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodResourcesRead,
-    #[serde(rename = "params")]
     pub params: ReadResourceRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ReadResourceRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodResourcesRead> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<ReadResourceRequestParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `resources/read` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
-    #[serde(
-        rename = "inputResponses",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub input_responses: ::core::option::Option<InputResponses>,
-    #[serde(
-        rename = "requestState",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub request_state: ::core::option::Option<::std::string::String>,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ReadResourceRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.input_responses.is_some())
+            + usize::from(self.request_state.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        if let ::core::option::Option::Some(value) = &self.input_responses {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "inputResponses",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.request_state {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "requestState",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
+                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        "inputResponses" => input_responses = map.next_value()?,
+                        "requestState" => request_state = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceRequestParams {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    input_responses,
+                    request_state,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -6007,13 +12728,8 @@ impl ::core::convert::From<BlobResourceContents> for ReadResourceResultContentsI
     }
 }
 /// The result returned by the server for a `ReadResourceRequestresources/read` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceResult {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// Indicates the intended scope of the cached response, analogous to HTTP
     /// `Cache-Control: public` vs `Cache-Control: private`.
@@ -6025,13 +12741,7 @@ pub struct ReadResourceResult {
     ///   same authorization context. Caches MUST NOT be shared across
     ///   authorization contexts (e.g., a different access token requires a
     ///   different cache).
-    #[serde(
-        rename = "cacheScope",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub cache_scope: ::core::option::Option<CacheScope>,
-    #[serde(rename = "contents")]
     pub contents: ::std::vec::Vec<ReadResourceResultContentsItem>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -6040,11 +12750,6 @@ pub struct ReadResourceResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// A hint from the server indicating how long (in milliseconds) the
     /// client MAY cache this response before re-fetching. Semantics are
@@ -6054,15 +12759,102 @@ pub struct ReadResourceResult {
     ///   The client MAY re-fetch every time the result is needed.
     /// - If positive, the client SHOULD consider the result fresh for this many
     ///   milliseconds after receiving the response.
-    #[serde(
-        rename = "ttlMs",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub ttl_ms: ::core::option::Option<i64>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ReadResourceResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.cache_scope.is_some()) + 1usize
+            + usize::from(self.result_type.is_some())
+            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.cache_scope {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "contents",
+            &self.contents,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.ttl_ms {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceResult, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
+                let mut contents: ::core::option::Option<
+                    ::std::vec::Vec<ReadResourceResultContentsItem>,
+                > = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "cacheScope" => cache_scope = map.next_value()?,
+                        "contents" => {
+                            contents = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "resultType" => result_type = map.next_value()?,
+                        "ttlMs" => ttl_ms = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceResult {
+                    meta,
+                    cache_scope,
+                    contents: contents
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "contents",
+                        ))?,
+                    result_type,
+                    ttl_ms,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -6162,33 +12954,169 @@ impl ::core::convert::From<ReadResourceResult> for ReadResourceResultResponseRes
     }
 }
 /// A successful response from the server for a `ReadResourceRequestresources/read` request.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: ReadResourceResultResponseResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ReadResourceResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ReadResourceResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<
+                    ReadResourceResultResponseResult,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ReadResourceResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Request {
-    #[serde(rename = "method")]
     pub method: ::std::string::String,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Request {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Request {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Request;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Request")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Request, A::Error> {
+                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Request {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
@@ -6277,14 +13205,13 @@ impl ::core::convert::From<i64> for RequestId {
     }
 }
 /// Extends `MetaObject` with additional request-specific fields. All key naming rules from `MetaObject` apply.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestMetaObject {
     /// The client's capabilities for this specific request. Required.
     ///
     /// Capabilities are declared per-request rather than once at initialization;
     /// an empty object means the client supports no optional capabilities.
     /// Servers MUST NOT infer capabilities from prior requests.
-    #[serde(rename = "io.modelcontextprotocol/clientCapabilities")]
     pub client_capabilities: ClientCapabilities,
     /// Identifies the client software making the request. Clients SHOULD
     /// include this field on every request unless specifically configured not
@@ -6297,22 +13224,12 @@ pub struct RequestMetaObject {
     /// protocol. It is intended for display, logging, and debugging. Servers
     /// SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
     /// security decisions.
-    #[serde(
-        rename = "io.modelcontextprotocol/clientInfo",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub client_info: ::core::option::Option<Implementation>,
     /// The desired log level for this request. Optional.
     ///
     /// If absent, the server MUST NOT send any `LoggingMessageNotificationnotifications/message`
     /// notifications for this request. The client opts in to log messages by
     /// explicitly setting a level. Replaces the former `logging/setLevel` RPC.
-    #[serde(
-        rename = "io.modelcontextprotocol/logLevel",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub log_level: ::core::option::Option<LoggingLevel>,
     /// The MCP Protocol Version being used for this request. Required.
     ///
@@ -6320,52 +13237,207 @@ pub struct RequestMetaObject {
     /// header; otherwise the server MUST return a `400 Bad Request`. If the
     /// server does not support the requested version, it MUST return an
     /// `UnsupportedProtocolVersionError`.
-    #[serde(rename = "io.modelcontextprotocol/protocolVersion")]
     pub protocol_version: ::std::string::String,
     /// If specified, the caller is requesting out-of-band progress notifications for this request (as represented by `ProgressNotificationnotifications/progress`). The value of this parameter is an opaque token that will be attached to any subsequent notifications. The receiver is not obligated to provide these notifications.
-    #[serde(
-        rename = "progressToken",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub progress_token: ::core::option::Option<ProgressToken>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for RequestMetaObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.client_info.is_some())
+            + usize::from(self.log_level.is_some()) + 1usize
+            + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "io.modelcontextprotocol/clientCapabilities",
+            &self.client_capabilities,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.client_info {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "io.modelcontextprotocol/clientInfo",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.log_level {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "io.modelcontextprotocol/logLevel",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "io.modelcontextprotocol/protocolVersion",
+            &self.protocol_version,
+        )?;
+        if let ::core::option::Option::Some(value) = &self.progress_token {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "progressToken",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestMetaObject;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RequestMetaObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RequestMetaObject, A::Error> {
+                let mut client_capabilities: ::core::option::Option<
+                    ClientCapabilities,
+                > = ::core::option::Option::None;
+                let mut client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut log_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
+                let mut protocol_version: ::core::option::Option<
+                    ::std::string::String,
+                > = ::core::option::Option::None;
+                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "io.modelcontextprotocol/clientCapabilities" => {
+                            client_capabilities = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "io.modelcontextprotocol/clientInfo" => {
+                            client_info = map.next_value()?;
+                        }
+                        "io.modelcontextprotocol/logLevel" => {
+                            log_level = map.next_value()?;
+                        }
+                        "io.modelcontextprotocol/protocolVersion" => {
+                            protocol_version = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "progressToken" => progress_token = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RequestMetaObject {
+                    client_capabilities: client_capabilities
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "io.modelcontextprotocol/clientCapabilities",
+                        ))?,
+                    client_info,
+                    log_level,
+                    protocol_version: protocol_version
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "io.modelcontextprotocol/protocolVersion",
+                        ))?,
+                    progress_token,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Common params for any request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for RequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for RequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = RequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct RequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<RequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(RequestParams {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A known resource that the server is capable of reading.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Resource {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this resource represents.
     ///
     /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -6376,30 +13448,14 @@ pub struct Resource {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
     ///
     /// This can be used by Hosts to display file sizes and estimate context window usage.
-    #[serde(
-        rename = "size",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub size: ::core::option::Option<i64>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -6407,41 +13463,205 @@ pub struct Resource {
     /// If not provided, the name should be used for display (except for `Tool`,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Resource {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize
+            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.size {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Resource {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Resource;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Resource")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Resource, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "size" => size = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Resource {
+                    meta,
+                    annotations,
+                    description,
+                    icons,
+                    mime_type,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    size,
+                    title,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// The contents of a specific resource or sub-resource.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceContents {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceContents, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceContents {
+                    meta,
+                    mime_type,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `resource_link`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6468,29 +13688,14 @@ impl<'de> ::serde::Deserialize<'de> for TypeResourceLink {
 /// A resource that the server is capable of reading, included in a prompt or tool call result.
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of `ListResourcesRequestresources/list` requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceLink {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this resource represents.
     ///
     /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -6501,30 +13706,14 @@ pub struct ResourceLink {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// The size of the raw resource content, in bytes (i.e., before base64 encoding or any tokenization), if known.
     ///
     /// This can be used by Hosts to display file sizes and estimate context window usage.
-    #[serde(
-        rename = "size",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub size: ::core::option::Option<i64>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -6532,20 +13721,131 @@ pub struct ResourceLink {
     /// If not provided, the name should be used for display (except for `Tool`,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeResourceLink,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceLink {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize
+            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
+            + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.size {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceLink {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceLink;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceLink")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceLink, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeResourceLink> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "size" => size = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceLink {
+                    meta,
+                    annotations,
+                    description,
+                    icons,
+                    mime_type,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    size,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/resources/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6571,58 +13871,175 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesListChanged 
     }
 }
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a `SubscriptionsListenRequestsubscriptions/listen` stream when the client requested it via the `resourcesListChanged` filter field.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceListChangedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsResourcesListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsResourcesListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceListChangedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Common params for resource-related requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ResourceRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceRequestParams {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A template description for resources available on the server.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplate {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// A description of what this template is for.
     ///
     /// This can be used by clients to improve the LLM's understanding of available resources. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -6633,21 +14050,10 @@ pub struct ResourceTemplate {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// The MIME type for all resources that match this template. This should only be included if all resources matching this template have the same type.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -6655,18 +14061,124 @@ pub struct ResourceTemplate {
     /// If not provided, the name should be used for display (except for `Tool`,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// A URI template (according to RFC 6570) that can be used to construct resource URIs.
-    #[serde(rename = "uriTemplate")]
     pub uri_template: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceTemplate {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize
+            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "uriTemplate",
+            &self.uri_template,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceTemplate;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceTemplate")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceTemplate, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri_template: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        "uriTemplate" => {
+                            uri_template = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceTemplate {
+                    meta,
+                    annotations,
+                    description,
+                    icons,
+                    mime_type,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    title,
+                    uri_template: uri_template
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uriTemplate",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `ref/resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6691,16 +14203,78 @@ impl<'de> ::serde::Deserialize<'de> for TypeRefResource {
     }
 }
 /// A reference to a resource or resource template definition.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplateReference {
-    #[serde(rename = "type")]
     pub type_: TypeRefResource,
     /// The URI or URI template of the resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceTemplateReference {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceTemplateReference;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceTemplateReference")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceTemplateReference, A::Error> {
+                let mut type_: ::core::option::Option<TypeRefResource> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceTemplateReference {
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/resources/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6726,42 +14300,172 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesUpdated {
     }
 }
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a `SubscriptionsListenRequestsubscriptions/listen` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsResourcesUpdated,
-    #[serde(rename = "params")]
     pub params: ResourceUpdatedNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResourceUpdatedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsResourcesUpdated,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    ResourceUpdatedNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceUpdatedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Parameters for a `notifications/resources/updated` notification.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotificationParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<NotificationMetaObject>,
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ResourceUpdatedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResourceUpdatedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResourceUpdatedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResourceUpdatedNotificationParams, A::Error> {
+                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
+                    meta,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Common result fields.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Result {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<ResultMetaObject>,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -6770,18 +14474,72 @@ pub struct Result {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for Result {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.result_type.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Result {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Result;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Result")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Result, A::Error> {
+                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "resultType" => result_type = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Result { meta, result_type, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Extends `MetaObject` with additional result-specific fields. All key naming rules from `MetaObject` apply.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResultMetaObject {
     /// Identifies the server software producing the response. Servers SHOULD
     /// include this field on every response unless specifically configured not
@@ -6794,15 +14552,72 @@ pub struct ResultMetaObject {
     /// protocol. It is intended for display, logging, and debugging. Clients
     /// SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
     /// security decisions.
-    #[serde(
-        rename = "io.modelcontextprotocol/serverInfo",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub server_info: ::core::option::Option<Implementation>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ResultMetaObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.server_info.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.server_info {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "io.modelcontextprotocol/serverInfo",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ResultMetaObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ResultMetaObject;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ResultMetaObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ResultMetaObject, A::Error> {
+                let mut server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "io.modelcontextprotocol/serverInfo" => {
+                            server_info = map.next_value()?;
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ResultMetaObject {
+                    server_info,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Indicates the type of a `Result` object, allowing the client to
 /// determine how to parse the response.
@@ -6927,31 +14742,90 @@ impl<'de> ::serde::Deserialize<'de> for Role {
     }
 }
 /// Represents a root directory or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Root {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// An optional name for the root. This can be used to provide a human-readable
     /// identifier for the root, which may be useful for display purposes or for
     /// referencing the root in other parts of the application.
-    #[serde(
-        rename = "name",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub name: ::core::option::Option<::std::string::String>,
     /// The URI identifying the root. This *must* start with `file://` for now.
     /// This restriction may be relaxed in future versions of the protocol to allow
     /// other URI schemes.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Root {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.name.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.name {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Root {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Root;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Root")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Root, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "name" => name = map.next_value()?,
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Root {
+                    meta,
+                    name,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -7132,21 +15006,87 @@ for SamplingMessageContent {
     }
 }
 /// Describes a message issued to or received from an LLM API.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SamplingMessage {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
-    #[serde(rename = "content")]
     pub content: SamplingMessageContent,
-    #[serde(rename = "role")]
     pub role: Role,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SamplingMessage {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SamplingMessage;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SamplingMessage")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SamplingMessage, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
+                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "role" => role = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SamplingMessage {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    role: role
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "role",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -7310,72 +15250,217 @@ impl ::core::convert::From<ToolResultContent> for SamplingMessageContentBlock {
     }
 }
 /// Present if the server offers any prompt templates.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesPrompts {
     /// Whether this server supports notifications for changes to the prompt list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesPrompts {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesPrompts;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesPrompts")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
+                    list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server offers any resources to read.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesResources {
     /// Whether this server supports notifications for changes to the resource list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Whether this server supports subscribing to resource updates.
-    #[serde(
-        rename = "subscribe",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub subscribe: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilitiesResources {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some())
+            + usize::from(self.subscribe.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.subscribe {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "subscribe", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesResources;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesResources")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        "subscribe" => subscribe = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesResources {
+                    list_changed,
+                    subscribe,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Present if the server offers any tools to call.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTools {
     /// Whether this server supports notifications for changes to the tool list.
-    #[serde(
-        rename = "listChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub list_changed: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ServerCapabilitiesTools {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilitiesTools;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilitiesTools")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
+                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "listChanged" => list_changed = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilitiesTools {
+                    list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilities {
     /// Present if the server supports argument autocompletion suggestions.
-    #[serde(
-        rename = "completions",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub completions: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Experimental, non-standard capabilities that the server supports.
-    #[serde(
-        rename = "experimental",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub experimental: ::core::option::Option<
         ::indexmap::IndexMap<
             ::std::string::String,
@@ -7388,11 +15473,6 @@ pub struct ServerCapabilities {
     ///
     /// Keys MUST follow the `MetaObject`_meta` key naming rules`, with a
     /// mandatory prefix.
-    #[serde(
-        rename = "extensions",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub extensions: ::core::option::Option<
         ::indexmap::IndexMap<
             ::std::string::String,
@@ -7400,38 +15480,133 @@ pub struct ServerCapabilities {
         >,
     >,
     /// Present if the server supports sending log messages to the client.
-    #[serde(
-        rename = "logging",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub logging: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     >,
     /// Present if the server offers any prompt templates.
-    #[serde(
-        rename = "prompts",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub prompts: ::core::option::Option<ServerCapabilitiesPrompts>,
     /// Present if the server offers any resources to read.
-    #[serde(
-        rename = "resources",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub resources: ::core::option::Option<ServerCapabilitiesResources>,
     /// Present if the server offers any tools to call.
-    #[serde(
-        rename = "tools",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tools: ::core::option::Option<ServerCapabilitiesTools>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ServerCapabilities {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.completions.is_some())
+            + usize::from(self.experimental.is_some())
+            + usize::from(self.extensions.is_some())
+            + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
+            + usize::from(self.resources.is_some()) + usize::from(self.tools.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.completions {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "completions", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.experimental {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "experimental",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.extensions {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "extensions", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.logging {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logging", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.prompts {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.resources {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resources", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tools {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerCapabilities;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ServerCapabilities")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerCapabilities, A::Error> {
+                let mut completions: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut experimental: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::core::option::Option::None;
+                let mut extensions: ::core::option::Option<
+                    ::indexmap::IndexMap<
+                        ::std::string::String,
+                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                    >,
+                > = ::core::option::Option::None;
+                let mut logging: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut prompts: ::core::option::Option<ServerCapabilitiesPrompts> = ::core::option::Option::None;
+                let mut resources: ::core::option::Option<ServerCapabilitiesResources> = ::core::option::Option::None;
+                let mut tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "completions" => completions = map.next_value()?,
+                        "experimental" => experimental = map.next_value()?,
+                        "extensions" => extensions = map.next_value()?,
+                        "logging" => logging = map.next_value()?,
+                        "prompts" => prompts = map.next_value()?,
+                        "resources" => resources = map.next_value()?,
+                        "tools" => tools = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ServerCapabilities {
+                    completions,
+                    experimental,
+                    extensions,
+                    logging,
+                    prompts,
+                    resources,
+                    tools,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -8137,91 +16312,236 @@ impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
             .map(Self::from)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct StringSchema {
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
-    #[serde(
-        rename = "format",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub format: ::core::option::Option<StringSchemaFormat>,
-    #[serde(
-        rename = "maxLength",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub max_length: ::core::option::Option<i64>,
-    #[serde(
-        rename = "minLength",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub min_length: ::core::option::Option<i64>,
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for StringSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
+            + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
+            + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.format {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "format", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.max_length {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxLength", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.min_length {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minLength", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for StringSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = StringSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct StringSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<StringSchema, A::Error> {
+                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut format: ::core::option::Option<StringSchemaFormat> = ::core::option::Option::None;
+                let mut max_length: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut min_length: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "format" => format = map.next_value()?,
+                        "maxLength" => max_length = map.next_value()?,
+                        "minLength" => min_length = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(StringSchema {
+                    default,
+                    description,
+                    format,
+                    max_length,
+                    min_length,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The set of notification types a client may opt in to on a
 /// `SubscriptionsListenRequestsubscriptions/listen` request.
 ///
 /// Each notification type is **opt-in**; the server **MUST NOT** send
 /// notification types the client has not explicitly requested here.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscriptionFilter {
     /// If true, receive `PromptListChangedNotificationnotifications/prompts/list_changed`.
-    #[serde(
-        rename = "promptsListChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub prompts_list_changed: ::core::option::Option<bool>,
     /// Subscribe to `ResourceUpdatedNotificationnotifications/resources/updated` for these resource URIs.
     /// Replaces the former `resources/subscribe` RPC.
-    #[serde(
-        rename = "resourceSubscriptions",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub resource_subscriptions: ::core::option::Option<
         ::std::vec::Vec<::std::string::String>,
     >,
     /// If true, receive `ResourceListChangedNotificationnotifications/resources/list_changed`.
-    #[serde(
-        rename = "resourcesListChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub resources_list_changed: ::core::option::Option<bool>,
     /// If true, receive `ToolListChangedNotificationnotifications/tools/list_changed`.
-    #[serde(
-        rename = "toolsListChanged",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub tools_list_changed: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SubscriptionFilter {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.prompts_list_changed.is_some())
+            + usize::from(self.resource_subscriptions.is_some())
+            + usize::from(self.resources_list_changed.is_some())
+            + usize::from(self.tools_list_changed.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.prompts_list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "promptsListChanged",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.resource_subscriptions {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "resourceSubscriptions",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.resources_list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "resourcesListChanged",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.tools_list_changed {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "toolsListChanged",
+                value,
+            )?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionFilter {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionFilter;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscriptionFilter")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscriptionFilter, A::Error> {
+                let mut prompts_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut resource_subscriptions: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut resources_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut tools_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "promptsListChanged" => prompts_list_changed = map.next_value()?,
+                        "resourceSubscriptions" => {
+                            resource_subscriptions = map.next_value()?;
+                        }
+                        "resourcesListChanged" => {
+                            resources_list_changed = map.next_value()?;
+                        }
+                        "toolsListChanged" => tools_list_changed = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscriptionFilter {
+                    prompts_list_changed,
+                    resource_subscriptions,
+                    resources_list_changed,
+                    tools_list_changed,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/subscriptions/acknowledged`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -8256,36 +16576,185 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsSubscriptionsAcknowle
 /// stdio, where every subscription shares one channel, this ordering is defined
 /// per subscription ID and not per channel: messages belonging to other
 /// subscriptions MAY be interleaved before it.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscriptionsAcknowledgedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsSubscriptionsAcknowledged,
-    #[serde(rename = "params")]
     pub params: SubscriptionsAcknowledgedNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for SubscriptionsAcknowledgedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsAcknowledgedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscriptionsAcknowledgedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                SubscriptionsAcknowledgedNotification,
+                A::Error,
+            > {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsSubscriptionsAcknowledged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    SubscriptionsAcknowledgedNotificationParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscriptionsAcknowledgedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged` notification.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscriptionsAcknowledgedNotificationParams {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<NotificationMetaObject>,
     /// The subset of requested notification types the server agreed to honor.
     /// Only includes notification types the server actually supports; if the
     /// client requested an unsupported type (e.g., `promptsListChanged` when
     /// the server has no prompts), it is omitted from this set.
-    #[serde(rename = "notifications")]
     pub notifications: SubscriptionFilter,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SubscriptionsAcknowledgedNotificationParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "notifications",
+            &self.notifications,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotificationParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsAcknowledgedNotificationParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscriptionsAcknowledgedNotificationParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                SubscriptionsAcknowledgedNotificationParams,
+                A::Error,
+            > {
+                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
+                let mut notifications: ::core::option::Option<SubscriptionFilter> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "notifications" => {
+                            notifications = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscriptionsAcknowledgedNotificationParams {
+                    meta,
+                    notifications: notifications
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "notifications",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `subscriptions/listen`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -8313,42 +16782,193 @@ impl<'de> ::serde::Deserialize<'de> for MethodSubscriptionsListen {
 /// Sent from the client to open a long-lived channel for receiving notifications
 /// outside the context of a specific request. Replaces the previous HTTP GET
 /// endpoint and ensures consistent behavior between HTTP and STDIO.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscriptionsListenRequest {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodSubscriptionsListen,
-    #[serde(rename = "params")]
     pub params: SubscriptionsListenRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for SubscriptionsListenRequest {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequest {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscriptionsListenRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscriptionsListenRequest, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<MethodSubscriptionsListen> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<
+                    SubscriptionsListenRequestParams,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => {
+                            params = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscriptionsListenRequest {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params: params
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "params",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Parameters for a `SubscriptionsListenRequestsubscriptions/listen` request.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscriptionsListenRequestParams {
-    #[serde(rename = "_meta")]
     pub meta: RequestMetaObject,
     /// The notifications the client opts in to on this stream. The server
     /// **MUST NOT** send notification types the client has not explicitly
     /// requested.
-    #[serde(rename = "notifications")]
     pub notifications: SubscriptionFilter,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SubscriptionsListenRequestParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "notifications",
+            &self.notifications,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequestParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscriptionsListenRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscriptionsListenRequestParams, A::Error> {
+                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
+                let mut notifications: ::core::option::Option<SubscriptionFilter> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        "notifications" => {
+                            notifications = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscriptionsListenRequestParams {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    notifications: notifications
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "notifications",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The response to a `SubscriptionsListenRequestsubscriptions/listen`
 /// request, signalling that the subscription has ended gracefully (for example,
 /// during server shutdown). Because the listen stream is long-lived, this result
 /// is sent only when the server tears the subscription down; an abrupt transport
 /// close carries no response. The result body is otherwise empty.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscriptionsListenResult {
-    #[serde(rename = "_meta")]
     pub meta: SubscriptionsListenResultMetaObject,
     /// Indicates the type of the result, which allows the client to determine
     /// how to parse the result object.
@@ -8357,19 +16977,80 @@ pub struct SubscriptionsListenResult {
     /// For backward compatibility, when a client receives a result from a
     /// server implementing an earlier protocol version (which does not include
     /// `resultType`), the client MUST treat the absent field as `"complete"`.
-    #[serde(
-        rename = "resultType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub result_type: ::core::option::Option<ResultType>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SubscriptionsListenResult {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.result_type.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
+        if let ::core::option::Option::Some(value) = &self.result_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResult {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscriptionsListenResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscriptionsListenResult, A::Error> {
+                let mut meta: ::core::option::Option<
+                    SubscriptionsListenResultMetaObject,
+                > = ::core::option::Option::None;
+                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
+                        "resultType" => result_type = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscriptionsListenResult {
+                    meta: meta
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "_meta",
+                        ))?,
+                    result_type,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Extends `ResultMetaObject` with the subscription-stream identifier carried by a
 /// `SubscriptionsListenResult`. All key naming rules from `MetaObject` apply.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscriptionsListenResultMetaObject {
     /// Identifies the server software producing the response. Servers SHOULD
     /// include this field on every response unless specifically configured not
@@ -8382,36 +17063,180 @@ pub struct SubscriptionsListenResultMetaObject {
     /// protocol. It is intended for display, logging, and debugging. Clients
     /// SHOULD NOT use it to change their behavior, and SHOULD NOT rely on it for
     /// security decisions.
-    #[serde(
-        rename = "io.modelcontextprotocol/serverInfo",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub server_info: ::core::option::Option<Implementation>,
     /// Identifies the subscription stream this response closes, so the client can
     /// correlate it with the originating subscription — mirroring the same key on
     /// the stream's notifications. The value is the JSON-RPC ID of the
     /// `subscriptions/listen` request that opened the stream (and equals this
     /// response's `id`).
-    #[serde(rename = "io.modelcontextprotocol/subscriptionId")]
     pub subscription_id: RequestId,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SubscriptionsListenResultMetaObject {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.server_info.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.server_info {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "io.modelcontextprotocol/serverInfo",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "io.modelcontextprotocol/subscriptionId",
+            &self.subscription_id,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenResultMetaObject;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscriptionsListenResultMetaObject")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscriptionsListenResultMetaObject, A::Error> {
+                let mut server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
+                let mut subscription_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "io.modelcontextprotocol/serverInfo" => {
+                            server_info = map.next_value()?;
+                        }
+                        "io.modelcontextprotocol/subscriptionId" => {
+                            subscription_id = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscriptionsListenResultMetaObject {
+                    server_info,
+                    subscription_id: subscription_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "io.modelcontextprotocol/subscriptionId",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A successful response from the server for a `SubscriptionsListenRequestsubscriptions/listen`
 /// request, sent when the server tears the subscription down gracefully.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscriptionsListenResultResponse {
-    #[serde(rename = "id")]
     pub id: RequestId,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "result")]
     pub result: SubscriptionsListenResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for SubscriptionsListenResultResponse {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultResponse {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SubscriptionsListenResultResponse;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct SubscriptionsListenResultResponse")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SubscriptionsListenResultResponse, A::Error> {
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut result: ::core::option::Option<SubscriptionsListenResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "result" => {
+                            result = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(SubscriptionsListenResultResponse {
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    result: result
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "result",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `text`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -8436,76 +17261,336 @@ impl<'de> ::serde::Deserialize<'de> for TypeText {
     }
 }
 /// Text provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextContent {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<Annotations>,
     /// The text content of the message.
-    #[serde(rename = "text")]
     pub text: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeText,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for TextContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TextContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TextContent, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
+                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeText> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "text" => text = ::core::option::Option::Some(map.next_value()?),
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TextContent {
+                    meta,
+                    annotations,
+                    text: text
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "text",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextResourceContents {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// The MIME type of this resource, if known.
-    #[serde(
-        rename = "mimeType",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mime_type: ::core::option::Option<::std::string::String>,
     /// The text of the item. This must only be set if the item can actually be represented as text (not binary data).
-    #[serde(rename = "text")]
     pub text: ::std::string::String,
     /// The URI of this resource.
-    #[serde(rename = "uri")]
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for TextResourceContents {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.mime_type {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TextResourceContents;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TextResourceContents")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TextResourceContents, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "mimeType" => mime_type = map.next_value()?,
+                        "text" => text = ::core::option::Option::Some(map.next_value()?),
+                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TextResourceContents {
+                    meta,
+                    mime_type,
+                    text: text
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "text",
+                        ))?,
+                    uri: uri
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "uri",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// The constant enum value.
-    #[serde(rename = "const")]
     pub const_: ::std::string::String,
     /// Display title for this option.
-    #[serde(rename = "title")]
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchemaItemsAnyOfItem;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchemaItemsAnyOfItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                TitledMultiSelectEnumSchemaItemsAnyOfItem,
+                A::Error,
+            > {
+                let mut const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "const" => {
+                            const_ = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "title" => {
+                            title = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItemsAnyOfItem {
+                    const_: const_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "const",
+                        ))?,
+                    title: title
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "title",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Schema for array items with enum options and display labels.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchemaItems {
     /// Array of enum options with values and display labels.
-    #[serde(rename = "anyOf")]
     pub any_of: ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "anyOf", &self.any_of)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchemaItems;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchemaItems")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
+                let mut any_of: ::core::option::Option<
+                    ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "anyOf" => {
+                            any_of = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
+                    any_of: any_of
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "anyOf",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `array`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -8530,96 +17615,313 @@ impl<'de> ::serde::Deserialize<'de> for TypeArray {
     }
 }
 /// Schema for multiple-selection enumeration with display titles for each option.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchema {
     /// Optional default value.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// Optional description for the enum field.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Schema for array items with enum options and display labels.
-    #[serde(rename = "items")]
     pub items: TitledMultiSelectEnumSchemaItems,
     /// Maximum number of items to select.
-    #[serde(
-        rename = "maxItems",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub max_items: ::core::option::Option<i64>,
     /// Minimum number of items to select.
-    #[serde(
-        rename = "minItems",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub min_items: ::core::option::Option<i64>,
     /// Optional title for the enum field.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeArray,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for TitledMultiSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.max_items.is_some())
+            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "items", &self.items)?;
+        if let ::core::option::Option::Some(value) = &self.max_items {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxItems", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.min_items {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minItems", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledMultiSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledMultiSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TitledMultiSelectEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut items: ::core::option::Option<
+                    TitledMultiSelectEnumSchemaItems,
+                > = ::core::option::Option::None;
+                let mut max_items: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut min_items: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeArray> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "items" => {
+                            items = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "maxItems" => max_items = map.next_value()?,
+                        "minItems" => min_items = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledMultiSelectEnumSchema {
+                    default,
+                    description,
+                    items: items
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "items",
+                        ))?,
+                    max_items,
+                    min_items,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// The enum value.
-    #[serde(rename = "const")]
     pub const_: ::std::string::String,
     /// Display label for this option.
-    #[serde(rename = "title")]
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchemaOneOfItem;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchemaOneOfItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                TitledSingleSelectEnumSchemaOneOfItem,
+                A::Error,
+            > {
+                let mut const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "const" => {
+                            const_ = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "title" => {
+                            title = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
+                    const_: const_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "const",
+                        ))?,
+                    title: title
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "title",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Schema for single-selection enumeration with display titles for each option.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledSingleSelectEnumSchema {
     /// Optional default value.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::string::String>,
     /// Optional description for the enum field.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Array of enum options with values and display labels.
-    #[serde(rename = "oneOf")]
     pub one_of: ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
     /// Optional title for the enum field.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for TitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "oneOf", &self.one_of)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = TitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct TitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<TitledSingleSelectEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut one_of: ::core::option::Option<
+                    ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
+                > = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "oneOf" => {
+                            one_of = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(TitledSingleSelectEnumSchema {
+                    default,
+                    description,
+                    one_of: one_of
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "oneOf",
+                        ))?,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// A JSON Schema object defining the expected parameters for the tool.
 ///
@@ -8635,62 +17937,153 @@ pub struct TitledSingleSelectEnumSchema {
 /// extraction rules.
 ///
 /// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub schema: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeObject,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolInputSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.schema.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.schema {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolInputSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolInputSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolInputSchema, A::Error> {
+                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "$schema" => schema = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolInputSchema {
+                    schema,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// An optional JSON Schema object defining the structure of the tool's output returned in
 /// the structuredContent field of a `CallToolResult`. This can be any valid JSON Schema 2020-12.
 ///
 /// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutputSchema {
-    #[serde(
-        rename = "$schema",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub schema: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for ToolOutputSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.schema.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.schema {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolOutputSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolOutputSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolOutputSchema, A::Error> {
+                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "$schema" => schema = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolOutputSchema { schema, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Definition for a tool the client can call.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Tool {
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional additional tool information.
     ///
     /// Display name precedence order is: `title`, `annotations.title`, then `name`.
-    #[serde(
-        rename = "annotations",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub annotations: ::core::option::Option<ToolAnnotations>,
     /// A human-readable description of the tool.
     ///
     /// This can be used by clients to improve the LLM's understanding of available tools. It can be thought of like a "hint" to the model.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Optional set of sized icons that the client can display in a user interface.
     ///
@@ -8701,11 +18094,6 @@ pub struct Tool {
     /// Clients that support rendering icons SHOULD also support:
     /// - `image/svg+xml` - SVG images (scalable but requires security precautions)
     /// - `image/webp` - WebP images (modern, efficient format)
-    #[serde(
-        rename = "icons",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub icons: ::core::option::Option<::std::vec::Vec<Icon>>,
     /// A JSON Schema object defining the expected parameters for the tool.
     ///
@@ -8721,20 +18109,13 @@ pub struct Tool {
     /// extraction rules.
     ///
     /// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-    #[serde(rename = "inputSchema")]
     pub input_schema: ToolInputSchema,
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
     /// An optional JSON Schema object defining the structure of the tool's output returned in
     /// the structuredContent field of a `CallToolResult`. This can be any valid JSON Schema 2020-12.
     ///
     /// Defaults to JSON Schema 2020-12 when no explicit `$schema` is provided.
-    #[serde(
-        rename = "outputSchema",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub output_schema: ::core::option::Option<ToolOutputSchema>,
     /// Intended for UI and end-user contexts — optimized to be human-readable and easily understood,
     /// even by those unfamiliar with domain-specific terminology.
@@ -8742,15 +18123,126 @@ pub struct Tool {
     /// If not provided, the name should be used for display (except for `Tool`,
     /// where `annotations.title` should be given precedence over using `name`,
     /// if present).
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Tool {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
+            + 1usize + 1usize + usize::from(self.output_schema.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.annotations {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.icons {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "inputSchema",
+            &self.input_schema,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        if let ::core::option::Option::Some(value) = &self.output_schema {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "outputSchema",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Tool {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Tool;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Tool")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Tool, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
+                let mut input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut output_schema: ::core::option::Option<ToolOutputSchema> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "annotations" => annotations = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "icons" => icons = map.next_value()?,
+                        "inputSchema" => {
+                            input_schema = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "outputSchema" => output_schema = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Tool {
+                    meta,
+                    annotations,
+                    description,
+                    icons,
+                    input_schema: input_schema
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "inputSchema",
+                        ))?,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    output_schema,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Additional properties describing a `Tool` to clients.
 ///
@@ -8760,7 +18252,7 @@ pub struct Tool {
 ///
 /// Clients should never make tool use decisions based on `ToolAnnotations`
 /// received from untrusted servers.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolAnnotations {
     /// If true, the tool may perform destructive updates to its environment.
     /// If false, the tool performs only additive updates.
@@ -8768,11 +18260,6 @@ pub struct ToolAnnotations {
     /// (This property is meaningful only when `readOnlyHint == false`)
     ///
     /// Default: true
-    #[serde(
-        rename = "destructiveHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub destructive_hint: ::core::option::Option<bool>,
     /// If true, calling the tool repeatedly with the same arguments
     /// will have no additional effect on its environment.
@@ -8780,11 +18267,6 @@ pub struct ToolAnnotations {
     /// (This property is meaningful only when `readOnlyHint == false`)
     ///
     /// Default: false
-    #[serde(
-        rename = "idempotentHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub idempotent_hint: ::core::option::Option<bool>,
     /// If true, this tool may interact with an "open world" of external
     /// entities. If false, the tool's domain of interaction is closed.
@@ -8792,31 +18274,116 @@ pub struct ToolAnnotations {
     /// of a memory tool is not.
     ///
     /// Default: true
-    #[serde(
-        rename = "openWorldHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub open_world_hint: ::core::option::Option<bool>,
     /// If true, the tool does not modify its environment.
     ///
     /// Default: false
-    #[serde(
-        rename = "readOnlyHint",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub read_only_hint: ::core::option::Option<bool>,
     /// A human-readable title for the tool.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolAnnotations {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.destructive_hint.is_some())
+            + usize::from(self.idempotent_hint.is_some())
+            + usize::from(self.open_world_hint.is_some())
+            + usize::from(self.read_only_hint.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.destructive_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "destructiveHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.idempotent_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "idempotentHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.open_world_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "openWorldHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.read_only_hint {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "readOnlyHint",
+                value,
+            )?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolAnnotations;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolAnnotations")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolAnnotations, A::Error> {
+                let mut destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "destructiveHint" => destructive_hint = map.next_value()?,
+                        "idempotentHint" => idempotent_hint = map.next_value()?,
+                        "openWorldHint" => open_world_hint = map.next_value()?,
+                        "readOnlyHint" => read_only_hint = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolAnnotations {
+                    destructive_hint,
+                    idempotent_hint,
+                    open_world_hint,
+                    read_only_hint,
+                    title,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Controls the tool use ability of the model:
 /// - `"auto"`: Model decides whether to use tools (default)
@@ -8886,21 +18453,69 @@ impl<'de> ::serde::Deserialize<'de> for ToolChoiceMode {
     }
 }
 /// Controls tool selection behavior for sampling requests.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolChoice {
     /// Controls the tool use ability of the model:
     /// - `"auto"`: Model decides whether to use tools (default)
     /// - `"required"`: Model MUST use at least one tool before completing
     /// - `"none"`: Model MUST NOT use any tools
-    #[serde(
-        rename = "mode",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub mode: ::core::option::Option<ToolChoiceMode>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolChoice {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.mode.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.mode {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolChoice {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolChoice;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolChoice")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolChoice, A::Error> {
+                let mut mode: ::core::option::Option<ToolChoiceMode> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "mode" => mode = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolChoice { mode, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `notifications/tools/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -8926,21 +18541,91 @@ impl<'de> ::serde::Deserialize<'de> for MethodNotificationsToolsListChanged {
     }
 }
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a `SubscriptionsListenRequestsubscriptions/listen` stream when the client requested it via the `toolsListChanged` filter field.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolListChangedNotification {
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
-    #[serde(rename = "method")]
     pub method: MethodNotificationsToolsListChanged,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolListChangedNotification {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolListChangedNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolListChangedNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut method: ::core::option::Option<
+                    MethodNotificationsToolsListChanged,
+                > = ::core::option::Option::None;
+                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolListChangedNotification {
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tool_result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -8965,53 +18650,144 @@ impl<'de> ::serde::Deserialize<'de> for TypeToolResult {
     }
 }
 /// The result of a tool use, provided by the user back to the assistant.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolResultContent {
     /// Optional metadata about the tool result. Clients SHOULD preserve this field when
     /// including tool results in subsequent sampling requests to enable caching optimizations.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// The unstructured result content of the tool use.
     ///
     /// This has the same format as `CallToolResult.content` and can include text, images,
     /// audio, resource links, and embedded resources.
-    #[serde(rename = "content")]
     pub content: ::std::vec::Vec<ContentBlock>,
     /// Whether the tool use resulted in an error.
     ///
     /// If true, the content typically describes the error that occurred.
     /// Default: false
-    #[serde(
-        rename = "isError",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub is_error: ::core::option::Option<bool>,
     /// An optional structured result value.
     ///
     /// This can be any JSON value (object, array, string, number, boolean, or null).
     /// If the tool defined an `Tool.outputSchema`, this SHOULD conform to that schema.
-    #[serde(
-        rename = "structuredContent",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub structured_content: ::core::option::Option<::serde_json::Value>,
     /// The ID of the tool use this result corresponds to.
     ///
     /// This MUST match the ID from a previous `ToolUseContent`.
-    #[serde(rename = "toolUseId")]
     pub tool_use_id: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeToolResult,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for ToolResultContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+            + usize::from(self.is_error.is_some())
+            + usize::from(self.structured_content.is_some()) + 1usize + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
+        if let ::core::option::Option::Some(value) = &self.is_error {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.structured_content {
+            ::serde::ser::SerializeMap::serialize_entry(
+                &mut map,
+                "structuredContent",
+                value,
+            )?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "toolUseId",
+            &self.tool_use_id,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolResultContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolResultContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolResultContent, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut content: ::core::option::Option<::std::vec::Vec<ContentBlock>> = ::core::option::Option::None;
+                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
+                let mut structured_content: ::core::option::Option<
+                    ::serde_json::Value,
+                > = ::core::option::Option::None;
+                let mut tool_use_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeToolResult> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "content" => {
+                            content = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "isError" => is_error = map.next_value()?,
+                        "structuredContent" => {
+                            structured_content = ::core::option::Option::Some(
+                                map.next_value()?,
+                            );
+                        }
+                        "toolUseId" => {
+                            tool_use_id = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolResultContent {
+                    meta,
+                    content: content
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "content",
+                        ))?,
+                    is_error,
+                    structured_content,
+                    tool_use_id: tool_use_id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "toolUseId",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `tool_use`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -9036,170 +18812,681 @@ impl<'de> ::serde::Deserialize<'de> for TypeToolUse {
     }
 }
 /// A request from the assistant to call a tool.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolUseContent {
     /// Optional metadata about the tool use. Clients SHOULD preserve this field when
     /// including tool uses in subsequent sampling requests to enable caching optimizations.
-    #[serde(
-        rename = "_meta",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub meta: ::core::option::Option<MetaObject>,
     /// A unique identifier for this tool use.
     ///
     /// This ID is used to match tool results to their corresponding tool uses.
-    #[serde(rename = "id")]
     pub id: ::std::string::String,
     /// The arguments to pass to the tool, conforming to the tool's input schema.
-    #[serde(rename = "input")]
     pub input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
     /// The name of the tool to call.
-    #[serde(rename = "name")]
     pub name: ::std::string::String,
-    #[serde(rename = "type")]
     pub type_: TypeToolUse,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for ToolUseContent {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.meta {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "input", &self.input)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ToolUseContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct ToolUseContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ToolUseContent, A::Error> {
+                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
+                let mut id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut input: ::core::option::Option<
+                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+                > = ::core::option::Option::None;
+                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeToolUse> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "_meta" => meta = map.next_value()?,
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "input" => {
+                            input = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "name" => name = ::core::option::Option::Some(map.next_value()?),
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(ToolUseContent {
+                    meta,
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    input: input
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "input",
+                        ))?,
+                    name: name
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "name",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsupportedProtocolVersionErrorErrorData {
     /// The protocol version that was requested by the client.
-    #[serde(rename = "requested")]
     pub requested: ::std::string::String,
     /// Protocol versions the server supports. The client should choose a
     /// mutually supported version from this list and retry.
-    #[serde(rename = "supported")]
     pub supported: ::std::vec::Vec<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+impl ::serde::Serialize for UnsupportedProtocolVersionErrorErrorData {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "requested",
+            &self.requested,
+        )?;
+        ::serde::ser::SerializeMap::serialize_entry(
+            &mut map,
+            "supported",
+            &self.supported,
+        )?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorData {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsupportedProtocolVersionErrorErrorData;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UnsupportedProtocolVersionErrorErrorData")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<
+                UnsupportedProtocolVersionErrorErrorData,
+                A::Error,
+            > {
+                let mut requested: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut supported: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "requested" => {
+                            requested = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "supported" => {
+                            supported = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UnsupportedProtocolVersionErrorErrorData {
+                    requested: requested
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "requested",
+                        ))?,
+                    supported: supported
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "supported",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsupportedProtocolVersionErrorError {
-    #[serde(rename = "code")]
     pub code: i64,
-    #[serde(rename = "data")]
     pub data: UnsupportedProtocolVersionErrorErrorData,
     /// A short description of the error. The message SHOULD be limited to a concise single sentence.
-    #[serde(rename = "message")]
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UnsupportedProtocolVersionErrorError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsupportedProtocolVersionErrorError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UnsupportedProtocolVersionErrorError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UnsupportedProtocolVersionErrorError, A::Error> {
+                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<
+                    UnsupportedProtocolVersionErrorErrorData,
+                > = ::core::option::Option::None;
+                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "code" => code = ::core::option::Option::Some(map.next_value()?),
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        "message" => {
+                            message = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UnsupportedProtocolVersionErrorError {
+                    code: code
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "code",
+                        ))?,
+                    data: data
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "data",
+                        ))?,
+                    message: message
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "message",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Returned when the request's protocol version is unknown to the server or
 /// unsupported (e.g., a known experimental or draft version the server has
 /// chosen not to implement). For HTTP, the response status code MUST be
 /// `400 Bad Request`.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsupportedProtocolVersionError {
-    #[serde(rename = "error")]
     pub error: UnsupportedProtocolVersionErrorError,
-    #[serde(
-        rename = "id",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub id: ::core::option::Option<RequestId>,
-    #[serde(rename = "jsonrpc")]
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UnsupportedProtocolVersionError {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
+        if let ::core::option::Option::Some(value) = &self.id {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionError {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UnsupportedProtocolVersionError;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UnsupportedProtocolVersionError")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UnsupportedProtocolVersionError, A::Error> {
+                let mut error: ::core::option::Option<
+                    UnsupportedProtocolVersionErrorError,
+                > = ::core::option::Option::None;
+                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
+                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "error" => {
+                            error = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "id" => id = map.next_value()?,
+                        "jsonrpc" => {
+                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UnsupportedProtocolVersionError {
+                    error: error
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "error",
+                        ))?,
+                    id,
+                    jsonrpc: jsonrpc
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "jsonrpc",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Schema for the array items.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledMultiSelectEnumSchemaItems {
     /// Array of enum values to choose from.
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledMultiSelectEnumSchemaItems;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UntitledMultiSelectEnumSchemaItems")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
+                let mut enum_: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UntitledMultiSelectEnumSchemaItems {
+                    enum_: enum_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "enum",
+                        ))?,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Schema for multiple-selection enumeration without display titles for options.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledMultiSelectEnumSchema {
     /// Optional default value.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::vec::Vec<::std::string::String>>,
     /// Optional description for the enum field.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Schema for the array items.
-    #[serde(rename = "items")]
     pub items: UntitledMultiSelectEnumSchemaItems,
     /// Maximum number of items to select.
-    #[serde(
-        rename = "maxItems",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub max_items: ::core::option::Option<i64>,
     /// Minimum number of items to select.
-    #[serde(
-        rename = "minItems",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub min_items: ::core::option::Option<i64>,
     /// Optional title for the enum field.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeArray,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.max_items.is_some())
+            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
+            + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "items", &self.items)?;
+        if let ::core::option::Option::Some(value) = &self.max_items {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxItems", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.min_items {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minItems", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledMultiSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UntitledMultiSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UntitledMultiSelectEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut items: ::core::option::Option<
+                    UntitledMultiSelectEnumSchemaItems,
+                > = ::core::option::Option::None;
+                let mut max_items: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut min_items: ::core::option::Option<i64> = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeArray> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "items" => {
+                            items = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "maxItems" => max_items = map.next_value()?,
+                        "minItems" => min_items = map.next_value()?,
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UntitledMultiSelectEnumSchema {
+                    default,
+                    description,
+                    items: items
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "items",
+                        ))?,
+                    max_items,
+                    min_items,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// Schema for single-selection enumeration without display titles for options.
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledSingleSelectEnumSchema {
     /// Optional default value.
-    #[serde(
-        rename = "default",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub default: ::core::option::Option<::std::string::String>,
     /// Optional description for the enum field.
-    #[serde(
-        rename = "description",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub description: ::core::option::Option<::std::string::String>,
     /// Array of enum values to choose from.
-    #[serde(rename = "enum")]
     pub enum_: ::std::vec::Vec<::std::string::String>,
     /// Optional title for the enum field.
-    #[serde(
-        rename = "title",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub title: ::core::option::Option<::std::string::String>,
-    #[serde(rename = "type")]
     pub type_: TypeString,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + 1usize
+            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.default {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.description {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
+        if let ::core::option::Option::Some(value) = &self.title {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
+        }
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = UntitledSingleSelectEnumSchema;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct UntitledSingleSelectEnumSchema")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
+                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut enum_: ::core::option::Option<
+                    ::std::vec::Vec<::std::string::String>,
+                > = ::core::option::Option::None;
+                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "default" => default = map.next_value()?,
+                        "description" => description = map.next_value()?,
+                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
+                        "title" => title = map.next_value()?,
+                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(UntitledSingleSelectEnumSchema {
+                    default,
+                    description,
+                    enum_: enum_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "enum",
+                        ))?,
+                    title,
+                    type_: type_
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "type",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Support code for the generated types; not a public API.
 #[doc(hidden)]
@@ -9310,10 +19597,51 @@ mod __private {
         }
         deserializer.deserialize_str(Visitor(expected))
     }
-    pub fn present<'de, D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<::core::option::Option<::serde_json::Value>, D::Error> {
-        <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)
-            .map(::core::option::Option::Some)
+    /// An object key, borrowed from the input where the input allows it.
+    pub struct Key<'de>(::std::borrow::Cow<'de, str>);
+    impl<'de> Key<'de> {
+        pub fn as_str(&self) -> &str {
+            &self.0
+        }
+        pub fn into_string(self) -> ::std::string::String {
+            self.0.into_owned()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::core::result::Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                type Value = Key<'de>;
+                fn expecting(
+                    &self,
+                    f: &mut ::core::fmt::Formatter<'_>,
+                ) -> ::core::fmt::Result {
+                    f.write_str("a string key")
+                }
+                fn visit_borrowed_str<E: ::serde::de::Error>(
+                    self,
+                    v: &'de str,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Borrowed(v)))
+                }
+                fn visit_str<E: ::serde::de::Error>(
+                    self,
+                    v: &str,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(
+                        Key(::std::borrow::Cow::Owned(v.to_string())),
+                    )
+                }
+                fn visit_string<E: ::serde::de::Error>(
+                    self,
+                    v: ::std::string::String,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v)))
+                }
+            }
+            deserializer.deserialize_str(Visitor)
+        }
     }
 }

@@ -108,34 +108,148 @@ impl ::core::convert::From<i64> for PingId {
         Self::Integer(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct PingParams {
-    #[serde(
-        rename = "delay",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub delay: ::core::option::Option<::serde_json::Number>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ::serde::Serialize for PingParams {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + usize::from(self.delay.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        if let ::core::option::Option::Some(value) = &self.delay {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "delay", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for PingParams {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PingParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct PingParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PingParams, A::Error> {
+                let mut delay: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "delay" => delay = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(PingParams { delay, extra })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
 /// A ping with \[brackets\] and a `Pong` link.
-#[derive(Debug, Clone, PartialEq, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Ping {
-    #[serde(rename = "method")]
     pub method: MethodPing,
-    #[serde(rename = "id")]
     pub id: PingId,
-    #[serde(
-        rename = "params",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub params: ::core::option::Option<PingParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Ping {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
+            + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
+        if let ::core::option::Option::Some(value) = &self.params {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Ping {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Ping;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Ping")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Ping, A::Error> {
+                let mut method: ::core::option::Option<MethodPing> = ::core::option::Option::None;
+                let mut id: ::core::option::Option<PingId> = ::core::option::Option::None;
+                let mut params: ::core::option::Option<PingParams> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "id" => id = ::core::option::Option::Some(map.next_value()?),
+                        "params" => params = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Ping {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    id: id
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "id",
+                        ))?,
+                    params,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// The constant string `pong`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -217,26 +331,86 @@ impl<'de> ::serde::Deserialize<'de> for PongLevel {
             .map(Self::from)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Pong {
-    #[serde(rename = "method")]
     pub method: MethodPong,
-    #[serde(
-        rename = "level",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub level: ::core::option::Option<PongLevel>,
-    #[serde(
-        rename = "data",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none",
-        deserialize_with = "__private::present"
-    )]
     pub data: ::core::option::Option<::serde_json::Value>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Pong {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.level.is_some())
+            + usize::from(self.data.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
+        if let ::core::option::Option::Some(value) = &self.level {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", value)?;
+        }
+        if let ::core::option::Option::Some(value) = &self.data {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Pong {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Pong;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Pong")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Pong, A::Error> {
+                let mut method: ::core::option::Option<MethodPong> = ::core::option::Option::None;
+                let mut level: ::core::option::Option<PongLevel> = ::core::option::Option::None;
+                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "method" => {
+                            method = ::core::option::Option::Some(map.next_value()?);
+                        }
+                        "level" => level = map.next_value()?,
+                        "data" => data = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Pong {
+                    method: method
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "method",
+                        ))?,
+                    level,
+                    data,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -341,19 +515,128 @@ impl ::core::convert::From<Pong> for Message {
         Self::Pong(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Text {
-    #[serde(rename = "text")]
     pub text: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
-#[serde(deny_unknown_fields)]
+impl ::serde::Serialize for Text {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Text {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Text;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Text")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Text, A::Error> {
+                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "text" => text = ::core::option::Option::Some(map.next_value()?),
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Text {
+                    text: text
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "text",
+                        ))?,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
+}
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Blob {
-    #[serde(rename = "blob")]
     pub blob: ::std::string::String,
+}
+impl ::serde::Serialize for Blob {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize;
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Blob {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Blob;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Blob")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Blob, A::Error> {
+                let mut blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "blob" => blob = ::core::option::Option::Some(map.next_value()?),
+                        other => {
+                            return ::core::result::Result::Err(
+                                <A::Error as ::serde::de::Error>::unknown_field(
+                                    other,
+                                    &["blob"],
+                                ),
+                            );
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Blob {
+                    blob: blob
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "blob",
+                        ))?,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -444,19 +727,76 @@ impl ::core::convert::From<Blob> for Contents {
         Self::Blob(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default, ::serde::Serialize, ::serde::Deserialize)]
+#[derive(Debug, Clone, PartialEq, Default)]
 pub struct Tagged {
-    #[serde(rename = "text")]
     pub text: ::std::string::String,
-    #[serde(
-        rename = "lang",
-        default,
-        skip_serializing_if = "::core::option::Option::is_none"
-    )]
     pub lang: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-    #[serde(flatten)]
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ::serde::Serialize for Tagged {
+    fn serialize<S: ::serde::Serializer>(
+        &self,
+        serializer: S,
+    ) -> ::core::result::Result<S::Ok, S::Error> {
+        let len = 0usize + 1usize + usize::from(self.lang.is_some()) + self.extra.len();
+        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
+        if let ::core::option::Option::Some(value) = &self.lang {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, "lang", value)?;
+        }
+        for (key, value) in &self.extra {
+            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+        }
+        ::serde::ser::SerializeMap::end(map)
+    }
+}
+impl<'de> ::serde::Deserialize<'de> for Tagged {
+    fn deserialize<D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<Self, D::Error> {
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Tagged;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("struct Tagged")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Tagged, A::Error> {
+                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut lang: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
+                let mut extra = <::serde_json::Map<
+                    ::std::string::String,
+                    ::serde_json::Value,
+                > as ::core::default::Default>::default();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Key<'de>>()?
+                {
+                    match key.as_str() {
+                        "text" => text = ::core::option::Option::Some(map.next_value()?),
+                        "lang" => lang = map.next_value()?,
+                        _ => {
+                            extra.insert(key.into_string(), map.next_value()?);
+                        }
+                    }
+                }
+                ::core::result::Result::Ok(Tagged {
+                    text: text
+                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
+                            "text",
+                        ))?,
+                    lang,
+                    extra,
+                })
+            }
+        }
+        deserializer.deserialize_map(Visitor)
+    }
 }
 /// Support code for the generated types; not a public API.
 #[doc(hidden)]
@@ -567,10 +907,51 @@ mod __private {
         }
         deserializer.deserialize_str(Visitor(expected))
     }
-    pub fn present<'de, D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<::core::option::Option<::serde_json::Value>, D::Error> {
-        <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)
-            .map(::core::option::Option::Some)
+    /// An object key, borrowed from the input where the input allows it.
+    pub struct Key<'de>(::std::borrow::Cow<'de, str>);
+    impl<'de> Key<'de> {
+        pub fn as_str(&self) -> &str {
+            &self.0
+        }
+        pub fn into_string(self) -> ::std::string::String {
+            self.0.into_owned()
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Key<'de> {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::core::result::Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                type Value = Key<'de>;
+                fn expecting(
+                    &self,
+                    f: &mut ::core::fmt::Formatter<'_>,
+                ) -> ::core::fmt::Result {
+                    f.write_str("a string key")
+                }
+                fn visit_borrowed_str<E: ::serde::de::Error>(
+                    self,
+                    v: &'de str,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Borrowed(v)))
+                }
+                fn visit_str<E: ::serde::de::Error>(
+                    self,
+                    v: &str,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(
+                        Key(::std::borrow::Cow::Owned(v.to_string())),
+                    )
+                }
+                fn visit_string<E: ::serde::de::Error>(
+                    self,
+                    v: ::std::string::String,
+                ) -> ::core::result::Result<Key<'de>, E> {
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v)))
+                }
+            }
+            deserializer.deserialize_str(Visitor)
+        }
     }
 }
