@@ -244,6 +244,7 @@ fn emit_struct(
     let mut inits = Vec::new();
     let mut sers = Vec::new();
     let mut counts = Vec::new();
+    let mut required_count = 0usize;
     for f in fields {
         let fdoc = docs(f.doc.as_deref());
         let fname = ident(&f.rust_name);
@@ -257,7 +258,7 @@ fn emit_struct(
             arms.push(quote!(#json => #fname = ::core::option::Option::Some(map.next_value()?),));
             inits.push(quote!(#fname: #fname.ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(#json))?,));
             sers.push(quote!(::serde::ser::SerializeMap::serialize_entry(&mut map, #json, &self.#fname)?;));
-            counts.push(quote!(1usize));
+            required_count += 1;
         } else {
             defs.push(quote! { #fdoc pub #fname: ::core::option::Option<#ty>, });
             locals.push(
@@ -308,6 +309,16 @@ fn emit_struct(
             )
         }
     };
+    let len = if required_count > 0 || counts.is_empty() {
+        quote!(#required_count #(+ #counts)*)
+    } else {
+        quote!(#(#counts)+*)
+    };
+    let dispatch = if arms.is_empty() && extra.is_some() {
+        quote!(extra.insert(key.into_string(), map.next_value()?);)
+    } else {
+        quote!(match key.as_str() { #(#arms)* #unknown_arm })
+    };
     let derive_default = if default { quote!(Default,) } else { quote!() };
     let map_binding = if fields.is_empty() && extra.is_none() {
         quote!(map)
@@ -320,7 +331,7 @@ fn emit_struct(
         pub struct #name { #(#defs)* }
         impl ::serde::Serialize for #name {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                let len = 0usize #(+ #counts)*;
+                let len = #len;
                 let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
                 #(#sers)*
                 ::serde::ser::SerializeMap::end(map)
@@ -338,10 +349,7 @@ fn emit_struct(
                         #(#locals)*
                         #extra_local
                         while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
-                            match key.as_str() {
-                                #(#arms)*
-                                #unknown_arm
-                            }
+                            #dispatch
                         }
                         ::core::result::Result::Ok(#name { #(#inits)* })
                     }

@@ -21,7 +21,7 @@ impl ::serde::Serialize for AnnotatedAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.audience {
@@ -92,7 +92,7 @@ impl ::serde::Serialize for Annotated {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some()) + self.extra.len();
+        let len = usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -157,8 +157,7 @@ impl ::serde::Serialize for BlobResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.mime_type.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
         if let ::core::option::Option::Some(value) = &self.mime_type {
@@ -260,8 +259,7 @@ impl ::serde::Serialize for CallToolRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -335,7 +333,7 @@ impl ::serde::Serialize for CallToolRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -552,7 +550,7 @@ impl ::serde::Serialize for CallToolResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.is_error.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -663,8 +661,7 @@ impl ::serde::Serialize for CancelledNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.reason.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.reason.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.reason {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "reason", value)?;
@@ -748,7 +745,7 @@ impl ::serde::Serialize for CancelledNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -822,7 +819,7 @@ impl ::serde::Serialize for ClientCapabilitiesExperimentalValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -854,11 +851,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesExperimentalValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesExperimentalValue {
                     extra,
@@ -881,7 +874,7 @@ impl ::serde::Serialize for ClientCapabilitiesRoots {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -944,7 +937,7 @@ impl ::serde::Serialize for ClientCapabilitiesSampling {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -976,11 +969,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesSampling {
                     extra,
@@ -1009,7 +998,7 @@ impl ::serde::Serialize for ClientCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.experimental.is_some())
+        let len = usize::from(self.experimental.is_some())
             + usize::from(self.roots.is_some()) + usize::from(self.sampling.is_some())
             + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -1718,7 +1707,7 @@ impl ::serde::Serialize for CompleteRequestParamsArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
@@ -1905,7 +1894,7 @@ impl ::serde::Serialize for CompleteRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -1986,7 +1975,7 @@ impl ::serde::Serialize for CompleteRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -2066,8 +2055,8 @@ impl ::serde::Serialize for CompleteResultCompletion {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.has_more.is_some())
-            + usize::from(self.total.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.has_more {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
@@ -2152,7 +2141,7 @@ impl ::serde::Serialize for CompleteResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -2318,7 +2307,7 @@ impl ::serde::Serialize for CreateMessageRequestParamsMetadata {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -2350,11 +2339,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMetadata {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(CreateMessageRequestParamsMetadata {
                     extra,
@@ -2389,7 +2374,7 @@ impl ::serde::Serialize for CreateMessageRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.include_context.is_some()) + 1usize + 1usize
+        let len = 2usize + usize::from(self.include_context.is_some())
             + usize::from(self.metadata.is_some())
             + usize::from(self.model_preferences.is_some())
             + usize::from(self.stop_sequences.is_some())
@@ -2539,7 +2524,7 @@ impl ::serde::Serialize for CreateMessageRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -2730,7 +2715,7 @@ impl ::serde::Serialize for CreateMessageResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.stop_reason.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -2838,7 +2823,7 @@ impl ::serde::Serialize for EmbeddedResourceAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.audience {
@@ -3035,8 +3020,7 @@ impl ::serde::Serialize for EmbeddedResource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -3149,8 +3133,7 @@ impl ::serde::Serialize for GetPromptRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -3224,7 +3207,7 @@ impl ::serde::Serialize for GetPromptRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -3306,8 +3289,8 @@ impl ::serde::Serialize for GetPromptResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.description.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.description.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -3402,7 +3385,7 @@ impl ::serde::Serialize for ImageContentAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.audience {
@@ -3500,8 +3483,7 @@ impl ::serde::Serialize for ImageContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + 1usize + self.extra.len();
+        let len = 3usize + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -3593,7 +3575,7 @@ impl ::serde::Serialize for Implementation {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "version", &self.version)?;
@@ -3691,7 +3673,7 @@ impl ::serde::Serialize for InitializeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -3795,7 +3777,7 @@ impl ::serde::Serialize for InitializeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -3882,9 +3864,8 @@ impl ::serde::Serialize for InitializeResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.instructions.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.instructions.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4030,7 +4011,7 @@ impl ::serde::Serialize for InitializedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4097,8 +4078,7 @@ impl ::serde::Serialize for InitializedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -4175,8 +4155,7 @@ impl ::serde::Serialize for JSONRPCErrorError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -4280,7 +4259,7 @@ impl ::serde::Serialize for JSONRPCError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
@@ -4508,7 +4487,7 @@ impl ::serde::Serialize for JSONRPCNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4576,8 +4555,7 @@ impl ::serde::Serialize for JSONRPCNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -4659,7 +4637,7 @@ impl ::serde::Serialize for JSONRPCRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -4726,7 +4704,7 @@ impl ::serde::Serialize for JSONRPCRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4793,8 +4771,7 @@ impl ::serde::Serialize for JSONRPCRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -4885,7 +4862,7 @@ impl ::serde::Serialize for JSONRPCResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -4991,7 +4968,7 @@ impl ::serde::Serialize for ListPromptsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -5056,8 +5033,7 @@ impl ::serde::Serialize for ListPromptsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -5137,8 +5113,8 @@ impl ::serde::Serialize for ListPromptsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5243,7 +5219,7 @@ impl ::serde::Serialize for ListResourceTemplatesRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -5308,8 +5284,7 @@ impl ::serde::Serialize for ListResourceTemplatesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -5391,8 +5366,8 @@ impl ::serde::Serialize for ListResourceTemplatesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5504,7 +5479,7 @@ impl ::serde::Serialize for ListResourcesRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -5569,8 +5544,7 @@ impl ::serde::Serialize for ListResourcesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -5650,8 +5624,8 @@ impl ::serde::Serialize for ListResourcesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5758,7 +5732,7 @@ impl ::serde::Serialize for ListRootsRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -5825,7 +5799,7 @@ impl ::serde::Serialize for ListRootsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5896,8 +5870,7 @@ impl ::serde::Serialize for ListRootsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -5976,7 +5949,7 @@ impl ::serde::Serialize for ListRootsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6074,7 +6047,7 @@ impl ::serde::Serialize for ListToolsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -6139,8 +6112,7 @@ impl ::serde::Serialize for ListToolsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -6220,8 +6192,8 @@ impl ::serde::Serialize for ListToolsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6421,8 +6393,7 @@ impl ::serde::Serialize for LoggingMessageNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.logger.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.logger.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
@@ -6503,7 +6474,7 @@ impl ::serde::Serialize for LoggingMessageNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -6593,7 +6564,7 @@ impl ::serde::Serialize for ModelHint {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.name.is_some()) + self.extra.len();
+        let len = usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.name {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
@@ -6683,7 +6654,7 @@ impl ::serde::Serialize for ModelPreferences {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cost_priority.is_some())
+        let len = usize::from(self.cost_priority.is_some())
             + usize::from(self.hints.is_some())
             + usize::from(self.intelligence_priority.is_some())
             + usize::from(self.speed_priority.is_some()) + self.extra.len();
@@ -6786,7 +6757,7 @@ impl ::serde::Serialize for NotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6849,8 +6820,7 @@ impl ::serde::Serialize for Notification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -6924,7 +6894,7 @@ impl ::serde::Serialize for PaginatedRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -6988,8 +6958,7 @@ impl ::serde::Serialize for PaginatedRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -7067,7 +7036,7 @@ impl ::serde::Serialize for PaginatedResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = usize::from(self.meta.is_some())
             + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -7162,7 +7131,7 @@ impl ::serde::Serialize for PingRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -7229,7 +7198,7 @@ impl ::serde::Serialize for PingRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7291,8 +7260,7 @@ impl ::serde::Serialize for PingRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -7392,8 +7360,7 @@ impl ::serde::Serialize for ProgressNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.total.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.total.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -7486,7 +7453,7 @@ impl ::serde::Serialize for ProgressNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -7653,8 +7620,8 @@ impl ::serde::Serialize for Prompt {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some())
-            + usize::from(self.description.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.arguments.is_some())
+            + usize::from(self.description.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -7738,7 +7705,7 @@ impl ::serde::Serialize for PromptArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some()) + 1usize
+        let len = 1usize + usize::from(self.description.is_some())
             + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.description {
@@ -7841,7 +7808,7 @@ impl ::serde::Serialize for PromptListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7908,8 +7875,7 @@ impl ::serde::Serialize for PromptListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -8114,7 +8080,7 @@ impl ::serde::Serialize for PromptMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
@@ -8212,7 +8178,7 @@ impl ::serde::Serialize for PromptReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
@@ -8306,7 +8272,7 @@ impl ::serde::Serialize for ReadResourceRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -8372,7 +8338,7 @@ impl ::serde::Serialize for ReadResourceRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -8551,7 +8517,7 @@ impl ::serde::Serialize for ReadResourceResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -8632,7 +8598,7 @@ impl ::serde::Serialize for RequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -8699,7 +8665,7 @@ impl ::serde::Serialize for RequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -8760,8 +8726,7 @@ impl ::serde::Serialize for Request {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -8928,7 +8893,7 @@ impl ::serde::Serialize for ResourceAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.audience {
@@ -9015,10 +8980,10 @@ impl ::serde::Serialize for Resource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some())
+        let len = 2usize + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.size.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -9117,8 +9082,7 @@ impl ::serde::Serialize for ResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.mime_type.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.mime_type {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
@@ -9214,7 +9178,7 @@ impl ::serde::Serialize for ResourceListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9284,8 +9248,7 @@ impl ::serde::Serialize for ResourceListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -9386,7 +9349,7 @@ impl ::serde::Serialize for ResourceReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
@@ -9466,7 +9429,7 @@ impl ::serde::Serialize for ResourceTemplateAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.audience {
@@ -9549,9 +9512,9 @@ impl ::serde::Serialize for ResourceTemplate {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some())
+        let len = 2usize + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -9674,7 +9637,7 @@ impl ::serde::Serialize for ResourceUpdatedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -9740,7 +9703,7 @@ impl ::serde::Serialize for ResourceUpdatedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -9822,7 +9785,7 @@ impl ::serde::Serialize for Result {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9951,7 +9914,7 @@ impl ::serde::Serialize for Root {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.name.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.name {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
@@ -10047,7 +10010,7 @@ impl ::serde::Serialize for RootsListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10116,8 +10079,7 @@ impl ::serde::Serialize for RootsListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -10301,7 +10263,7 @@ impl ::serde::Serialize for SamplingMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
@@ -10373,7 +10335,7 @@ impl ::serde::Serialize for ServerCapabilitiesExperimentalValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -10405,11 +10367,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesExperimentalValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesExperimentalValue {
                     extra,
@@ -10430,7 +10388,7 @@ impl ::serde::Serialize for ServerCapabilitiesLogging {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -10462,11 +10420,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesLogging {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesLogging { extra })
             }
@@ -10487,7 +10441,7 @@ impl ::serde::Serialize for ServerCapabilitiesPrompts {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -10554,7 +10508,7 @@ impl ::serde::Serialize for ServerCapabilitiesResources {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some())
+        let len = usize::from(self.list_changed.is_some())
             + usize::from(self.subscribe.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
@@ -10626,7 +10580,7 @@ impl ::serde::Serialize for ServerCapabilitiesTools {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -10701,7 +10655,7 @@ impl ::serde::Serialize for ServerCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.experimental.is_some())
+        let len = usize::from(self.experimental.is_some())
             + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
             + usize::from(self.resources.is_some()) + usize::from(self.tools.is_some())
             + self.extra.len();
@@ -11426,7 +11380,7 @@ impl ::serde::Serialize for SetLevelRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
         for (key, value) in &self.extra {
@@ -11494,7 +11448,7 @@ impl ::serde::Serialize for SetLevelRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -11593,7 +11547,7 @@ impl ::serde::Serialize for SubscribeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -11659,7 +11613,7 @@ impl ::serde::Serialize for SubscribeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -11743,7 +11697,7 @@ impl ::serde::Serialize for TextContentAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.audience {
@@ -11839,8 +11793,7 @@ impl ::serde::Serialize for TextContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -11922,8 +11875,7 @@ impl ::serde::Serialize for TextResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.mime_type.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.mime_type {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
@@ -11999,7 +11951,7 @@ impl ::serde::Serialize for ToolInputSchemaPropertiesValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -12031,11 +11983,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaPropertiesValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ToolInputSchemaPropertiesValue {
                     extra,
@@ -12083,8 +12031,8 @@ impl ::serde::Serialize for ToolInputSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.properties.is_some())
+            + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.properties {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
@@ -12173,8 +12121,7 @@ impl ::serde::Serialize for Tool {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.description.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.description {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
@@ -12285,7 +12232,7 @@ impl ::serde::Serialize for ToolListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -12352,8 +12299,7 @@ impl ::serde::Serialize for ToolListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -12453,7 +12399,7 @@ impl ::serde::Serialize for UnsubscribeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -12519,7 +12465,7 @@ impl ::serde::Serialize for UnsubscribeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;

@@ -22,7 +22,7 @@ impl ::serde::Serialize for Annotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.audience {
@@ -121,8 +121,7 @@ impl ::serde::Serialize for AudioContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + 1usize + self.extra.len();
+        let len = 3usize + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -217,8 +216,7 @@ impl ::serde::Serialize for BlobResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.mime_type.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
         if let ::core::option::Option::Some(value) = &self.mime_type {
@@ -320,8 +318,7 @@ impl ::serde::Serialize for CallToolRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -395,7 +392,7 @@ impl ::serde::Serialize for CallToolRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -628,7 +625,7 @@ impl ::serde::Serialize for CallToolResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.is_error.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -739,8 +736,7 @@ impl ::serde::Serialize for CancelledNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.reason.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.reason.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.reason {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "reason", value)?;
@@ -824,7 +820,7 @@ impl ::serde::Serialize for CancelledNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -898,7 +894,7 @@ impl ::serde::Serialize for ClientCapabilitiesExperimentalValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -930,11 +926,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesExperimentalValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesExperimentalValue {
                     extra,
@@ -957,7 +949,7 @@ impl ::serde::Serialize for ClientCapabilitiesRoots {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -1020,7 +1012,7 @@ impl ::serde::Serialize for ClientCapabilitiesSampling {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1052,11 +1044,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesSampling {
                     extra,
@@ -1085,7 +1073,7 @@ impl ::serde::Serialize for ClientCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.experimental.is_some())
+        let len = usize::from(self.experimental.is_some())
             + usize::from(self.roots.is_some()) + usize::from(self.sampling.is_some())
             + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -1794,7 +1782,7 @@ impl ::serde::Serialize for CompleteRequestParamsArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
@@ -1981,7 +1969,7 @@ impl ::serde::Serialize for CompleteRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -2062,7 +2050,7 @@ impl ::serde::Serialize for CompleteRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -2142,8 +2130,8 @@ impl ::serde::Serialize for CompleteResultCompletion {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.has_more.is_some())
-            + usize::from(self.total.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.has_more {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
@@ -2228,7 +2216,7 @@ impl ::serde::Serialize for CompleteResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -2394,7 +2382,7 @@ impl ::serde::Serialize for CreateMessageRequestParamsMetadata {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -2426,11 +2414,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMetadata {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(CreateMessageRequestParamsMetadata {
                     extra,
@@ -2465,7 +2449,7 @@ impl ::serde::Serialize for CreateMessageRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.include_context.is_some()) + 1usize + 1usize
+        let len = 2usize + usize::from(self.include_context.is_some())
             + usize::from(self.metadata.is_some())
             + usize::from(self.model_preferences.is_some())
             + usize::from(self.stop_sequences.is_some())
@@ -2615,7 +2599,7 @@ impl ::serde::Serialize for CreateMessageRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -2822,7 +2806,7 @@ impl ::serde::Serialize for CreateMessageResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.stop_reason.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -3049,8 +3033,7 @@ impl ::serde::Serialize for EmbeddedResource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -3161,8 +3144,7 @@ impl ::serde::Serialize for GetPromptRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -3236,7 +3218,7 @@ impl ::serde::Serialize for GetPromptRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -3318,8 +3300,8 @@ impl ::serde::Serialize for GetPromptResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.description.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.description.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -3434,8 +3416,7 @@ impl ::serde::Serialize for ImageContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + 1usize + self.extra.len();
+        let len = 3usize + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -3527,7 +3508,7 @@ impl ::serde::Serialize for Implementation {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "version", &self.version)?;
@@ -3625,7 +3606,7 @@ impl ::serde::Serialize for InitializeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -3729,7 +3710,7 @@ impl ::serde::Serialize for InitializeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -3816,9 +3797,8 @@ impl ::serde::Serialize for InitializeResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.instructions.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.instructions.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -3964,7 +3944,7 @@ impl ::serde::Serialize for InitializedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4031,8 +4011,7 @@ impl ::serde::Serialize for InitializedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -4306,8 +4285,7 @@ impl ::serde::Serialize for JSONRPCErrorError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -4411,7 +4389,7 @@ impl ::serde::Serialize for JSONRPCError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
@@ -4865,7 +4843,7 @@ impl ::serde::Serialize for JSONRPCNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4933,8 +4911,7 @@ impl ::serde::Serialize for JSONRPCNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -5016,7 +4993,7 @@ impl ::serde::Serialize for JSONRPCRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -5083,7 +5060,7 @@ impl ::serde::Serialize for JSONRPCRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5150,8 +5127,7 @@ impl ::serde::Serialize for JSONRPCRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -5242,7 +5218,7 @@ impl ::serde::Serialize for JSONRPCResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -5348,7 +5324,7 @@ impl ::serde::Serialize for ListPromptsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -5413,8 +5389,7 @@ impl ::serde::Serialize for ListPromptsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -5494,8 +5469,8 @@ impl ::serde::Serialize for ListPromptsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5600,7 +5575,7 @@ impl ::serde::Serialize for ListResourceTemplatesRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -5665,8 +5640,7 @@ impl ::serde::Serialize for ListResourceTemplatesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -5748,8 +5722,8 @@ impl ::serde::Serialize for ListResourceTemplatesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5861,7 +5835,7 @@ impl ::serde::Serialize for ListResourcesRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -5926,8 +5900,7 @@ impl ::serde::Serialize for ListResourcesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -6007,8 +5980,8 @@ impl ::serde::Serialize for ListResourcesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6115,7 +6088,7 @@ impl ::serde::Serialize for ListRootsRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -6182,7 +6155,7 @@ impl ::serde::Serialize for ListRootsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6253,8 +6226,7 @@ impl ::serde::Serialize for ListRootsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -6333,7 +6305,7 @@ impl ::serde::Serialize for ListRootsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6431,7 +6403,7 @@ impl ::serde::Serialize for ListToolsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -6496,8 +6468,7 @@ impl ::serde::Serialize for ListToolsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -6577,8 +6548,8 @@ impl ::serde::Serialize for ListToolsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6778,8 +6749,7 @@ impl ::serde::Serialize for LoggingMessageNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.logger.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.logger.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
@@ -6860,7 +6830,7 @@ impl ::serde::Serialize for LoggingMessageNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -6950,7 +6920,7 @@ impl ::serde::Serialize for ModelHint {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.name.is_some()) + self.extra.len();
+        let len = usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.name {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
@@ -7040,7 +7010,7 @@ impl ::serde::Serialize for ModelPreferences {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cost_priority.is_some())
+        let len = usize::from(self.cost_priority.is_some())
             + usize::from(self.hints.is_some())
             + usize::from(self.intelligence_priority.is_some())
             + usize::from(self.speed_priority.is_some()) + self.extra.len();
@@ -7143,7 +7113,7 @@ impl ::serde::Serialize for NotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7206,8 +7176,7 @@ impl ::serde::Serialize for Notification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -7281,7 +7250,7 @@ impl ::serde::Serialize for PaginatedRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -7345,8 +7314,7 @@ impl ::serde::Serialize for PaginatedRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -7424,7 +7392,7 @@ impl ::serde::Serialize for PaginatedResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = usize::from(self.meta.is_some())
             + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -7519,7 +7487,7 @@ impl ::serde::Serialize for PingRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -7586,7 +7554,7 @@ impl ::serde::Serialize for PingRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7648,8 +7616,7 @@ impl ::serde::Serialize for PingRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -7751,7 +7718,7 @@ impl ::serde::Serialize for ProgressNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.message.is_some()) + 1usize + 1usize
+        let len = 2usize + usize::from(self.message.is_some())
             + usize::from(self.total.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.message {
@@ -7851,7 +7818,7 @@ impl ::serde::Serialize for ProgressNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -8018,8 +7985,8 @@ impl ::serde::Serialize for Prompt {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some())
-            + usize::from(self.description.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.arguments.is_some())
+            + usize::from(self.description.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -8103,7 +8070,7 @@ impl ::serde::Serialize for PromptArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some()) + 1usize
+        let len = 1usize + usize::from(self.description.is_some())
             + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.description {
@@ -8206,7 +8173,7 @@ impl ::serde::Serialize for PromptListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -8273,8 +8240,7 @@ impl ::serde::Serialize for PromptListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -8495,7 +8461,7 @@ impl ::serde::Serialize for PromptMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
@@ -8593,7 +8559,7 @@ impl ::serde::Serialize for PromptReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
@@ -8687,7 +8653,7 @@ impl ::serde::Serialize for ReadResourceRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -8753,7 +8719,7 @@ impl ::serde::Serialize for ReadResourceRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -8932,7 +8898,7 @@ impl ::serde::Serialize for ReadResourceResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9013,7 +8979,7 @@ impl ::serde::Serialize for RequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -9080,7 +9046,7 @@ impl ::serde::Serialize for RequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9141,8 +9107,7 @@ impl ::serde::Serialize for Request {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -9318,10 +9283,10 @@ impl ::serde::Serialize for Resource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some())
+        let len = 2usize + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.size.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -9420,8 +9385,7 @@ impl ::serde::Serialize for ResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.mime_type.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.mime_type {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
@@ -9517,7 +9481,7 @@ impl ::serde::Serialize for ResourceListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9587,8 +9551,7 @@ impl ::serde::Serialize for ResourceListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -9689,7 +9652,7 @@ impl ::serde::Serialize for ResourceReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
@@ -9774,9 +9737,9 @@ impl ::serde::Serialize for ResourceTemplate {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some())
+        let len = 2usize + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -9897,7 +9860,7 @@ impl ::serde::Serialize for ResourceUpdatedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -9963,7 +9926,7 @@ impl ::serde::Serialize for ResourceUpdatedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -10045,7 +10008,7 @@ impl ::serde::Serialize for Result {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10174,7 +10137,7 @@ impl ::serde::Serialize for Root {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.name.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.name {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
@@ -10270,7 +10233,7 @@ impl ::serde::Serialize for RootsListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10339,8 +10302,7 @@ impl ::serde::Serialize for RootsListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -10540,7 +10502,7 @@ impl ::serde::Serialize for SamplingMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
@@ -10613,7 +10575,7 @@ impl ::serde::Serialize for ServerCapabilitiesCompletions {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -10645,11 +10607,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesCompletions {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesCompletions {
                     extra,
@@ -10669,7 +10627,7 @@ impl ::serde::Serialize for ServerCapabilitiesExperimentalValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -10701,11 +10659,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesExperimentalValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesExperimentalValue {
                     extra,
@@ -10726,7 +10680,7 @@ impl ::serde::Serialize for ServerCapabilitiesLogging {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -10758,11 +10712,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesLogging {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesLogging { extra })
             }
@@ -10783,7 +10733,7 @@ impl ::serde::Serialize for ServerCapabilitiesPrompts {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -10850,7 +10800,7 @@ impl ::serde::Serialize for ServerCapabilitiesResources {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some())
+        let len = usize::from(self.list_changed.is_some())
             + usize::from(self.subscribe.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
@@ -10922,7 +10872,7 @@ impl ::serde::Serialize for ServerCapabilitiesTools {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -10999,7 +10949,7 @@ impl ::serde::Serialize for ServerCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.completions.is_some())
+        let len = usize::from(self.completions.is_some())
             + usize::from(self.experimental.is_some())
             + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
             + usize::from(self.resources.is_some()) + usize::from(self.tools.is_some())
@@ -11733,7 +11683,7 @@ impl ::serde::Serialize for SetLevelRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
         for (key, value) in &self.extra {
@@ -11801,7 +11751,7 @@ impl ::serde::Serialize for SetLevelRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -11900,7 +11850,7 @@ impl ::serde::Serialize for SubscribeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -11966,7 +11916,7 @@ impl ::serde::Serialize for SubscribeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -12068,8 +12018,7 @@ impl ::serde::Serialize for TextContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -12151,8 +12100,7 @@ impl ::serde::Serialize for TextResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.mime_type.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.mime_type {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
@@ -12228,7 +12176,7 @@ impl ::serde::Serialize for ToolInputSchemaPropertiesValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -12260,11 +12208,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaPropertiesValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ToolInputSchemaPropertiesValue {
                     extra,
@@ -12312,8 +12256,8 @@ impl ::serde::Serialize for ToolInputSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.properties.is_some())
+            + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.properties {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
@@ -12406,9 +12350,8 @@ impl ::serde::Serialize for Tool {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.annotations.is_some())
+            + usize::from(self.description.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.annotations {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
@@ -12533,7 +12476,7 @@ impl ::serde::Serialize for ToolAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.destructive_hint.is_some())
+        let len = usize::from(self.destructive_hint.is_some())
             + usize::from(self.idempotent_hint.is_some())
             + usize::from(self.open_world_hint.is_some())
             + usize::from(self.read_only_hint.is_some())
@@ -12666,7 +12609,7 @@ impl ::serde::Serialize for ToolListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -12733,8 +12676,7 @@ impl ::serde::Serialize for ToolListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -12834,7 +12776,7 @@ impl ::serde::Serialize for UnsubscribeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -12900,7 +12842,7 @@ impl ::serde::Serialize for UnsubscribeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;

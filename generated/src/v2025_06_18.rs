@@ -29,7 +29,7 @@ impl ::serde::Serialize for Annotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.last_modified.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -143,9 +143,8 @@ impl ::serde::Serialize for AudioContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -252,7 +251,7 @@ impl ::serde::Serialize for BaseMetadata {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.title.is_some()) + self.extra.len();
+        let len = 1usize + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         if let ::core::option::Option::Some(value) = &self.title {
@@ -331,8 +330,8 @@ impl ::serde::Serialize for BlobResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -442,9 +441,9 @@ impl ::serde::Serialize for BooleanSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
+        let len = 1usize + usize::from(self.default.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -551,8 +550,7 @@ impl ::serde::Serialize for CallToolRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -626,7 +624,7 @@ impl ::serde::Serialize for CallToolRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -724,7 +722,7 @@ impl ::serde::Serialize for CallToolResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.is_error.is_some())
             + usize::from(self.structured_content.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -846,8 +844,7 @@ impl ::serde::Serialize for CancelledNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.reason.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.reason.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.reason {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "reason", value)?;
@@ -931,7 +928,7 @@ impl ::serde::Serialize for CancelledNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -1006,7 +1003,7 @@ impl ::serde::Serialize for ClientCapabilitiesElicitation {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1038,11 +1035,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesElicitation {
                     extra,
@@ -1062,7 +1055,7 @@ impl ::serde::Serialize for ClientCapabilitiesExperimentalValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1094,11 +1087,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesExperimentalValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesExperimentalValue {
                     extra,
@@ -1121,7 +1110,7 @@ impl ::serde::Serialize for ClientCapabilitiesRoots {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -1184,7 +1173,7 @@ impl ::serde::Serialize for ClientCapabilitiesSampling {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1216,11 +1205,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesSampling {
                     extra,
@@ -1251,7 +1236,7 @@ impl ::serde::Serialize for ClientCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.elicitation.is_some())
+        let len = usize::from(self.elicitation.is_some())
             + usize::from(self.experimental.is_some())
             + usize::from(self.roots.is_some()) + usize::from(self.sampling.is_some())
             + self.extra.len();
@@ -1986,7 +1971,7 @@ impl ::serde::Serialize for CompleteRequestParamsArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
@@ -2063,7 +2048,7 @@ impl ::serde::Serialize for CompleteRequestParamsContext {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some()) + self.extra.len();
+        let len = usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -2244,8 +2229,7 @@ impl ::serde::Serialize for CompleteRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.context.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.context.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -2332,7 +2316,7 @@ impl ::serde::Serialize for CompleteRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -2412,8 +2396,8 @@ impl ::serde::Serialize for CompleteResultCompletion {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.has_more.is_some())
-            + usize::from(self.total.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.has_more {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
@@ -2498,7 +2482,7 @@ impl ::serde::Serialize for CompleteResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -2823,7 +2807,7 @@ impl ::serde::Serialize for CreateMessageRequestParamsMetadata {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -2855,11 +2839,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMetadata {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(CreateMessageRequestParamsMetadata {
                     extra,
@@ -2896,7 +2876,7 @@ impl ::serde::Serialize for CreateMessageRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.include_context.is_some()) + 1usize + 1usize
+        let len = 2usize + usize::from(self.include_context.is_some())
             + usize::from(self.metadata.is_some())
             + usize::from(self.model_preferences.is_some())
             + usize::from(self.stop_sequences.is_some())
@@ -3046,7 +3026,7 @@ impl ::serde::Serialize for CreateMessageRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -3253,7 +3233,7 @@ impl ::serde::Serialize for CreateMessageResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.stop_reason.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -3404,8 +3384,7 @@ impl ::serde::Serialize for ElicitRequestParamsRequestedSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.required.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -3499,7 +3478,7 @@ impl ::serde::Serialize for ElicitRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
         ::serde::ser::SerializeMap::serialize_entry(
@@ -3584,7 +3563,7 @@ impl ::serde::Serialize for ElicitRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -3841,7 +3820,7 @@ impl ::serde::Serialize for ElicitResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.content.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -4056,9 +4035,8 @@ impl ::serde::Serialize for EmbeddedResource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4176,9 +4154,9 @@ impl ::serde::Serialize for EnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some()) + 1usize
+        let len = 2usize + usize::from(self.description.is_some())
             + usize::from(self.enum_names.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.description {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
@@ -4298,8 +4276,7 @@ impl ::serde::Serialize for GetPromptRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -4373,7 +4350,7 @@ impl ::serde::Serialize for GetPromptRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -4455,8 +4432,8 @@ impl ::serde::Serialize for GetPromptResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.description.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.description.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4575,9 +4552,8 @@ impl ::serde::Serialize for ImageContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4685,8 +4661,7 @@ impl ::serde::Serialize for Implementation {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.title.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         if let ::core::option::Option::Some(value) = &self.title {
@@ -4790,7 +4765,7 @@ impl ::serde::Serialize for InitializeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -4894,7 +4869,7 @@ impl ::serde::Serialize for InitializeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -4981,9 +4956,8 @@ impl ::serde::Serialize for InitializeResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.instructions.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.instructions.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5129,7 +5103,7 @@ impl ::serde::Serialize for InitializedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5196,8 +5170,7 @@ impl ::serde::Serialize for InitializedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -5274,8 +5247,7 @@ impl ::serde::Serialize for JSONRPCErrorError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -5379,7 +5351,7 @@ impl ::serde::Serialize for JSONRPCError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
@@ -5608,7 +5580,7 @@ impl ::serde::Serialize for JSONRPCNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5676,8 +5648,7 @@ impl ::serde::Serialize for JSONRPCNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -5760,7 +5731,7 @@ impl ::serde::Serialize for JSONRPCRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -5828,7 +5799,7 @@ impl ::serde::Serialize for JSONRPCRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5895,8 +5866,7 @@ impl ::serde::Serialize for JSONRPCRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -5987,7 +5957,7 @@ impl ::serde::Serialize for JSONRPCResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -6093,7 +6063,7 @@ impl ::serde::Serialize for ListPromptsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -6158,8 +6128,7 @@ impl ::serde::Serialize for ListPromptsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -6239,8 +6208,8 @@ impl ::serde::Serialize for ListPromptsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6345,7 +6314,7 @@ impl ::serde::Serialize for ListResourceTemplatesRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -6410,8 +6379,7 @@ impl ::serde::Serialize for ListResourceTemplatesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -6493,8 +6461,8 @@ impl ::serde::Serialize for ListResourceTemplatesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6606,7 +6574,7 @@ impl ::serde::Serialize for ListResourcesRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -6671,8 +6639,7 @@ impl ::serde::Serialize for ListResourcesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -6752,8 +6719,8 @@ impl ::serde::Serialize for ListResourcesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6861,7 +6828,7 @@ impl ::serde::Serialize for ListRootsRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -6929,7 +6896,7 @@ impl ::serde::Serialize for ListRootsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7000,8 +6967,7 @@ impl ::serde::Serialize for ListRootsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -7080,7 +7046,7 @@ impl ::serde::Serialize for ListRootsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7178,7 +7144,7 @@ impl ::serde::Serialize for ListToolsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -7243,8 +7209,7 @@ impl ::serde::Serialize for ListToolsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -7324,8 +7289,8 @@ impl ::serde::Serialize for ListToolsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7525,8 +7490,7 @@ impl ::serde::Serialize for LoggingMessageNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.logger.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.logger.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
@@ -7607,7 +7571,7 @@ impl ::serde::Serialize for LoggingMessageNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -7697,7 +7661,7 @@ impl ::serde::Serialize for ModelHint {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.name.is_some()) + self.extra.len();
+        let len = usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.name {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
@@ -7787,7 +7751,7 @@ impl ::serde::Serialize for ModelPreferences {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cost_priority.is_some())
+        let len = usize::from(self.cost_priority.is_some())
             + usize::from(self.hints.is_some())
             + usize::from(self.intelligence_priority.is_some())
             + usize::from(self.speed_priority.is_some()) + self.extra.len();
@@ -7890,7 +7854,7 @@ impl ::serde::Serialize for NotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7953,8 +7917,7 @@ impl ::serde::Serialize for Notification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -8088,9 +8051,9 @@ impl ::serde::Serialize for NumberSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some())
+        let len = 1usize + usize::from(self.description.is_some())
             + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.description {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
@@ -8180,7 +8143,7 @@ impl ::serde::Serialize for PaginatedRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cursor {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
@@ -8244,8 +8207,7 @@ impl ::serde::Serialize for PaginatedRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -8323,7 +8285,7 @@ impl ::serde::Serialize for PaginatedResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = usize::from(self.meta.is_some())
             + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -8419,7 +8381,7 @@ impl ::serde::Serialize for PingRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -8487,7 +8449,7 @@ impl ::serde::Serialize for PingRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -8549,8 +8511,7 @@ impl ::serde::Serialize for PingRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -8793,7 +8754,7 @@ impl ::serde::Serialize for ProgressNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.message.is_some()) + 1usize + 1usize
+        let len = 2usize + usize::from(self.message.is_some())
             + usize::from(self.total.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.message {
@@ -8893,7 +8854,7 @@ impl ::serde::Serialize for ProgressNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -9071,10 +9032,10 @@ impl ::serde::Serialize for Prompt {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.arguments.is_some())
-            + usize::from(self.description.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + self.extra.len();
+            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9179,7 +9140,7 @@ impl ::serde::Serialize for PromptArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some()) + 1usize
+        let len = 1usize + usize::from(self.description.is_some())
             + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
             + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -9289,7 +9250,7 @@ impl ::serde::Serialize for PromptListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9356,8 +9317,7 @@ impl ::serde::Serialize for PromptListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -9438,7 +9398,7 @@ impl ::serde::Serialize for PromptMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
@@ -9543,8 +9503,7 @@ impl ::serde::Serialize for PromptReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.title.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         if let ::core::option::Option::Some(value) = &self.title {
@@ -9644,7 +9603,7 @@ impl ::serde::Serialize for ReadResourceRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -9710,7 +9669,7 @@ impl ::serde::Serialize for ReadResourceRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -9889,7 +9848,7 @@ impl ::serde::Serialize for ReadResourceResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9971,7 +9930,7 @@ impl ::serde::Serialize for RequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -10039,7 +9998,7 @@ impl ::serde::Serialize for RequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10100,8 +10059,7 @@ impl ::serde::Serialize for Request {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -10286,12 +10244,11 @@ impl ::serde::Serialize for Resource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10408,8 +10365,8 @@ impl ::serde::Serialize for ResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10539,12 +10496,11 @@ impl ::serde::Serialize for ResourceLink {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
-            + 1usize + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10686,7 +10642,7 @@ impl ::serde::Serialize for ResourceListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10756,8 +10712,7 @@ impl ::serde::Serialize for ResourceListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -10856,11 +10811,11 @@ impl ::serde::Serialize for ResourceTemplate {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10996,7 +10951,7 @@ impl ::serde::Serialize for ResourceTemplateReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
@@ -11091,7 +11046,7 @@ impl ::serde::Serialize for ResourceUpdatedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -11157,7 +11112,7 @@ impl ::serde::Serialize for ResourceUpdatedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -11239,7 +11194,7 @@ impl ::serde::Serialize for Result {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -11372,8 +11327,8 @@ impl ::serde::Serialize for Root {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.name.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -11477,7 +11432,7 @@ impl ::serde::Serialize for RootsListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -11546,8 +11501,7 @@ impl ::serde::Serialize for RootsListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -11747,7 +11701,7 @@ impl ::serde::Serialize for SamplingMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
@@ -11820,7 +11774,7 @@ impl ::serde::Serialize for ServerCapabilitiesCompletions {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -11852,11 +11806,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesCompletions {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesCompletions {
                     extra,
@@ -11876,7 +11826,7 @@ impl ::serde::Serialize for ServerCapabilitiesExperimentalValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -11908,11 +11858,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesExperimentalValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesExperimentalValue {
                     extra,
@@ -11933,7 +11879,7 @@ impl ::serde::Serialize for ServerCapabilitiesLogging {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -11965,11 +11911,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesLogging {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesLogging { extra })
             }
@@ -11990,7 +11932,7 @@ impl ::serde::Serialize for ServerCapabilitiesPrompts {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -12057,7 +11999,7 @@ impl ::serde::Serialize for ServerCapabilitiesResources {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some())
+        let len = usize::from(self.list_changed.is_some())
             + usize::from(self.subscribe.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
@@ -12129,7 +12071,7 @@ impl ::serde::Serialize for ServerCapabilitiesTools {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -12206,7 +12148,7 @@ impl ::serde::Serialize for ServerCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.completions.is_some())
+        let len = usize::from(self.completions.is_some())
             + usize::from(self.experimental.is_some())
             + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
             + usize::from(self.resources.is_some()) + usize::from(self.tools.is_some())
@@ -12960,7 +12902,7 @@ impl ::serde::Serialize for SetLevelRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
         for (key, value) in &self.extra {
@@ -13028,7 +12970,7 @@ impl ::serde::Serialize for SetLevelRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -13176,10 +13118,10 @@ impl ::serde::Serialize for StringSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some())
+        let len = 1usize + usize::from(self.description.is_some())
             + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
             + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.description {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
@@ -13297,7 +13239,7 @@ impl ::serde::Serialize for SubscribeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -13363,7 +13305,7 @@ impl ::serde::Serialize for SubscribeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -13469,9 +13411,8 @@ impl ::serde::Serialize for TextContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -13565,8 +13506,8 @@ impl ::serde::Serialize for TextResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -13650,7 +13591,7 @@ impl ::serde::Serialize for ToolInputSchemaPropertiesValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -13682,11 +13623,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaPropertiesValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ToolInputSchemaPropertiesValue {
                     extra,
@@ -13712,8 +13649,8 @@ impl ::serde::Serialize for ToolInputSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.properties.is_some())
+            + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.properties {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
@@ -13795,7 +13732,7 @@ impl ::serde::Serialize for ToolOutputSchemaPropertiesValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -13827,11 +13764,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolOutputSchemaPropertiesValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ToolOutputSchemaPropertiesValue {
                     extra,
@@ -13858,8 +13791,8 @@ impl ::serde::Serialize for ToolOutputSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.properties.is_some())
+            + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.properties {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
@@ -13968,9 +13901,9 @@ impl ::serde::Serialize for Tool {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some()) + 1usize + 1usize
+            + usize::from(self.description.is_some())
             + usize::from(self.output_schema.is_some())
             + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -14121,7 +14054,7 @@ impl ::serde::Serialize for ToolAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.destructive_hint.is_some())
+        let len = usize::from(self.destructive_hint.is_some())
             + usize::from(self.idempotent_hint.is_some())
             + usize::from(self.open_world_hint.is_some())
             + usize::from(self.read_only_hint.is_some())
@@ -14254,7 +14187,7 @@ impl ::serde::Serialize for ToolListChangedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -14321,8 +14254,7 @@ impl ::serde::Serialize for ToolListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -14422,7 +14354,7 @@ impl ::serde::Serialize for UnsubscribeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
         for (key, value) in &self.extra {
@@ -14488,7 +14420,7 @@ impl ::serde::Serialize for UnsubscribeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;

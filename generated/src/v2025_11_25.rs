@@ -29,7 +29,7 @@ impl ::serde::Serialize for Annotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.last_modified.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -143,9 +143,8 @@ impl ::serde::Serialize for AudioContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -252,7 +251,7 @@ impl ::serde::Serialize for BaseMetadata {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.title.is_some()) + self.extra.len();
+        let len = 1usize + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         if let ::core::option::Option::Some(value) = &self.title {
@@ -331,8 +330,8 @@ impl ::serde::Serialize for BlobResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -442,9 +441,9 @@ impl ::serde::Serialize for BooleanSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
+        let len = 1usize + usize::from(self.default.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -574,7 +573,7 @@ impl ::serde::Serialize for CallToolRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -667,7 +666,7 @@ impl ::serde::Serialize for CallToolRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -749,9 +748,9 @@ impl ::serde::Serialize for CallToolRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.arguments.is_some()) + 1usize
-            + usize::from(self.task.is_some()) + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.arguments.is_some()) + usize::from(self.task.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -858,7 +857,7 @@ impl ::serde::Serialize for CallToolResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.is_error.is_some())
             + usize::from(self.structured_content.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -975,7 +974,7 @@ impl ::serde::Serialize for CancelTaskRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
         for (key, value) in &self.extra {
@@ -1045,7 +1044,7 @@ impl ::serde::Serialize for CancelTaskRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -1244,10 +1243,9 @@ impl ::serde::Serialize for CancelTaskResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
-            + usize::from(self.poll_interval.is_some()) + 1usize
-            + usize::from(self.status_message.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 5usize + usize::from(self.meta.is_some())
+            + usize::from(self.poll_interval.is_some())
+            + usize::from(self.status_message.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -1419,7 +1417,7 @@ impl ::serde::Serialize for CancelledNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -1515,9 +1513,8 @@ impl ::serde::Serialize for CancelledNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.reason.is_some()) + usize::from(self.request_id.is_some())
-            + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + usize::from(self.reason.is_some())
+            + usize::from(self.request_id.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -1593,7 +1590,7 @@ impl ::serde::Serialize for ClientCapabilitiesElicitationForm {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1625,11 +1622,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitationForm {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesElicitationForm {
                     extra,
@@ -1649,7 +1642,7 @@ impl ::serde::Serialize for ClientCapabilitiesElicitationUrl {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1681,11 +1674,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitationUrl {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesElicitationUrl {
                     extra,
@@ -1708,8 +1697,8 @@ impl ::serde::Serialize for ClientCapabilitiesElicitation {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.form.is_some())
-            + usize::from(self.url.is_some()) + self.extra.len();
+        let len = usize::from(self.form.is_some()) + usize::from(self.url.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.form {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "form", value)?;
@@ -1779,7 +1768,7 @@ impl ::serde::Serialize for ClientCapabilitiesExperimentalValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1811,11 +1800,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesExperimentalValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesExperimentalValue {
                     extra,
@@ -1838,7 +1823,7 @@ impl ::serde::Serialize for ClientCapabilitiesRoots {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -1902,7 +1887,7 @@ impl ::serde::Serialize for ClientCapabilitiesSamplingContext {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1934,11 +1919,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSamplingContext {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesSamplingContext {
                     extra,
@@ -1959,7 +1940,7 @@ impl ::serde::Serialize for ClientCapabilitiesSamplingTools {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1991,11 +1972,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSamplingTools {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesSamplingTools {
                     extra,
@@ -2021,8 +1998,8 @@ impl ::serde::Serialize for ClientCapabilitiesSampling {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.context.is_some())
-            + usize::from(self.tools.is_some()) + self.extra.len();
+        let len = usize::from(self.context.is_some()) + usize::from(self.tools.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.context {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
@@ -2093,7 +2070,7 @@ impl ::serde::Serialize for ClientCapabilitiesTasksCancel {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -2125,11 +2102,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksCancel {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesTasksCancel {
                     extra,
@@ -2150,7 +2123,7 @@ impl ::serde::Serialize for ClientCapabilitiesTasksList {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -2182,11 +2155,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksList {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesTasksList {
                     extra,
@@ -2207,7 +2176,7 @@ impl ::serde::Serialize for ClientCapabilitiesTasksRequestsElicitationCreate {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -2243,11 +2212,7 @@ for ClientCapabilitiesTasksRequestsElicitationCreate {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsElicitationCreate {
                     extra,
@@ -2270,7 +2235,7 @@ impl ::serde::Serialize for ClientCapabilitiesTasksRequestsElicitation {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.create.is_some()) + self.extra.len();
+        let len = usize::from(self.create.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.create {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "create", value)?;
@@ -2338,7 +2303,7 @@ impl ::serde::Serialize for ClientCapabilitiesTasksRequestsSamplingCreateMessage
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -2376,11 +2341,7 @@ for ClientCapabilitiesTasksRequestsSamplingCreateMessage {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsSamplingCreateMessage {
                     extra,
@@ -2405,7 +2366,7 @@ impl ::serde::Serialize for ClientCapabilitiesTasksRequestsSampling {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.create_message.is_some()) + self.extra.len();
+        let len = usize::from(self.create_message.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.create_message {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -2481,7 +2442,7 @@ impl ::serde::Serialize for ClientCapabilitiesTasksRequests {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.elicitation.is_some())
+        let len = usize::from(self.elicitation.is_some())
             + usize::from(self.sampling.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.elicitation {
@@ -2561,9 +2522,8 @@ impl ::serde::Serialize for ClientCapabilitiesTasks {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cancel.is_some())
-            + usize::from(self.list.is_some()) + usize::from(self.requests.is_some())
-            + self.extra.len();
+        let len = usize::from(self.cancel.is_some()) + usize::from(self.list.is_some())
+            + usize::from(self.requests.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cancel {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cancel", value)?;
@@ -2652,7 +2612,7 @@ impl ::serde::Serialize for ClientCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.elicitation.is_some())
+        let len = usize::from(self.elicitation.is_some())
             + usize::from(self.experimental.is_some())
             + usize::from(self.roots.is_some()) + usize::from(self.sampling.is_some())
             + usize::from(self.tasks.is_some()) + self.extra.len();
@@ -3583,7 +3543,7 @@ impl ::serde::Serialize for CompleteRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -3676,7 +3636,7 @@ impl ::serde::Serialize for CompleteRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -3747,7 +3707,7 @@ impl ::serde::Serialize for CompleteRequestParamsArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
@@ -3824,7 +3784,7 @@ impl ::serde::Serialize for CompleteRequestParamsContext {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some()) + self.extra.len();
+        let len = usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -4008,8 +3968,8 @@ impl ::serde::Serialize for CompleteRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.context.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.context.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4105,8 +4065,8 @@ impl ::serde::Serialize for CompleteResultCompletion {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.has_more.is_some())
-            + usize::from(self.total.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.has_more {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
@@ -4191,7 +4151,7 @@ impl ::serde::Serialize for CompleteResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -4455,7 +4415,7 @@ impl ::serde::Serialize for CreateMessageRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -4548,7 +4508,7 @@ impl ::serde::Serialize for CreateMessageRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -4684,7 +4644,7 @@ impl ::serde::Serialize for CreateMessageRequestParamsMetadata {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -4716,11 +4676,7 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMetadata {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(CreateMessageRequestParamsMetadata {
                     extra,
@@ -4778,8 +4734,8 @@ impl ::serde::Serialize for CreateMessageRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.include_context.is_some()) + 1usize + 1usize
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.include_context.is_some())
             + usize::from(self.metadata.is_some())
             + usize::from(self.model_preferences.is_some())
             + usize::from(self.stop_sequences.is_some())
@@ -5151,7 +5107,7 @@ impl ::serde::Serialize for CreateMessageResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.stop_reason.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -5253,7 +5209,7 @@ impl ::serde::Serialize for CreateTaskResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5354,7 +5310,7 @@ impl ::serde::Serialize for ElicitRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -5447,7 +5403,7 @@ impl ::serde::Serialize for ElicitRequestFormParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -5566,8 +5522,8 @@ impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.schema.is_some()) + 1usize
-            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.schema.is_some())
+            + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.schema {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
@@ -5682,9 +5638,9 @@ impl ::serde::Serialize for ElicitRequestFormParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.mode.is_some()) + 1usize
-            + usize::from(self.task.is_some()) + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.mode.is_some()) + usize::from(self.task.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5894,7 +5850,7 @@ impl ::serde::Serialize for ElicitRequestURLParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -6001,8 +5957,8 @@ impl ::serde::Serialize for ElicitRequestURLParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
-            + usize::from(self.task.is_some()) + 1usize + self.extra.len();
+        let len = 4usize + usize::from(self.meta.is_some())
+            + usize::from(self.task.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6308,7 +6264,7 @@ impl ::serde::Serialize for ElicitResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.content.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -6415,7 +6371,7 @@ impl ::serde::Serialize for ElicitationCompleteNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -6493,7 +6449,7 @@ impl ::serde::Serialize for ElicitationCompleteNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -6713,9 +6669,8 @@ impl ::serde::Serialize for EmbeddedResource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6995,8 +6950,7 @@ impl ::serde::Serialize for Error {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -7101,7 +7055,7 @@ impl ::serde::Serialize for GetPromptRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -7194,7 +7148,7 @@ impl ::serde::Serialize for GetPromptRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -7269,8 +7223,8 @@ impl ::serde::Serialize for GetPromptRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.arguments.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7355,8 +7309,8 @@ impl ::serde::Serialize for GetPromptResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.description.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.description.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7465,7 +7419,7 @@ impl ::serde::Serialize for GetTaskPayloadRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
         for (key, value) in &self.extra {
@@ -7535,7 +7489,7 @@ impl ::serde::Serialize for GetTaskPayloadRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -7632,7 +7586,7 @@ impl ::serde::Serialize for GetTaskPayloadResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7720,7 +7674,7 @@ impl ::serde::Serialize for GetTaskRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
         for (key, value) in &self.extra {
@@ -7790,7 +7744,7 @@ impl ::serde::Serialize for GetTaskRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -7989,10 +7943,9 @@ impl ::serde::Serialize for GetTaskResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
-            + usize::from(self.poll_interval.is_some()) + 1usize
-            + usize::from(self.status_message.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 5usize + usize::from(self.meta.is_some())
+            + usize::from(self.poll_interval.is_some())
+            + usize::from(self.status_message.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -8216,9 +8169,9 @@ impl ::serde::Serialize for Icon {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.mime_type.is_some())
-            + usize::from(self.sizes.is_some()) + 1usize
-            + usize::from(self.theme.is_some()) + self.extra.len();
+        let len = 1usize + usize::from(self.mime_type.is_some())
+            + usize::from(self.sizes.is_some()) + usize::from(self.theme.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.mime_type {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
@@ -8312,7 +8265,7 @@ impl ::serde::Serialize for Icons {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.icons.is_some()) + self.extra.len();
+        let len = usize::from(self.icons.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.icons {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
@@ -8405,9 +8358,8 @@ impl ::serde::Serialize for ImageContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -8533,9 +8485,8 @@ impl ::serde::Serialize for Implementation {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some())
-            + usize::from(self.icons.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + 1usize
+        let len = 2usize + usize::from(self.description.is_some())
+            + usize::from(self.icons.is_some()) + usize::from(self.title.is_some())
             + usize::from(self.website_url.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.description {
@@ -8659,7 +8610,7 @@ impl ::serde::Serialize for InitializeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -8752,7 +8703,7 @@ impl ::serde::Serialize for InitializeRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -8825,8 +8776,7 @@ impl ::serde::Serialize for InitializeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -8946,9 +8896,8 @@ impl ::serde::Serialize for InitializeResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.instructions.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.instructions.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9094,8 +9043,7 @@ impl ::serde::Serialize for InitializedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -9179,8 +9127,7 @@ impl ::serde::Serialize for JSONRPCErrorResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
         if let ::core::option::Option::Some(value) = &self.id {
@@ -9404,8 +9351,7 @@ impl ::serde::Serialize for JSONRPCNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -9494,8 +9440,7 @@ impl ::serde::Serialize for JSONRPCRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -9688,7 +9633,7 @@ impl ::serde::Serialize for JSONRPCResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -9801,10 +9746,10 @@ impl ::serde::Serialize for LegacyTitledEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
             + usize::from(self.enum_names.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -9929,8 +9874,7 @@ impl ::serde::Serialize for ListPromptsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -10026,8 +9970,8 @@ impl ::serde::Serialize for ListPromptsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10134,8 +10078,7 @@ impl ::serde::Serialize for ListResourceTemplatesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -10231,8 +10174,8 @@ impl ::serde::Serialize for ListResourceTemplatesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10346,8 +10289,7 @@ impl ::serde::Serialize for ListResourcesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -10443,8 +10385,8 @@ impl ::serde::Serialize for ListResourcesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10560,8 +10502,7 @@ impl ::serde::Serialize for ListRootsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -10656,7 +10597,7 @@ impl ::serde::Serialize for ListRootsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10756,8 +10697,7 @@ impl ::serde::Serialize for ListTasksRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -10853,8 +10793,8 @@ impl ::serde::Serialize for ListTasksResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10960,8 +10900,7 @@ impl ::serde::Serialize for ListToolsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -11057,8 +10996,8 @@ impl ::serde::Serialize for ListToolsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -11256,7 +11195,7 @@ impl ::serde::Serialize for LoggingMessageNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -11352,7 +11291,7 @@ impl ::serde::Serialize for LoggingMessageNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.logger.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -11453,7 +11392,7 @@ impl ::serde::Serialize for ModelHint {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.name.is_some()) + self.extra.len();
+        let len = usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.name {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
@@ -11543,7 +11482,7 @@ impl ::serde::Serialize for ModelPreferences {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cost_priority.is_some())
+        let len = usize::from(self.cost_priority.is_some())
             + usize::from(self.hints.is_some())
             + usize::from(self.intelligence_priority.is_some())
             + usize::from(self.speed_priority.is_some()) + self.extra.len();
@@ -11745,8 +11684,7 @@ impl ::serde::Serialize for Notification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -11823,7 +11761,7 @@ impl ::serde::Serialize for NotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -11948,10 +11886,10 @@ impl ::serde::Serialize for NumberSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
+        let len = 1usize + usize::from(self.default.is_some())
             + usize::from(self.description.is_some())
             + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -12048,8 +11986,7 @@ impl ::serde::Serialize for PaginatedRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -12139,7 +12076,7 @@ impl ::serde::Serialize for PaginatedRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -12211,8 +12148,8 @@ impl ::serde::Serialize for PaginatedRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.cursor.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + usize::from(self.cursor.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -12287,7 +12224,7 @@ impl ::serde::Serialize for PaginatedResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = usize::from(self.meta.is_some())
             + usize::from(self.next_cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -12385,8 +12322,7 @@ impl ::serde::Serialize for PingRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -12727,7 +12663,7 @@ impl ::serde::Serialize for ProgressNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -12823,9 +12759,9 @@ impl ::serde::Serialize for ProgressNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.message.is_some()) + 1usize + 1usize
-            + usize::from(self.total.is_some()) + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.message.is_some()) + usize::from(self.total.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -13043,10 +12979,10 @@ impl ::serde::Serialize for Prompt {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.arguments.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + 1usize + usize::from(self.title.is_some()) + self.extra.len();
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -13157,7 +13093,7 @@ impl ::serde::Serialize for PromptArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some()) + 1usize
+        let len = 1usize + usize::from(self.description.is_some())
             + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
             + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -13267,8 +13203,7 @@ impl ::serde::Serialize for PromptListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -13356,7 +13291,7 @@ impl ::serde::Serialize for PromptMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
@@ -13461,8 +13396,7 @@ impl ::serde::Serialize for PromptReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.title.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         if let ::core::option::Option::Some(value) = &self.title {
@@ -13565,7 +13499,7 @@ impl ::serde::Serialize for ReadResourceRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -13658,7 +13592,7 @@ impl ::serde::Serialize for ReadResourceRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -13729,7 +13663,7 @@ impl ::serde::Serialize for ReadResourceRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -13903,7 +13837,7 @@ impl ::serde::Serialize for ReadResourceResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -13986,7 +13920,7 @@ impl ::serde::Serialize for RelatedTaskMetadata {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
         for (key, value) in &self.extra {
@@ -14055,8 +13989,7 @@ impl ::serde::Serialize for Request {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -14218,7 +14151,7 @@ impl ::serde::Serialize for RequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -14287,7 +14220,7 @@ impl ::serde::Serialize for RequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -14384,12 +14317,11 @@ impl ::serde::Serialize for Resource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -14512,8 +14444,8 @@ impl ::serde::Serialize for ResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -14653,12 +14585,11 @@ impl ::serde::Serialize for ResourceLink {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
-            + 1usize + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -14806,8 +14737,7 @@ impl ::serde::Serialize for ResourceListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -14892,7 +14822,7 @@ impl ::serde::Serialize for ResourceRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -14963,7 +14893,7 @@ impl ::serde::Serialize for ResourceRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -15066,11 +14996,11 @@ impl ::serde::Serialize for ResourceTemplate {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -15212,7 +15142,7 @@ impl ::serde::Serialize for ResourceTemplateReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
@@ -15309,7 +15239,7 @@ impl ::serde::Serialize for ResourceUpdatedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -15403,7 +15333,7 @@ impl ::serde::Serialize for ResourceUpdatedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -15478,7 +15408,7 @@ impl ::serde::Serialize for Result {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -15611,8 +15541,8 @@ impl ::serde::Serialize for Root {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.name.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -15718,8 +15648,7 @@ impl ::serde::Serialize for RootsListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -15986,8 +15915,7 @@ impl ::serde::Serialize for SamplingMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -16229,7 +16157,7 @@ impl ::serde::Serialize for ServerCapabilitiesCompletions {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -16261,11 +16189,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesCompletions {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesCompletions {
                     extra,
@@ -16285,7 +16209,7 @@ impl ::serde::Serialize for ServerCapabilitiesExperimentalValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -16317,11 +16241,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesExperimentalValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesExperimentalValue {
                     extra,
@@ -16342,7 +16262,7 @@ impl ::serde::Serialize for ServerCapabilitiesLogging {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -16374,11 +16294,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesLogging {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesLogging { extra })
             }
@@ -16399,7 +16315,7 @@ impl ::serde::Serialize for ServerCapabilitiesPrompts {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -16466,7 +16382,7 @@ impl ::serde::Serialize for ServerCapabilitiesResources {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some())
+        let len = usize::from(self.list_changed.is_some())
             + usize::from(self.subscribe.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
@@ -16536,7 +16452,7 @@ impl ::serde::Serialize for ServerCapabilitiesTasksCancel {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -16568,11 +16484,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksCancel {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesTasksCancel {
                     extra,
@@ -16593,7 +16505,7 @@ impl ::serde::Serialize for ServerCapabilitiesTasksList {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -16625,11 +16537,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksList {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesTasksList {
                     extra,
@@ -16650,7 +16558,7 @@ impl ::serde::Serialize for ServerCapabilitiesTasksRequestsToolsCall {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -16685,11 +16593,7 @@ impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsToolsCall
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ServerCapabilitiesTasksRequestsToolsCall {
                     extra,
@@ -16712,7 +16616,7 @@ impl ::serde::Serialize for ServerCapabilitiesTasksRequestsTools {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.call.is_some()) + self.extra.len();
+        let len = usize::from(self.call.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.call {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "call", value)?;
@@ -16779,7 +16683,7 @@ impl ::serde::Serialize for ServerCapabilitiesTasksRequests {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.tools.is_some()) + self.extra.len();
+        let len = usize::from(self.tools.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.tools {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
@@ -16850,9 +16754,8 @@ impl ::serde::Serialize for ServerCapabilitiesTasks {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cancel.is_some())
-            + usize::from(self.list.is_some()) + usize::from(self.requests.is_some())
-            + self.extra.len();
+        let len = usize::from(self.cancel.is_some()) + usize::from(self.list.is_some())
+            + usize::from(self.requests.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.cancel {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "cancel", value)?;
@@ -16931,7 +16834,7 @@ impl ::serde::Serialize for ServerCapabilitiesTools {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -17010,7 +16913,7 @@ impl ::serde::Serialize for ServerCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.completions.is_some())
+        let len = usize::from(self.completions.is_some())
             + usize::from(self.experimental.is_some())
             + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
             + usize::from(self.resources.is_some()) + usize::from(self.tasks.is_some())
@@ -17983,7 +17886,7 @@ impl ::serde::Serialize for SetLevelRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -18076,7 +17979,7 @@ impl ::serde::Serialize for SetLevelRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -18147,7 +18050,7 @@ impl ::serde::Serialize for SetLevelRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -18392,11 +18295,11 @@ impl ::serde::Serialize for StringSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
+        let len = 1usize + usize::from(self.default.is_some())
             + usize::from(self.description.is_some())
             + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
             + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -18523,7 +18426,7 @@ impl ::serde::Serialize for SubscribeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -18616,7 +18519,7 @@ impl ::serde::Serialize for SubscribeRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -18687,7 +18590,7 @@ impl ::serde::Serialize for SubscribeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -18861,9 +18764,8 @@ impl ::serde::Serialize for Task {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.poll_interval.is_some())
-            + 1usize + usize::from(self.status_message.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 5usize + usize::from(self.poll_interval.is_some())
+            + usize::from(self.status_message.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -18995,7 +18897,7 @@ impl ::serde::Serialize for TaskAugmentedRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -19071,8 +18973,8 @@ impl ::serde::Serialize for TaskAugmentedRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.task.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + usize::from(self.task.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -19144,7 +19046,7 @@ impl ::serde::Serialize for TaskMetadata {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.ttl.is_some()) + self.extra.len();
+        let len = usize::from(self.ttl.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.ttl {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", value)?;
@@ -19304,7 +19206,7 @@ impl ::serde::Serialize for TaskStatusNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -19496,10 +19398,9 @@ impl ::serde::Serialize for TaskStatusNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
-            + usize::from(self.poll_interval.is_some()) + 1usize
-            + usize::from(self.status_message.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 5usize + usize::from(self.meta.is_some())
+            + usize::from(self.poll_interval.is_some())
+            + usize::from(self.status_message.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -19668,9 +19569,8 @@ impl ::serde::Serialize for TextContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -19764,8 +19664,8 @@ impl ::serde::Serialize for TextResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -19853,7 +19753,7 @@ impl ::serde::Serialize for TitledMultiSelectEnumSchemaItemsAnyOfItem {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
@@ -19933,7 +19833,7 @@ impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "anyOf", &self.any_of)?;
         for (key, value) in &self.extra {
@@ -20036,11 +19936,11 @@ impl ::serde::Serialize for TitledMultiSelectEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
             + usize::from(self.max_items.is_some())
             + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -20150,7 +20050,7 @@ impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
@@ -20237,9 +20137,9 @@ impl ::serde::Serialize for TitledSingleSelectEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -20331,7 +20231,7 @@ impl ::serde::Serialize for ToolInputSchemaPropertiesValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -20363,11 +20263,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaPropertiesValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ToolInputSchemaPropertiesValue {
                     extra,
@@ -20394,9 +20290,9 @@ impl ::serde::Serialize for ToolInputSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.schema.is_some())
+        let len = 1usize + usize::from(self.schema.is_some())
             + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.schema {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
@@ -20484,7 +20380,7 @@ impl ::serde::Serialize for ToolOutputSchemaPropertiesValue {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -20516,11 +20412,7 @@ impl<'de> ::serde::Deserialize<'de> for ToolOutputSchemaPropertiesValue {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ToolOutputSchemaPropertiesValue {
                     extra,
@@ -20551,9 +20443,9 @@ impl ::serde::Serialize for ToolOutputSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.schema.is_some())
+        let len = 1usize + usize::from(self.schema.is_some())
             + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.schema {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
@@ -20683,11 +20575,11 @@ impl ::serde::Serialize for Tool {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some())
             + usize::from(self.execution.is_some()) + usize::from(self.icons.is_some())
-            + 1usize + 1usize + usize::from(self.output_schema.is_some())
+            + usize::from(self.output_schema.is_some())
             + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -20849,7 +20741,7 @@ impl ::serde::Serialize for ToolAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.destructive_hint.is_some())
+        let len = usize::from(self.destructive_hint.is_some())
             + usize::from(self.idempotent_hint.is_some())
             + usize::from(self.open_world_hint.is_some())
             + usize::from(self.read_only_hint.is_some())
@@ -21028,7 +20920,7 @@ impl ::serde::Serialize for ToolChoice {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.mode.is_some()) + self.extra.len();
+        let len = usize::from(self.mode.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.mode {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
@@ -21170,7 +21062,7 @@ impl ::serde::Serialize for ToolExecution {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.task_support.is_some()) + self.extra.len();
+        let len = usize::from(self.task_support.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.task_support {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskSupport", value)?;
@@ -21259,8 +21151,7 @@ impl ::serde::Serialize for ToolListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -21393,10 +21284,9 @@ impl ::serde::Serialize for ToolResultContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.is_error.is_some())
-            + usize::from(self.structured_content.is_some()) + 1usize + 1usize
-            + self.extra.len();
+            + usize::from(self.structured_content.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -21546,8 +21436,7 @@ impl ::serde::Serialize for ToolUseContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
-            + 1usize + self.extra.len();
+        let len = 4usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -21644,7 +21533,7 @@ impl ::serde::Serialize for URLElicitationRequiredErrorErrorData {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -21721,7 +21610,7 @@ impl ::serde::Serialize for URLElicitationRequiredErrorError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
@@ -21806,8 +21695,7 @@ impl ::serde::Serialize for URLElicitationRequiredError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
         if let ::core::option::Option::Some(value) = &self.id {
@@ -21917,7 +21805,7 @@ impl ::serde::Serialize for UnsubscribeRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -22010,7 +21898,7 @@ impl ::serde::Serialize for UnsubscribeRequestParamsMeta {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.progress_token.is_some()) + self.extra.len();
+        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.progress_token {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -22081,7 +21969,7 @@ impl ::serde::Serialize for UnsubscribeRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -22154,7 +22042,7 @@ impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
@@ -22240,11 +22128,11 @@ impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
             + usize::from(self.max_items.is_some())
             + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -22360,9 +22248,9 @@ impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;

@@ -29,7 +29,7 @@ impl ::serde::Serialize for Annotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.audience.is_some())
+        let len = usize::from(self.audience.is_some())
             + usize::from(self.last_modified.is_some())
             + usize::from(self.priority.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -140,9 +140,8 @@ impl ::serde::Serialize for AudioContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -247,7 +246,7 @@ impl ::serde::Serialize for BaseMetadata {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.title.is_some()) + self.extra.len();
+        let len = 1usize + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         if let ::core::option::Option::Some(value) = &self.title {
@@ -323,8 +322,8 @@ impl ::serde::Serialize for BlobResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -432,9 +431,9 @@ impl ::serde::Serialize for BooleanSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
+        let len = 1usize + usize::from(self.default.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -613,8 +612,8 @@ impl ::serde::Serialize for CacheableResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
-            + usize::from(self.result_type.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.result_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -753,7 +752,7 @@ impl ::serde::Serialize for CallToolRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -853,8 +852,8 @@ impl ::serde::Serialize for CallToolRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.arguments.is_some())
-            + usize::from(self.input_responses.is_some()) + 1usize
+        let len = 2usize + usize::from(self.arguments.is_some())
+            + usize::from(self.input_responses.is_some())
             + usize::from(self.request_state.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
@@ -983,7 +982,7 @@ impl ::serde::Serialize for CallToolResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.is_error.is_some())
             + usize::from(self.result_type.is_some())
             + usize::from(self.structured_content.is_some()) + self.extra.len();
@@ -1186,7 +1185,7 @@ impl ::serde::Serialize for CallToolResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -1300,7 +1299,7 @@ impl ::serde::Serialize for CancelledNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -1391,8 +1390,8 @@ impl ::serde::Serialize for CancelledNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.reason.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.reason.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -1480,8 +1479,8 @@ impl ::serde::Serialize for ClientCapabilitiesElicitation {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.form.is_some())
-            + usize::from(self.url.is_some()) + self.extra.len();
+        let len = usize::from(self.form.is_some()) + usize::from(self.url.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.form {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "form", value)?;
@@ -1554,7 +1553,7 @@ impl ::serde::Serialize for ClientCapabilitiesRoots {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + self.extra.len();
+        let len = self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         for (key, value) in &self.extra {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
@@ -1586,11 +1585,7 @@ impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
                 while let ::core::option::Option::Some(key) = map
                     .next_key::<__private::Key<'de>>()?
                 {
-                    match key.as_str() {
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
+                    extra.insert(key.into_string(), map.next_value()?);
                 }
                 ::core::result::Result::Ok(ClientCapabilitiesRoots { extra })
             }
@@ -1618,8 +1613,8 @@ impl ::serde::Serialize for ClientCapabilitiesSampling {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.context.is_some())
-            + usize::from(self.tools.is_some()) + self.extra.len();
+        let len = usize::from(self.context.is_some()) + usize::from(self.tools.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.context {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
@@ -1717,7 +1712,7 @@ impl ::serde::Serialize for ClientCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.elicitation.is_some())
+        let len = usize::from(self.elicitation.is_some())
             + usize::from(self.experimental.is_some())
             + usize::from(self.extensions.is_some()) + usize::from(self.roots.is_some())
             + usize::from(self.sampling.is_some()) + self.extra.len();
@@ -1832,7 +1827,7 @@ impl ::serde::Serialize for ClientNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -2216,7 +2211,7 @@ impl ::serde::Serialize for CompleteRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -2311,7 +2306,7 @@ impl ::serde::Serialize for CompleteRequestParamsArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
@@ -2388,7 +2383,7 @@ impl ::serde::Serialize for CompleteRequestParamsContext {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.arguments.is_some()) + self.extra.len();
+        let len = usize::from(self.arguments.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.arguments {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
@@ -2571,8 +2566,7 @@ impl ::serde::Serialize for CompleteRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.context.is_some()) + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.context.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
         ::serde::ser::SerializeMap::serialize_entry(
@@ -2669,8 +2663,8 @@ impl ::serde::Serialize for CompleteResultCompletion {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.has_more.is_some())
-            + usize::from(self.total.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.has_more.is_some())
+            + usize::from(self.total.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.has_more {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
@@ -2760,7 +2754,7 @@ impl ::serde::Serialize for CompleteResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.result_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -2846,7 +2840,7 @@ impl ::serde::Serialize for CompleteResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -3112,7 +3106,7 @@ impl ::serde::Serialize for CreateMessageRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -3288,7 +3282,7 @@ impl ::serde::Serialize for CreateMessageRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.include_context.is_some()) + 1usize + 1usize
+        let len = 2usize + usize::from(self.include_context.is_some())
             + usize::from(self.metadata.is_some())
             + usize::from(self.model_preferences.is_some())
             + usize::from(self.stop_sequences.is_some())
@@ -3645,7 +3639,7 @@ impl ::serde::Serialize for CreateMessageResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.stop_reason.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -3771,7 +3765,7 @@ impl ::serde::Serialize for DiscoverRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -3903,10 +3897,10 @@ impl ::serde::Serialize for DiscoverResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.cache_scope.is_some()) + 1usize
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.cache_scope.is_some())
             + usize::from(self.instructions.is_some())
-            + usize::from(self.result_type.is_some()) + 1usize
+            + usize::from(self.result_type.is_some())
             + usize::from(self.ttl_ms.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -4033,7 +4027,7 @@ impl ::serde::Serialize for DiscoverResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -4140,7 +4134,7 @@ impl ::serde::Serialize for ElicitRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
@@ -4267,8 +4261,8 @@ impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.schema.is_some()) + 1usize
-            + usize::from(self.required.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.schema.is_some())
+            + usize::from(self.required.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.schema {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
@@ -4374,8 +4368,7 @@ impl ::serde::Serialize for ElicitRequestFormParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.mode.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.mode.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
         if let ::core::option::Option::Some(value) = &self.mode {
@@ -4599,7 +4592,7 @@ impl ::serde::Serialize for ElicitRequestURLParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", &self.mode)?;
@@ -4875,8 +4868,7 @@ impl ::serde::Serialize for ElicitResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.content.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.content.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "action", &self.action)?;
         if let ::core::option::Option::Some(value) = &self.content {
@@ -5079,9 +5071,8 @@ impl ::serde::Serialize for EmbeddedResource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -5360,8 +5351,7 @@ impl ::serde::Serialize for Error {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -5466,7 +5456,7 @@ impl ::serde::Serialize for GetPromptRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -5566,8 +5556,8 @@ impl ::serde::Serialize for GetPromptRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.arguments.is_some())
-            + usize::from(self.input_responses.is_some()) + 1usize
+        let len = 2usize + usize::from(self.arguments.is_some())
+            + usize::from(self.input_responses.is_some())
             + usize::from(self.request_state.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
@@ -5679,8 +5669,8 @@ impl ::serde::Serialize for GetPromptResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.description.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.description.is_some())
             + usize::from(self.result_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -5871,7 +5861,7 @@ impl ::serde::Serialize for GetPromptResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -5957,8 +5947,7 @@ impl ::serde::Serialize for HeaderMismatchErrorError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -6043,8 +6032,7 @@ impl ::serde::Serialize for HeaderMismatchError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
         if let ::core::option::Option::Some(value) = &self.id {
@@ -6211,9 +6199,9 @@ impl ::serde::Serialize for Icon {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.mime_type.is_some())
-            + usize::from(self.sizes.is_some()) + 1usize
-            + usize::from(self.theme.is_some()) + self.extra.len();
+        let len = 1usize + usize::from(self.mime_type.is_some())
+            + usize::from(self.sizes.is_some()) + usize::from(self.theme.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.mime_type {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
@@ -6307,7 +6295,7 @@ impl ::serde::Serialize for Icons {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.icons.is_some()) + self.extra.len();
+        let len = usize::from(self.icons.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.icons {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
@@ -6397,9 +6385,8 @@ impl ::serde::Serialize for ImageContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize + 1usize
-            + self.extra.len();
+        let len = 3usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -6524,9 +6511,8 @@ impl ::serde::Serialize for Implementation {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some())
-            + usize::from(self.icons.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + 1usize
+        let len = 2usize + usize::from(self.description.is_some())
+            + usize::from(self.icons.is_some()) + usize::from(self.title.is_some())
             + usize::from(self.website_url.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.description {
@@ -6797,9 +6783,9 @@ impl ::serde::Serialize for InputRequiredResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.input_requests.is_some())
-            + usize::from(self.request_state.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.request_state.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -7013,7 +6999,7 @@ impl ::serde::Serialize for InputResponseRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.input_responses.is_some())
+        let len = 1usize + usize::from(self.input_responses.is_some())
             + usize::from(self.request_state.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
@@ -7108,8 +7094,7 @@ impl ::serde::Serialize for InternalError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -7203,8 +7188,7 @@ impl ::serde::Serialize for InvalidParamsError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -7289,8 +7273,7 @@ impl ::serde::Serialize for InvalidRequestError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -7374,8 +7357,7 @@ impl ::serde::Serialize for JSONRPCErrorResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
         if let ::core::option::Option::Some(value) = &self.id {
@@ -7599,8 +7581,7 @@ impl ::serde::Serialize for JSONRPCNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -7689,8 +7670,7 @@ impl ::serde::Serialize for JSONRPCRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -7883,7 +7863,7 @@ impl ::serde::Serialize for JSONRPCResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -7997,10 +7977,10 @@ impl ::serde::Serialize for LegacyTitledEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
             + usize::from(self.enum_names.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -8125,7 +8105,7 @@ impl ::serde::Serialize for ListPromptsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -8249,9 +8229,9 @@ impl ::serde::Serialize for ListPromptsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.cache_scope.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize
+            + usize::from(self.next_cursor.is_some())
             + usize::from(self.result_type.is_some())
             + usize::from(self.ttl_ms.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -8352,7 +8332,7 @@ impl ::serde::Serialize for ListPromptsResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -8461,7 +8441,7 @@ impl ::serde::Serialize for ListResourceTemplatesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -8585,9 +8565,9 @@ impl ::serde::Serialize for ListResourceTemplatesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.cache_scope.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize
+            + usize::from(self.next_cursor.is_some())
             + usize::from(self.result_type.is_some())
             + usize::from(self.ttl_ms.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -8696,7 +8676,7 @@ impl ::serde::Serialize for ListResourceTemplatesResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -8804,7 +8784,7 @@ impl ::serde::Serialize for ListResourcesRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -8928,9 +8908,9 @@ impl ::serde::Serialize for ListResourcesResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.cache_scope.is_some())
-            + usize::from(self.next_cursor.is_some()) + 1usize
+            + usize::from(self.next_cursor.is_some())
             + usize::from(self.result_type.is_some())
             + usize::from(self.ttl_ms.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -9035,7 +9015,7 @@ impl ::serde::Serialize for ListResourcesResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -9139,7 +9119,7 @@ impl ::serde::Serialize for ListRootsRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -9210,8 +9190,7 @@ impl ::serde::Serialize for ListRootsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -9286,7 +9265,7 @@ impl ::serde::Serialize for ListRootsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", &self.roots)?;
         for (key, value) in &self.extra {
@@ -9378,7 +9357,7 @@ impl ::serde::Serialize for ListToolsRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -9502,10 +9481,10 @@ impl ::serde::Serialize for ListToolsResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.cache_scope.is_some())
             + usize::from(self.next_cursor.is_some())
-            + usize::from(self.result_type.is_some()) + 1usize
+            + usize::from(self.result_type.is_some())
             + usize::from(self.ttl_ms.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -9605,7 +9584,7 @@ impl ::serde::Serialize for ListToolsResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -9805,7 +9784,7 @@ impl ::serde::Serialize for LoggingMessageNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -9898,7 +9877,7 @@ impl ::serde::Serialize for LoggingMessageNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.logger.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -10010,8 +9989,7 @@ impl ::serde::Serialize for MethodNotFoundError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -10091,7 +10069,7 @@ impl ::serde::Serialize for MissingRequiredClientCapabilityErrorErrorData {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -10171,7 +10149,7 @@ impl ::serde::Serialize for MissingRequiredClientCapabilityErrorError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
@@ -10261,8 +10239,7 @@ impl ::serde::Serialize for MissingRequiredClientCapabilityError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
         if let ::core::option::Option::Some(value) = &self.id {
@@ -10358,7 +10335,7 @@ impl ::serde::Serialize for ModelHint {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.name.is_some()) + self.extra.len();
+        let len = usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.name {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
@@ -10448,7 +10425,7 @@ impl ::serde::Serialize for ModelPreferences {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.cost_priority.is_some())
+        let len = usize::from(self.cost_priority.is_some())
             + usize::from(self.hints.is_some())
             + usize::from(self.intelligence_priority.is_some())
             + usize::from(self.speed_priority.is_some()) + self.extra.len();
@@ -10650,8 +10627,7 @@ impl ::serde::Serialize for Notification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -10736,8 +10712,7 @@ impl ::serde::Serialize for NotificationMetaObject {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.subscription_id.is_some())
-            + self.extra.len();
+        let len = usize::from(self.subscription_id.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.subscription_id {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -10807,7 +10782,7 @@ impl ::serde::Serialize for NotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + self.extra.len();
+        let len = usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -10930,10 +10905,10 @@ impl ::serde::Serialize for NumberSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
+        let len = 1usize + usize::from(self.default.is_some())
             + usize::from(self.description.is_some())
             + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -11030,7 +11005,7 @@ impl ::serde::Serialize for PaginatedRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -11125,8 +11100,7 @@ impl ::serde::Serialize for PaginatedRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.cursor.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.cursor.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
         if let ::core::option::Option::Some(value) = &self.cursor {
@@ -11207,7 +11181,7 @@ impl ::serde::Serialize for PaginatedResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = usize::from(self.meta.is_some())
             + usize::from(self.next_cursor.is_some())
             + usize::from(self.result_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -11290,8 +11264,7 @@ impl ::serde::Serialize for ParseError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.data.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         if let ::core::option::Option::Some(value) = &self.data {
@@ -11623,7 +11596,7 @@ impl ::serde::Serialize for ProgressNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -11716,9 +11689,9 @@ impl ::serde::Serialize for ProgressNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.message.is_some()) + 1usize + 1usize
-            + usize::from(self.total.is_some()) + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.message.is_some()) + usize::from(self.total.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -11931,10 +11904,10 @@ impl ::serde::Serialize for Prompt {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 1usize + usize::from(self.meta.is_some())
             + usize::from(self.arguments.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + 1usize + usize::from(self.title.is_some()) + self.extra.len();
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -12043,7 +12016,7 @@ impl ::serde::Serialize for PromptArgument {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.description.is_some()) + 1usize
+        let len = 1usize + usize::from(self.description.is_some())
             + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
             + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -12153,8 +12126,7 @@ impl ::serde::Serialize for PromptListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -12242,7 +12214,7 @@ impl ::serde::Serialize for PromptMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
@@ -12347,8 +12319,7 @@ impl ::serde::Serialize for PromptReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.title.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
         if let ::core::option::Option::Some(value) = &self.title {
@@ -12451,7 +12422,7 @@ impl ::serde::Serialize for ReadResourceRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -12547,8 +12518,8 @@ impl ::serde::Serialize for ReadResourceRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.input_responses.is_some())
-            + usize::from(self.request_state.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.input_responses.is_some())
+            + usize::from(self.request_state.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
         if let ::core::option::Option::Some(value) = &self.input_responses {
@@ -12768,8 +12739,8 @@ impl ::serde::Serialize for ReadResourceResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.cache_scope.is_some()) + 1usize
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.cache_scope.is_some())
             + usize::from(self.result_type.is_some())
             + usize::from(self.ttl_ms.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
@@ -12967,7 +12938,7 @@ impl ::serde::Serialize for ReadResourceResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -13054,8 +13025,7 @@ impl ::serde::Serialize for Request {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         if let ::core::option::Option::Some(value) = &self.params {
@@ -13248,8 +13218,8 @@ impl ::serde::Serialize for RequestMetaObject {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.client_info.is_some())
-            + usize::from(self.log_level.is_some()) + 1usize
+        let len = 2usize + usize::from(self.client_info.is_some())
+            + usize::from(self.log_level.is_some())
             + usize::from(self.progress_token.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
@@ -13376,7 +13346,7 @@ impl ::serde::Serialize for RequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
         for (key, value) in &self.extra {
@@ -13474,12 +13444,11 @@ impl ::serde::Serialize for Resource {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -13597,8 +13566,8 @@ impl ::serde::Serialize for ResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -13733,12 +13702,11 @@ impl ::serde::Serialize for ResourceLink {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.size.is_some()) + usize::from(self.title.is_some())
-            + 1usize + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
+            + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -13884,8 +13852,7 @@ impl ::serde::Serialize for ResourceListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -13971,7 +13938,7 @@ impl ::serde::Serialize for ResourceRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
@@ -14072,11 +14039,11 @@ impl ::serde::Serialize for ResourceTemplate {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+            + usize::from(self.mime_type.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -14216,7 +14183,7 @@ impl ::serde::Serialize for ResourceTemplateReference {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
@@ -14313,7 +14280,7 @@ impl ::serde::Serialize for ResourceUpdatedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -14404,7 +14371,7 @@ impl ::serde::Serialize for ResourceUpdatedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -14483,7 +14450,7 @@ impl ::serde::Serialize for Result {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = usize::from(self.meta.is_some())
             + usize::from(self.result_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -14561,7 +14528,7 @@ impl ::serde::Serialize for ResultMetaObject {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.server_info.is_some()) + self.extra.len();
+        let len = usize::from(self.server_info.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.server_info {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -14761,8 +14728,8 @@ impl ::serde::Serialize for Root {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.name.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some())
+            + usize::from(self.name.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -15019,8 +14986,7 @@ impl ::serde::Serialize for SamplingMessage {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -15262,7 +15228,7 @@ impl ::serde::Serialize for ServerCapabilitiesPrompts {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -15329,7 +15295,7 @@ impl ::serde::Serialize for ServerCapabilitiesResources {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some())
+        let len = usize::from(self.list_changed.is_some())
             + usize::from(self.subscribe.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
@@ -15401,7 +15367,7 @@ impl ::serde::Serialize for ServerCapabilitiesTools {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.list_changed.is_some()) + self.extra.len();
+        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.list_changed {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
@@ -15497,7 +15463,7 @@ impl ::serde::Serialize for ServerCapabilities {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.completions.is_some())
+        let len = usize::from(self.completions.is_some())
             + usize::from(self.experimental.is_some())
             + usize::from(self.extensions.is_some())
             + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
@@ -16329,11 +16295,11 @@ impl ::serde::Serialize for StringSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
+        let len = 1usize + usize::from(self.default.is_some())
             + usize::from(self.description.is_some())
             + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
             + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -16448,7 +16414,7 @@ impl ::serde::Serialize for SubscriptionFilter {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.prompts_list_changed.is_some())
+        let len = usize::from(self.prompts_list_changed.is_some())
             + usize::from(self.resource_subscriptions.is_some())
             + usize::from(self.resources_list_changed.is_some())
             + usize::from(self.tools_list_changed.is_some()) + self.extra.len();
@@ -16589,7 +16555,7 @@ impl ::serde::Serialize for SubscriptionsAcknowledgedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -16686,7 +16652,7 @@ impl ::serde::Serialize for SubscriptionsAcknowledgedNotificationParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + self.extra.len();
+        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -16796,7 +16762,7 @@ impl ::serde::Serialize for SubscriptionsListenRequest {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 4usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -16894,7 +16860,7 @@ impl ::serde::Serialize for SubscriptionsListenRequestParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
         ::serde::ser::SerializeMap::serialize_entry(
@@ -16986,8 +16952,7 @@ impl ::serde::Serialize for SubscriptionsListenResult {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.result_type.is_some())
-            + self.extra.len();
+        let len = 1usize + usize::from(self.result_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
         if let ::core::option::Option::Some(value) = &self.result_type {
@@ -17078,8 +17043,7 @@ impl ::serde::Serialize for SubscriptionsListenResultMetaObject {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.server_info.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.server_info.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.server_info {
             ::serde::ser::SerializeMap::serialize_entry(
@@ -17167,7 +17131,7 @@ impl ::serde::Serialize for SubscriptionsListenResultResponse {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
@@ -17277,9 +17241,8 @@ impl ::serde::Serialize for TextContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + 1usize + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.annotations.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -17368,8 +17331,8 @@ impl ::serde::Serialize for TextResourceContents {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + 1usize + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.meta.is_some())
+            + usize::from(self.mime_type.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -17455,7 +17418,7 @@ impl ::serde::Serialize for TitledMultiSelectEnumSchemaItemsAnyOfItem {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
@@ -17535,7 +17498,7 @@ impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "anyOf", &self.any_of)?;
         for (key, value) in &self.extra {
@@ -17638,11 +17601,11 @@ impl ::serde::Serialize for TitledMultiSelectEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
             + usize::from(self.max_items.is_some())
             + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -17752,7 +17715,7 @@ impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
@@ -17839,9 +17802,9 @@ impl ::serde::Serialize for TitledSingleSelectEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -17949,8 +17912,7 @@ impl ::serde::Serialize for ToolInputSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.schema.is_some()) + 1usize
-            + self.extra.len();
+        let len = 1usize + usize::from(self.schema.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.schema {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
@@ -18024,7 +17986,7 @@ impl ::serde::Serialize for ToolOutputSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.schema.is_some()) + self.extra.len();
+        let len = usize::from(self.schema.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.schema {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
@@ -18132,10 +18094,10 @@ impl ::serde::Serialize for Tool {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some())
+        let len = 2usize + usize::from(self.meta.is_some())
             + usize::from(self.annotations.is_some())
             + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + 1usize + 1usize + usize::from(self.output_schema.is_some())
+            + usize::from(self.output_schema.is_some())
             + usize::from(self.title.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
@@ -18289,7 +18251,7 @@ impl ::serde::Serialize for ToolAnnotations {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.destructive_hint.is_some())
+        let len = usize::from(self.destructive_hint.is_some())
             + usize::from(self.idempotent_hint.is_some())
             + usize::from(self.open_world_hint.is_some())
             + usize::from(self.read_only_hint.is_some())
@@ -18468,7 +18430,7 @@ impl ::serde::Serialize for ToolChoice {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.mode.is_some()) + self.extra.len();
+        let len = usize::from(self.mode.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.mode {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
@@ -18554,8 +18516,7 @@ impl ::serde::Serialize for ToolListChangedNotification {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -18683,10 +18644,9 @@ impl ::serde::Serialize for ToolResultContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize
+        let len = 3usize + usize::from(self.meta.is_some())
             + usize::from(self.is_error.is_some())
-            + usize::from(self.structured_content.is_some()) + 1usize + 1usize
-            + self.extra.len();
+            + usize::from(self.structured_content.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -18834,8 +18794,7 @@ impl ::serde::Serialize for ToolUseContent {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.meta.is_some()) + 1usize + 1usize + 1usize
-            + 1usize + self.extra.len();
+        let len = 4usize + usize::from(self.meta.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.meta {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
@@ -18934,7 +18893,7 @@ impl ::serde::Serialize for UnsupportedProtocolVersionErrorErrorData {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(
             &mut map,
@@ -19025,7 +18984,7 @@ impl ::serde::Serialize for UnsupportedProtocolVersionErrorError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + 1usize + self.extra.len();
+        let len = 3usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
@@ -19113,8 +19072,7 @@ impl ::serde::Serialize for UnsupportedProtocolVersionError {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.id.is_some()) + 1usize
-            + self.extra.len();
+        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
         if let ::core::option::Option::Some(value) = &self.id {
@@ -19200,7 +19158,7 @@ impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + self.extra.len();
+        let len = 2usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
@@ -19286,11 +19244,11 @@ impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some())
             + usize::from(self.max_items.is_some())
             + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
-            + 1usize + self.extra.len();
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
@@ -19406,9 +19364,9 @@ impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + 1usize
-            + usize::from(self.title.is_some()) + 1usize + self.extra.len();
+        let len = 2usize + usize::from(self.default.is_some())
+            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
+            + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.default {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;

@@ -119,7 +119,7 @@ impl ::serde::Serialize for PingParams {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + usize::from(self.delay.is_some()) + self.extra.len();
+        let len = usize::from(self.delay.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         if let ::core::option::Option::Some(value) = &self.delay {
             ::serde::ser::SerializeMap::serialize_entry(&mut map, "delay", value)?;
@@ -182,8 +182,7 @@ impl ::serde::Serialize for Ping {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + 1usize + usize::from(self.params.is_some())
-            + self.extra.len();
+        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
@@ -344,7 +343,7 @@ impl ::serde::Serialize for Pong {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.level.is_some())
+        let len = 1usize + usize::from(self.level.is_some())
             + usize::from(self.data.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
@@ -526,7 +525,7 @@ impl ::serde::Serialize for Text {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + self.extra.len();
+        let len = 1usize + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
         for (key, value) in &self.extra {
@@ -588,7 +587,7 @@ impl ::serde::Serialize for Blob {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize;
+        let len = 1usize;
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
         ::serde::ser::SerializeMap::end(map)
@@ -739,7 +738,7 @@ impl ::serde::Serialize for Tagged {
         &self,
         serializer: S,
     ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 0usize + 1usize + usize::from(self.lang.is_some()) + self.extra.len();
+        let len = 1usize + usize::from(self.lang.is_some()) + self.extra.len();
         let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
         ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
         if let ::core::option::Option::Some(value) = &self.lang {

@@ -1,0 +1,75 @@
+#!/usr/bin/env bash
+# Build cost of the generated bindings next to the published rust-mcp-schema 2.0.0 (2026_07_28
+# feature only), measured in one run on this machine. Two views:
+#   crate: the binding crate alone, its dependencies already built;
+#   user:  the binding crate plus a small binary that parses and writes ClientRequest,
+#          ServerResult and JSONRPCMessage (what a server actually pays).
+# Usage: benches/build-time.sh [RUNS]   (default 3; prints a Markdown table)
+set -euo pipefail
+runs=${1:-3}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+mkdir -p "$work/ours/src" "$work/theirs/src"
+cat > "$work/Cargo.toml" <<TOML
+[workspace]
+resolver = "2"
+members = ["ours", "theirs"]
+TOML
+cat > "$work/ours/Cargo.toml" <<TOML
+[package]
+name = "bt-ours"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+mcp-schema = { path = "$repo/generated" }
+serde_json = { version = "1", features = ["preserve_order"] }
+TOML
+cat > "$work/theirs/Cargo.toml" <<TOML
+[package]
+name = "bt-theirs"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+rust-mcp-schema = { version = "=2.0.0", default-features = false, features = ["2026_07_28"] }
+serde_json = { version = "1", features = ["preserve_order"] }
+TOML
+main='fn main() {
+    let input = std::env::args().nth(1).unwrap_or_default();
+    let a: Result<LIB::ClientRequest, _> = serde_json::from_str(&input);
+    let b: Result<LIB::ServerResult, _> = serde_json::from_str(&input);
+    let c: Result<LIB::MSG, _> = serde_json::from_str(&input);
+    println!("{:?} {:?} {:?}", a.map(|v| serde_json::to_string(&v).unwrap()),
+        b.map(|v| serde_json::to_string(&v).unwrap()), c.map(|v| serde_json::to_string(&v).unwrap()));
+}'
+echo "${main//LIB/mcp_schema}" | sed 's/MSG/JSONRPCMessage/' > "$work/ours/src/main.rs"
+echo "${main//LIB/rust_mcp_schema}" | sed 's/MSG/JsonrpcMessage/' > "$work/theirs/src/main.rs"
+cd "$work"
+export CARGO_TARGET_DIR="$work/target"
+cargo build -q 2>/dev/null && cargo build -q --release 2>/dev/null
+
+median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m}'; }
+measure() { # profile view side
+  local flag=""; [ "$1" = release ] && flag="--release"
+  local lib pkg
+  if [ "$3" = ours ]; then lib=mcp-schema; else lib=rust-mcp-schema; fi
+  pkg=bt-$3
+  for _ in $(seq "$runs"); do
+    if [ "$2" = crate ]; then
+      cargo clean -q -p "$lib" $flag
+      local s; s=$(date +%s.%N); cargo build -q -p "$lib" $flag; local e; e=$(date +%s.%N)
+    else
+      cargo clean -q -p "$lib" -p "$pkg" $flag
+      local s; s=$(date +%s.%N); cargo build -q -p "$pkg" $flag; local e; e=$(date +%s.%N)
+    fi
+    echo "$e - $s" | bc
+  done | median
+}
+echo "| build | profile | mcp-schema (s) | rust-mcp-schema 2.0.0 (s) | ratio |"
+echo "|---|---|---|---|---|"
+for view in crate user; do
+  for prof in dev release; do
+    o=$(measure $prof $view ours); t=$(measure $prof $view theirs)
+    echo "| $view | $prof | $o | $t | $(echo "scale=2; $o / $t" | bc) |"
+  done
+done
