@@ -1,0 +1,3 @@
+//! # Writing resumable handlers
+//!
+//! (Guide in progress; see the crate tests for complete examples.)

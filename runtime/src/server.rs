@@ -1,0 +1,554 @@
+//! The stateless server core: one JSON-RPC message in, at most one out. Validates `_meta`,
+//! routes to tools, prompts and resources, and runs MRTR rounds through the engine with the
+//! journal sealed into `requestState`. Transports call [`Server::handle_message`].
+
+use crate::engine::{self, Call, CallState, Outcome, RequestInfo};
+use crate::handler::{match_template, PromptHandler, ResourceHandler, ToolHandler};
+use crate::state::{Binding, StateCodec, StateError, StateKeys};
+use indexmap::IndexMap;
+use mcp_schema::{
+    methods, CacheScope, DiscoverResult, Error, Implementation, InputRequiredResult,
+    JSONRPCErrorResponse, ListPromptsResult, ListResourceTemplatesResult,
+    ListResourcesResult, ListToolsResult, RequestId, RequestMetaObject, ResultType,
+    ServerCapabilities, LATEST_PROTOCOL_VERSION,
+};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::sync::Arc;
+use std::time::Duration;
+
+const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+
+/// Protocol versions this server speaks.
+pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
+
+struct Registered<H: ?Sized> {
+    handler: Arc<H>,
+    listing: Value,
+}
+
+/// A configured MCP server. Cheap to share: wrap it in an `Arc` and call it from any task.
+pub struct Server {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: IndexMap<String, Registered<dyn ToolHandler>>,
+    prompts: IndexMap<String, Registered<dyn PromptHandler>>,
+    resources: Vec<Registered<dyn ResourceHandler>>,
+    codec: StateCodec,
+    list_ttl_ms: i64,
+}
+
+/// Builds a [`Server`]: `Server::builder().name(..).version(..).tool(t).build()`.
+pub struct ServerBuilder {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    tools: Vec<Arc<dyn ToolHandler>>,
+    prompts: Vec<Arc<dyn PromptHandler>>,
+    resources: Vec<Arc<dyn ResourceHandler>>,
+    keys: Option<StateKeys>,
+    state_ttl: Duration,
+    codec_hook: Option<Box<dyn FnOnce(StateCodec) -> StateCodec>>,
+}
+
+impl Server {
+    /// Start building a server.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder {
+            name: "mcp-server".into(),
+            version: "0.0.0".into(),
+            instructions: None,
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            keys: None,
+            state_ttl: StateCodec::DEFAULT_TTL,
+            codec_hook: None,
+        }
+    }
+}
+
+impl ServerBuilder {
+    /// The server's name in `serverInfo`.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The server's version in `serverInfo`.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Instructions returned by `server/discover`.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Register a tool (a `#[mcp_tool]` function).
+    pub fn tool(mut self, tool: impl ToolHandler) -> Self {
+        self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Register a prompt (a `#[mcp_prompt]` function).
+    pub fn prompt(mut self, prompt: impl PromptHandler) -> Self {
+        self.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Register a resource or template (a `#[mcp_resource]` function).
+    pub fn resource(mut self, resource: impl ResourceHandler) -> Self {
+        self.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// The key ring that seals `requestState`. Give every instance the same ring so a retry can
+    /// land on any of them. Without it, a random key is made at start (and logged).
+    pub fn state_keys(mut self, keys: StateKeys) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+
+    /// How long a `requestState` stays valid (default five minutes).
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
+    /// Further codec settings (size cap, single use).
+    pub fn state_codec(mut self, f: impl FnOnce(StateCodec) -> StateCodec + 'static) -> Self {
+        self.codec_hook = Some(Box::new(f));
+        self
+    }
+
+    /// Build the server. Fails only when no random state key can be made.
+    pub fn build(self) -> Result<Server, crate::state::StateKeyError> {
+        let keys = match self.keys {
+            Some(k) => k,
+            None => {
+                tracing::warn!("no state keys configured: using a random key; MRTR flows will not survive a restart or move between instances");
+                StateKeys::random()?
+            }
+        };
+        let mut codec = StateCodec::new(keys).ttl(self.state_ttl);
+        if let Some(hook) = self.codec_hook {
+            codec = hook(codec);
+        }
+        let listing = |v: Result<Value, serde_json::Error>| v.unwrap_or(Value::Null);
+        let tools = self
+            .tools
+            .into_iter()
+            .map(|h| {
+                let t = h.tool();
+                (
+                    t.name.clone(),
+                    Registered {
+                        listing: listing(serde_json::to_value(&t)),
+                        handler: h,
+                    },
+                )
+            })
+            .collect();
+        let prompts = self
+            .prompts
+            .into_iter()
+            .map(|h| {
+                let p = h.prompt();
+                (
+                    p.name.clone(),
+                    Registered {
+                        listing: listing(serde_json::to_value(&p)),
+                        handler: h,
+                    },
+                )
+            })
+            .collect();
+        let resources = self
+            .resources
+            .into_iter()
+            .map(|h| {
+                let l = match (h.resource(), h.template()) {
+                    (Some(r), _) => listing(serde_json::to_value(r)),
+                    (None, Some(t)) => listing(serde_json::to_value(t)),
+                    (None, None) => Value::Null,
+                };
+                Registered {
+                    listing: l,
+                    handler: h,
+                }
+            })
+            .collect();
+        Ok(Server {
+            info: Implementation {
+                description: None,
+                icons: None,
+                name: self.name,
+                title: None,
+                version: self.version,
+                website_url: None,
+                extra: Map::new(),
+            },
+            instructions: self.instructions,
+            tools,
+            prompts,
+            resources,
+            codec,
+            list_ttl_ms: 60_000,
+        })
+    }
+}
+
+/// A parsed request envelope.
+struct Envelope {
+    id: RequestId,
+    method: String,
+    params: Map<String, Value>,
+}
+
+/// The outcome of handling one message: a response to write, or nothing (notifications).
+pub type Reply = Option<Value>;
+
+fn error_reply(id: Option<RequestId>, error: Error) -> Reply {
+    serde_json::to_value(JSONRPCErrorResponse::new(id, error)).ok()
+}
+
+fn result_reply(id: RequestId, result: &impl Serialize) -> Reply {
+    match serde_json::to_value(result) {
+        Ok(Value::Object(map)) => {
+            let mut out = Map::new();
+            out.insert("jsonrpc".into(), "2.0".into());
+            out.insert("id".into(), serde_json::to_value(&id).unwrap_or(Value::Null));
+            out.insert("result".into(), Value::Object(map));
+            Some(Value::Object(out))
+        }
+        _ => error_reply(Some(id), Error::internal("result does not serialize")),
+    }
+}
+
+impl Server {
+    /// Handle one JSON-RPC message given as text; the reply to write back, if any. Never panics
+    /// on input: malformed JSON, batches and unknown methods get their JSON-RPC errors.
+    pub async fn handle_message(&self, text: &str, principal: Option<&str>) -> Reply {
+        let value: Value = match serde_json::from_str(text) {
+            Ok(v) => v,
+            Err(e) => return error_reply(None, Error::parse_error(format!("parse error: {e}"))),
+        };
+        self.handle_value(value, principal).await
+    }
+
+    /// Handle one parsed JSON-RPC message.
+    pub async fn handle_value(&self, value: Value, principal: Option<&str>) -> Reply {
+        let env = match self.envelope(value) {
+            Ok(Some(env)) => env,
+            Ok(None) => return None,
+            Err(reply) => return reply,
+        };
+        let id = env.id.clone();
+        match self.dispatch(env, principal).await {
+            Ok(reply) => reply,
+            Err(e) => error_reply(Some(id), e),
+        }
+    }
+
+    /// Check the JSON-RPC envelope; `Ok(None)` for notifications and responses (no reply).
+    fn envelope(&self, value: Value) -> Result<Option<Envelope>, Reply> {
+        let Value::Object(mut obj) = value else {
+            let what = if value.is_array() { "batches are not supported" } else { "not a JSON-RPC object" };
+            return Err(error_reply(None, Error::invalid_request(what)));
+        };
+        let id = match obj.get("id") {
+            None => None,
+            Some(v) => match serde_json::from_value::<RequestId>(v.clone()) {
+                Ok(id) => Some(id),
+                Err(_) => return Err(error_reply(None, Error::invalid_request("invalid id"))),
+            },
+        };
+        if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
+            return Err(error_reply(id, Error::invalid_request("jsonrpc must be \"2.0\"")));
+        }
+        let Some(method) = obj.get("method").and_then(Value::as_str).map(str::to_string) else {
+            if obj.contains_key("result") || obj.contains_key("error") {
+                // A response: servers send no requests, so there is nothing it can answer.
+                return Ok(None);
+            }
+            return Err(error_reply(id, Error::invalid_request("missing method")));
+        };
+        let Some(id) = id else {
+            // A notification (e.g. notifications/cancelled): nothing to answer.
+            return Ok(None);
+        };
+        let params = match obj.remove("params") {
+            None => Map::new(),
+            Some(Value::Object(m)) => m,
+            Some(_) => return Err(error_reply(Some(id), Error::invalid_params("params must be an object"))),
+        };
+        Ok(Some(Envelope { id, method, params }))
+    }
+
+    /// Validate `_meta`: protocol version (supported) and client capabilities (present).
+    fn meta(&self, params: &Map<String, Value>) -> Result<RequestMetaObject, Error> {
+        let Some(meta) = params.get("_meta").and_then(Value::as_object) else {
+            return Err(Error::invalid_params(format!(
+                "missing _meta with {META_VERSION} and {META_CAPS}"
+            )));
+        };
+        let version = meta.get(META_VERSION).and_then(Value::as_str).ok_or_else(|| {
+            Error::invalid_params(format!("missing _meta[\"{META_VERSION}\"]"))
+        })?;
+        if !SUPPORTED_VERSIONS.contains(&version) {
+            return Err(Error::unsupported_protocol_version(version, SUPPORTED_VERSIONS));
+        }
+        if !meta.get(META_CAPS).is_some_and(Value::is_object) {
+            return Err(Error::invalid_params(format!("missing _meta[\"{META_CAPS}\"]")));
+        }
+        serde_json::from_value(Value::Object(meta.clone()))
+            .map_err(|e| Error::invalid_params(format!("invalid _meta: {e}")))
+    }
+
+    async fn dispatch(&self, env: Envelope, principal: Option<&str>) -> Result<Reply, Error> {
+        let Envelope { id, method, params } = env;
+        let meta = match method.as_str() {
+            methods::SERVER_DISCOVER
+            | methods::TOOLS_LIST
+            | methods::TOOLS_CALL
+            | methods::PROMPTS_LIST
+            | methods::PROMPTS_GET
+            | methods::RESOURCES_LIST
+            | methods::RESOURCES_TEMPLATES_LIST
+            | methods::RESOURCES_READ => self.meta(&params)?,
+            _ => return Err(Error::method_not_found(&method)),
+        };
+        let listing = |items: Vec<Value>, key: &str| -> Value {
+            let mut m = Map::new();
+            m.insert(key.into(), Value::Array(items));
+            m.insert("ttlMs".into(), self.list_ttl_ms.into());
+            m.insert("cacheScope".into(), "public".into());
+            m.insert("resultType".into(), "complete".into());
+            Value::Object(m)
+        };
+        let reply = match method.as_str() {
+            methods::SERVER_DISCOVER => result_reply(id, &self.discover()),
+            methods::TOOLS_LIST => {
+                let items = self.tools.values().map(|t| t.listing.clone()).collect();
+                result_reply(id, &check::<ListToolsResult>(listing(items, "tools"))?)
+            }
+            methods::PROMPTS_LIST => {
+                let items = self.prompts.values().map(|p| p.listing.clone()).collect();
+                result_reply(id, &check::<ListPromptsResult>(listing(items, "prompts"))?)
+            }
+            methods::RESOURCES_LIST => {
+                let items = self
+                    .resources
+                    .iter()
+                    .filter(|r| r.handler.resource().is_some())
+                    .map(|r| r.listing.clone())
+                    .collect();
+                result_reply(id, &check::<ListResourcesResult>(listing(items, "resources"))?)
+            }
+            methods::RESOURCES_TEMPLATES_LIST => {
+                let items = self
+                    .resources
+                    .iter()
+                    .filter(|r| r.handler.template().is_some())
+                    .map(|r| r.listing.clone())
+                    .collect();
+                result_reply(
+                    id,
+                    &check::<ListResourceTemplatesResult>(listing(items, "resourceTemplates"))?,
+                )
+            }
+            _ => self.mrtr(id, &method, params, meta, principal).await?,
+        };
+        Ok(reply)
+    }
+
+    fn discover(&self) -> DiscoverResult {
+        let caps: ServerCapabilities = serde_json::from_value(serde_json::json!({
+            "tools": {}, "prompts": {}, "resources": {}
+        }))
+        .unwrap_or_default();
+        DiscoverResult {
+            meta: None,
+            cache_scope: Some(CacheScope::Public),
+            capabilities: caps,
+            instructions: self.instructions.clone(),
+            result_type: Some(ResultType::Complete),
+            supported_versions: SUPPORTED_VERSIONS.iter().map(|v| v.to_string()).collect(),
+            ttl_ms: Some(self.list_ttl_ms),
+            extra: {
+                let mut m = Map::new();
+                if let Ok(v) = serde_json::to_value(&self.info) {
+                    m.insert("serverInfo".into(), v);
+                }
+                m
+            },
+        }
+    }
+
+    /// `tools/call`, `prompts/get` and `resources/read`: the methods that may take MRTR rounds.
+    async fn mrtr(
+        &self,
+        id: RequestId,
+        method: &str,
+        mut params: Map<String, Value>,
+        meta: RequestMetaObject,
+        principal: Option<&str>,
+    ) -> Result<Reply, Error> {
+        let responses = match params.remove("inputResponses") {
+            None | Some(Value::Null) => IndexMap::new(),
+            Some(Value::Object(m)) => m.into_iter().collect(),
+            Some(_) => return Err(Error::invalid_params("inputResponses must be an object")),
+        };
+        let state = match params.remove("requestState") {
+            None | Some(Value::Null) => None,
+            Some(Value::String(s)) => Some(s),
+            Some(_) => return Err(Error::invalid_params("requestState must be a string")),
+        };
+        let (target, arguments) = match method {
+            methods::RESOURCES_READ => {
+                let uri = params
+                    .get("uri")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| Error::invalid_params("resources/read: missing uri"))?;
+                (uri.to_string(), Map::new())
+            }
+            _ => {
+                let name = params
+                    .get("name")
+                    .and_then(Value::as_str)
+                    .ok_or_else(|| Error::invalid_params(format!("{method}: missing name")))?;
+                let args = match params.get("arguments") {
+                    None | Some(Value::Null) => Map::new(),
+                    Some(Value::Object(m)) => m.clone(),
+                    Some(_) => {
+                        return Err(Error::invalid_params(format!(
+                            "{method}: arguments must be an object"
+                        )))
+                    }
+                };
+                (name.to_string(), args)
+            }
+        };
+        let fingerprint = match method {
+            methods::TOOLS_CALL => self
+                .tools
+                .get(&target)
+                .map(|t| t.handler.fingerprint())
+                .ok_or_else(|| Error::invalid_params(format!("unknown tool: {target}")))?,
+            methods::PROMPTS_GET => self
+                .prompts
+                .get(&target)
+                .map(|p| p.handler.fingerprint())
+                .ok_or_else(|| Error::invalid_params(format!("unknown prompt: {target}")))?,
+            _ => self
+                .find_resource(&target)
+                .map(|(r, _)| r.fingerprint())
+                .ok_or_else(|| {
+                    Error::new(-32002, format!("resource not found: {target}"))
+                        .with_data(serde_json::json!({ "uri": target }))
+                })?,
+        };
+        let args_value = Value::Object(arguments.clone());
+        let binding = Binding {
+            method,
+            target: &target,
+            arguments: (method != methods::RESOURCES_READ).then_some(&args_value),
+            principal,
+            protocol_version: &meta.protocol_version,
+        };
+        let journal = match &state {
+            None => IndexMap::new(),
+            Some(token) => match self.codec.open(token, &binding) {
+                Ok(sealed) if sealed.fingerprint == fingerprint => sealed.journal,
+                Ok(_) => {
+                    tracing::info!(method, target, "handler changed since the state was sealed; starting the call over");
+                    IndexMap::new()
+                }
+                Err(e) => {
+                    log_state_error(&e, method, &target);
+                    return Err(Error::invalid_params("invalid requestState"));
+                }
+            },
+        };
+        let info = RequestInfo {
+            method: method.to_string(),
+            target: target.clone(),
+            capabilities: meta.client_capabilities.clone(),
+            protocol_version: meta.protocol_version.clone(),
+            principal: principal.map(str::to_string),
+            meta: params
+                .get("_meta")
+                .and_then(Value::as_object)
+                .cloned()
+                .unwrap_or_default(),
+        };
+        let call = Call::new(CallState {
+            info,
+            responses,
+            journal,
+            ..Default::default()
+        });
+        macro_rules! finish {
+            ($outcome:expr) => {
+                match $outcome {
+                    Outcome::Done(Ok(result)) => Ok(result_reply(id, &result)),
+                    Outcome::Done(Err(e)) => Err(e),
+                    Outcome::Suspended { requests, journal } => {
+                        let token = self
+                            .codec
+                            .seal(&binding, fingerprint, journal)
+                            .map_err(|e| match e {
+                                StateError::Oversize(n) => Error::internal(format!(
+                                    "the call's requestState would be {n} bytes, over the size cap"
+                                )),
+                                other => Error::internal(other.to_string()),
+                            })?;
+                        let mut result = InputRequiredResult::new().with_state(token);
+                        result.input_requests = Some(requests);
+                        Ok(result_reply(id, &result))
+                    }
+                }
+            };
+        }
+        match method {
+            methods::TOOLS_CALL => {
+                let h = self.tools[&target].handler.clone();
+                finish!(engine::run(call, h.call(arguments)).await)
+            }
+            methods::PROMPTS_GET => {
+                let h = self.prompts[&target].handler.clone();
+                finish!(engine::run(call, h.get(arguments)).await)
+            }
+            _ => {
+                let (h, vars) = self
+                    .find_resource(&target)
+                    .ok_or_else(|| Error::internal("resource vanished"))?;
+                finish!(engine::run(call, h.read(target.clone(), vars)).await)
+            }
+        }
+    }
+
+    fn find_resource(&self, uri: &str) -> Option<(Arc<dyn ResourceHandler>, Map<String, Value>)> {
+        self.resources.iter().find_map(|r| {
+            match_template(r.handler.uri_template(), uri).map(|vars| (r.handler.clone(), vars))
+        })
+    }
+
+    /// The tool descriptors, as `tools/list` returns them.
+    pub fn tool_names(&self) -> Vec<&str> {
+        self.tools.keys().map(String::as_str).collect()
+    }
+}
+
+fn check<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, Error> {
+    serde_json::from_value(v).map_err(|e| Error::internal(format!("invalid listing: {e}")))
+}
+
+fn log_state_error(e: &StateError, method: &str, target: &str) {
+    tracing::warn!(method, target, reason = %e, "rejected requestState");
+}
+

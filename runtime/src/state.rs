@@ -1,0 +1,475 @@
+//! Sealed `requestState`: the journal of an MRTR call, encrypted and authenticated with a key
+//! ring, bound to the request it belongs to, and given an expiry.
+//!
+//! Token layout (then base64url without padding):
+//! `version (1) | key id (1) | nonce (24) | XChaCha20-Poly1305 ciphertext of the payload + tag (16)`.
+//! The associated data is a SHA-256 digest of the [`Binding`] (method, tool/prompt name or
+//! resource URI, a digest of the arguments, principal, protocol version), so a token opens only
+//! for the request it was issued for. The payload is JSON: expiry, handler fingerprint, journal.
+
+use base64::engine::general_purpose::URL_SAFE_NO_PAD;
+use base64::Engine as _;
+use chacha20poly1305::aead::{Aead, KeyInit, Payload};
+use chacha20poly1305::{XChaCha20Poly1305, XNonce};
+use indexmap::IndexMap;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::Mutex;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+use zeroize::Zeroizing;
+
+/// The token format version this build writes and reads.
+const VERSION: u8 = 1;
+const NONCE_LEN: usize = 24;
+const HEADER_LEN: usize = 2 + NONCE_LEN;
+const TAG_LEN: usize = 16;
+
+/// One state-sealing key: at least 32 bytes of secret, zeroized on drop, never printed.
+pub struct StateKey {
+    id: u8,
+    key: Zeroizing<[u8; 32]>,
+}
+
+impl StateKey {
+    /// A key with id `id` from `secret` (at least 32 bytes; longer secrets are hashed down).
+    pub fn new(id: u8, secret: &[u8]) -> Result<Self, StateKeyError> {
+        if secret.len() < 32 {
+            return Err(StateKeyError(format!(
+                "state key {id}: {} bytes, need at least 32",
+                secret.len()
+            )));
+        }
+        let mut key = Zeroizing::new([0u8; 32]);
+        if secret.len() == 32 {
+            key.copy_from_slice(secret);
+        } else {
+            key.copy_from_slice(&Sha256::digest(secret));
+        }
+        Ok(StateKey { id, key })
+    }
+
+    /// A fresh random key with id `id`.
+    pub fn random(id: u8) -> Result<Self, StateKeyError> {
+        let mut secret = Zeroizing::new([0u8; 32]);
+        getrandom::getrandom(secret.as_mut())
+            .map_err(|e| StateKeyError(format!("no randomness for a state key: {e}")))?;
+        Self::new(id, secret.as_ref())
+    }
+
+    /// The key id written into tokens.
+    pub fn id(&self) -> u8 {
+        self.id
+    }
+}
+
+impl fmt::Debug for StateKey {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateKey")
+            .field("id", &self.id)
+            .field("key", &"<redacted>")
+            .finish()
+    }
+}
+
+/// A bad key configuration.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct StateKeyError(pub String);
+
+impl fmt::Display for StateKeyError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for StateKeyError {}
+
+/// The key ring: tokens are sealed with the newest key and opened with whichever key their id
+/// names, so keys can rotate without breaking flows in progress.
+#[derive(Debug)]
+pub struct StateKeys {
+    /// Oldest first; the last one seals.
+    keys: Vec<StateKey>,
+}
+
+impl StateKeys {
+    /// A ring from keys, oldest first. Key ids must be unique.
+    pub fn new(keys: Vec<StateKey>) -> Result<Self, StateKeyError> {
+        if keys.is_empty() {
+            return Err(StateKeyError("the state key ring is empty".into()));
+        }
+        for (i, k) in keys.iter().enumerate() {
+            if keys[..i].iter().any(|o| o.id == k.id) {
+                return Err(StateKeyError(format!("duplicate state key id {}", k.id)));
+            }
+        }
+        Ok(StateKeys { keys })
+    }
+
+    /// A ring with one random key (for a server started without configured keys: flows then
+    /// survive only as long as this process, and only on this instance).
+    pub fn random() -> Result<Self, StateKeyError> {
+        Self::new(vec![StateKey::random(0)?])
+    }
+
+    /// The ring with `key` added as the newest (it seals from now on).
+    pub fn rotate(mut self, key: StateKey) -> Result<Self, StateKeyError> {
+        self.keys.push(key);
+        Self::new(self.keys)
+    }
+
+    fn sealing(&self) -> &StateKey {
+        // `new` refuses an empty ring.
+        &self.keys[self.keys.len() - 1]
+    }
+
+    fn by_id(&self, id: u8) -> Option<&StateKey> {
+        self.keys.iter().find(|k| k.id == id)
+    }
+}
+
+/// What a token is bound to: it opens only for the same values.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Binding<'a> {
+    /// `tools/call`, `prompts/get` or `resources/read`.
+    pub method: &'a str,
+    /// The tool or prompt name, or the resource URI.
+    pub target: &'a str,
+    /// The arguments (tool or prompt); canonicalised before hashing.
+    pub arguments: Option<&'a Value>,
+    /// Who the transport says is calling, when it knows.
+    pub principal: Option<&'a str>,
+    /// The request's protocol version.
+    pub protocol_version: &'a str,
+}
+
+impl Binding<'_> {
+    fn digest(&self) -> [u8; 32] {
+        let mut h = Sha256::new();
+        let args = self.arguments.map(canonical_json).unwrap_or_default();
+        for part in [
+            self.method,
+            self.target,
+            &args,
+            self.principal.unwrap_or(""),
+            self.protocol_version,
+        ] {
+            h.update((part.len() as u64).to_be_bytes());
+            h.update(part.as_bytes());
+        }
+        h.finalize().into()
+    }
+}
+
+/// JSON with object keys sorted at every level, so equal arguments hash equally whatever order
+/// the client sent the keys in.
+pub fn canonical_json(v: &Value) -> String {
+    fn sorted(v: &Value) -> Value {
+        match v {
+            Value::Object(m) => {
+                let mut keys: Vec<&String> = m.keys().collect();
+                keys.sort();
+                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
+            }
+            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
+            other => other.clone(),
+        }
+    }
+    sorted(v).to_string()
+}
+
+/// The sealed content of a token.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+pub struct Sealed {
+    /// Unix time (seconds) after which the token is refused.
+    #[serde(rename = "e")]
+    pub expires_at: u64,
+    /// The handler fingerprint the journal was recorded by.
+    #[serde(rename = "f")]
+    pub fingerprint: String,
+    /// Recorded answers and step results, by key.
+    #[serde(rename = "j")]
+    pub journal: IndexMap<String, Value>,
+}
+
+/// Why a token was refused. Logged server-side; the client only ever sees "invalid requestState".
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum StateError {
+    /// Longer than the configured cap.
+    Oversize(usize),
+    /// Not base64url, too short, or an unknown format version.
+    Malformed(&'static str),
+    /// Its key id is not in the ring (rotated out, or forged).
+    UnknownKey(u8),
+    /// Authentication failed: tampered, or bound to another request, principal or version.
+    Authentication,
+    /// The payload did not decode.
+    Payload,
+    /// Past its expiry.
+    Expired,
+    /// Already used once, and single use is enforced.
+    Replayed,
+}
+
+impl fmt::Display for StateError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            StateError::Oversize(n) => write!(f, "token of {n} bytes exceeds the size cap"),
+            StateError::Malformed(why) => write!(f, "malformed token: {why}"),
+            StateError::UnknownKey(id) => write!(f, "unknown key id {id}"),
+            StateError::Authentication => {
+                f.write_str("authentication failed (tampered, or bound to another request)")
+            }
+            StateError::Payload => f.write_str("payload does not decode"),
+            StateError::Expired => f.write_str("expired"),
+            StateError::Replayed => f.write_str("already used"),
+        }
+    }
+}
+
+/// Enforces single use of tokens, where a deployment needs it (e.g. a payment confirmation).
+pub trait ReplayGuard: Send + Sync {
+    /// Record `token_id` as used until `expires_at`; false if it was already used.
+    fn first_use(&self, token_id: [u8; NONCE_LEN], expires_at: u64) -> bool;
+}
+
+/// An in-process [`ReplayGuard`] (one instance only; use a shared store across instances).
+#[derive(Debug, Default)]
+pub struct InMemoryReplayGuard {
+    seen: Mutex<HashMap<[u8; NONCE_LEN], u64>>,
+}
+
+impl ReplayGuard for InMemoryReplayGuard {
+    fn first_use(&self, token_id: [u8; NONCE_LEN], expires_at: u64) -> bool {
+        let now = unix_now();
+        let mut seen = match self.seen.lock() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        if seen.len() > 1024 {
+            seen.retain(|_, exp| *exp >= now);
+        }
+        seen.insert(token_id, expires_at).is_none()
+    }
+}
+
+fn unix_now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+/// Seals and opens tokens with a key ring, a lifetime and a size cap.
+pub struct StateCodec {
+    keys: StateKeys,
+    ttl: Duration,
+    max_len: usize,
+    replay: Option<Box<dyn ReplayGuard>>,
+}
+
+impl fmt::Debug for StateCodec {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("StateCodec")
+            .field("keys", &self.keys)
+            .field("ttl", &self.ttl)
+            .field("max_len", &self.max_len)
+            .field("single_use", &self.replay.is_some())
+            .finish()
+    }
+}
+
+impl StateCodec {
+    /// Default lifetime of a token.
+    pub const DEFAULT_TTL: Duration = Duration::from_secs(5 * 60);
+    /// Default cap on a token's length in bytes.
+    pub const DEFAULT_MAX_LEN: usize = 64 * 1024;
+
+    /// A codec with the default lifetime and size cap and no single-use enforcement.
+    pub fn new(keys: StateKeys) -> Self {
+        StateCodec {
+            keys,
+            ttl: Self::DEFAULT_TTL,
+            max_len: Self::DEFAULT_MAX_LEN,
+            replay: None,
+        }
+    }
+
+    /// How long a token stays valid.
+    pub fn ttl(mut self, ttl: Duration) -> Self {
+        self.ttl = ttl;
+        self
+    }
+
+    /// The longest token accepted (and produced).
+    pub fn max_len(mut self, max_len: usize) -> Self {
+        self.max_len = max_len;
+        self
+    }
+
+    /// Refuse a token seen before.
+    pub fn single_use(mut self, guard: impl ReplayGuard + 'static) -> Self {
+        self.replay = Some(Box::new(guard));
+        self
+    }
+
+    /// Seal a journal for `binding`. Fails only if the result would exceed the size cap or the
+    /// system has no randomness.
+    pub fn seal(
+        &self,
+        binding: &Binding<'_>,
+        fingerprint: &str,
+        journal: IndexMap<String, Value>,
+    ) -> Result<String, StateError> {
+        let sealed = Sealed {
+            expires_at: unix_now().saturating_add(self.ttl.as_secs().max(1)),
+            fingerprint: fingerprint.to_string(),
+            journal,
+        };
+        let plain = Zeroizing::new(serde_json::to_vec(&sealed).map_err(|_| StateError::Payload)?);
+        let encoded_len = (HEADER_LEN + plain.len() + TAG_LEN).div_ceil(3) * 4;
+        if encoded_len > self.max_len {
+            return Err(StateError::Oversize(encoded_len));
+        }
+        let key = self.keys.sealing();
+        let mut nonce = [0u8; NONCE_LEN];
+        getrandom::getrandom(&mut nonce).map_err(|_| StateError::Malformed("no randomness"))?;
+        let aad = binding.digest();
+        let cipher = XChaCha20Poly1305::new(key.key.as_ref().into());
+        let ct = cipher
+            .encrypt(
+                XNonce::from_slice(&nonce),
+                Payload {
+                    msg: &plain,
+                    aad: &aad,
+                },
+            )
+            .map_err(|_| StateError::Authentication)?;
+        let mut raw = Vec::with_capacity(HEADER_LEN + ct.len());
+        raw.push(VERSION);
+        raw.push(key.id);
+        raw.extend_from_slice(&nonce);
+        raw.extend_from_slice(&ct);
+        Ok(URL_SAFE_NO_PAD.encode(raw))
+    }
+
+    /// Open a token for `binding`: checks size, format, key id, authenticity (which covers the
+    /// binding), expiry and, when enforced, single use.
+    pub fn open(&self, token: &str, binding: &Binding<'_>) -> Result<Sealed, StateError> {
+        if token.len() > self.max_len {
+            return Err(StateError::Oversize(token.len()));
+        }
+        let raw = URL_SAFE_NO_PAD
+            .decode(token.as_bytes())
+            .map_err(|_| StateError::Malformed("not base64url"))?;
+        if raw.len() < HEADER_LEN + TAG_LEN {
+            return Err(StateError::Malformed("too short"));
+        }
+        if raw[0] != VERSION {
+            return Err(StateError::Malformed("unknown version"));
+        }
+        let key = self
+            .keys
+            .by_id(raw[1])
+            .ok_or(StateError::UnknownKey(raw[1]))?;
+        let mut nonce = [0u8; NONCE_LEN];
+        nonce.copy_from_slice(&raw[2..HEADER_LEN]);
+        let aad = binding.digest();
+        let cipher = XChaCha20Poly1305::new(key.key.as_ref().into());
+        let plain = Zeroizing::new(
+            cipher
+                .decrypt(
+                    XNonce::from_slice(&nonce),
+                    Payload {
+                        msg: &raw[HEADER_LEN..],
+                        aad: &aad,
+                    },
+                )
+                .map_err(|_| StateError::Authentication)?,
+        );
+        let sealed: Sealed = serde_json::from_slice(&plain).map_err(|_| StateError::Payload)?;
+        if sealed.expires_at < unix_now() {
+            return Err(StateError::Expired);
+        }
+        if let Some(guard) = &self.replay {
+            if !guard.first_use(nonce, sealed.expires_at) {
+                return Err(StateError::Replayed);
+            }
+        }
+        Ok(sealed)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    fn codec() -> StateCodec {
+        StateCodec::new(StateKeys::new(vec![StateKey::new(1, &[7u8; 32]).unwrap()]).unwrap())
+    }
+
+    fn binding<'a>(args: &'a Value) -> Binding<'a> {
+        Binding {
+            method: "tools/call",
+            target: "book",
+            arguments: Some(args),
+            principal: None,
+            protocol_version: "2026-07-28",
+        }
+    }
+
+    #[test]
+    fn round_trip_and_canonical_arguments() {
+        let args = json!({"a": 1, "b": [1, {"y": 2, "x": 1}]});
+        let reordered = json!({"b": [1, {"x": 1, "y": 2}], "a": 1});
+        let mut j = IndexMap::new();
+        j.insert("k".to_string(), json!({"action": "accept"}));
+        let token = codec().seal(&binding(&args), "fp", j.clone()).unwrap();
+        let opened = codec().open(&token, &binding(&reordered)).unwrap();
+        assert_eq!(opened.journal, j);
+        assert_eq!(opened.fingerprint, "fp");
+    }
+
+    #[test]
+    fn keys_are_redacted_and_checked() {
+        let k = StateKey::new(3, &[9u8; 40]).unwrap();
+        assert!(!format!("{k:?}").contains('9'));
+        assert!(StateKey::new(1, &[0u8; 31]).is_err());
+        assert!(StateKeys::new(vec![]).is_err());
+        let dup = StateKeys::new(vec![StateKey::new(1, &[1; 32]).unwrap(), StateKey::new(1, &[2; 32]).unwrap()]);
+        assert!(dup.is_err());
+    }
+
+    #[test]
+    fn rotation_opens_old_tokens_and_seals_with_new() {
+        let args = json!({});
+        let old = codec();
+        let token = old.seal(&binding(&args), "fp", IndexMap::new()).unwrap();
+        let rotated = StateCodec::new(
+            StateKeys::new(vec![StateKey::new(1, &[7u8; 32]).unwrap()])
+                .unwrap()
+                .rotate(StateKey::new(2, &[8u8; 32]).unwrap())
+                .unwrap(),
+        );
+        assert!(rotated.open(&token, &binding(&args)).is_ok());
+        let new_token = rotated.seal(&binding(&args), "fp", IndexMap::new()).unwrap();
+        assert_eq!(old.open(&new_token, &binding(&args)), Err(StateError::UnknownKey(2)));
+    }
+
+    #[test]
+    fn single_use_and_expiry_and_size() {
+        let args = json!({});
+        let c = codec().single_use(InMemoryReplayGuard::default());
+        let t = c.seal(&binding(&args), "fp", IndexMap::new()).unwrap();
+        assert!(c.open(&t, &binding(&args)).is_ok());
+        assert_eq!(c.open(&t, &binding(&args)), Err(StateError::Replayed));
+        let small = codec().max_len(80);
+        let mut big = IndexMap::new();
+        big.insert("x".into(), json!("y".repeat(200)));
+        assert!(matches!(small.seal(&binding(&args), "fp", big), Err(StateError::Oversize(_))));
+        assert!(matches!(small.open(&"A".repeat(81), &binding(&args)), Err(StateError::Oversize(81))));
+    }
+}
