@@ -1,6 +1,48 @@
+//! Proc macros of the MCP toolkit. Use them through `mcp-runtime`, which re-exports them.
+//!
+//! Each macro parses its input into a small model, checks it (errors carry the span of the
+//! offending token), then expands into calls to `mcp_runtime`, where the logic lives.
+
 use proc_macro::TokenStream;
-#[proc_macro_attribute] pub fn mcp_tool(_a: TokenStream, i: TokenStream) -> TokenStream { i }
-#[proc_macro_attribute] pub fn mcp_prompt(_a: TokenStream, i: TokenStream) -> TokenStream { i }
-#[proc_macro_attribute] pub fn mcp_resource(_a: TokenStream, i: TokenStream) -> TokenStream { i }
-#[proc_macro_derive(ElicitForm, attributes(elicit))] pub fn elicit_form(_i: TokenStream) -> TokenStream { TokenStream::new() }
-#[proc_macro_derive(ElicitEnum, attributes(elicit))] pub fn elicit_enum(_i: TokenStream) -> TokenStream { TokenStream::new() }
+
+mod attrs;
+mod form;
+mod handler;
+
+/// Turn an `async fn` into an MCP tool: a unit struct of the same name that implements
+/// `mcp_runtime::ToolHandler`, with the function body available as `name::run`.
+///
+/// Options: `name = "..."`, `title = "..."`, `description = "..."` (default: the doc comment),
+/// `annotations(read_only = bool, destructive = bool, idempotent = bool, open_world = bool)`.
+/// Arguments become the tool's `inputSchema`; `#[arg(description = "...")]` documents one.
+#[proc_macro_attribute]
+pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
+    handler::expand(handler::Kind::Tool, attr.into(), item.into()).into()
+}
+
+/// Turn an `async fn` into an MCP prompt (`prompts/get`); arguments are the prompt's arguments
+/// (`String`, or `Option<String>` for optional ones).
+#[proc_macro_attribute]
+pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
+    handler::expand(handler::Kind::Prompt, attr.into(), item.into()).into()
+}
+
+/// Turn an `async fn` into an MCP resource (`resources/read`): `uri = "..."` is a URI or a URI
+/// template whose `{variables}` are the function's arguments; also `name`, `title`,
+/// `description`, `mime_type`.
+#[proc_macro_attribute]
+pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
+    handler::expand(handler::Kind::Resource, attr.into(), item.into()).into()
+}
+
+/// Derive `mcp_runtime::ElicitForm` for a struct whose fields are flat form fields.
+#[proc_macro_derive(ElicitForm, attributes(elicit))]
+pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
+    form::derive_form(input.into()).into()
+}
+
+/// Derive `mcp_runtime::ElicitEnum` for an enum of unit variants (a single- or multi-select).
+#[proc_macro_derive(ElicitEnum, attributes(elicit))]
+pub fn derive_elicit_enum(input: TokenStream) -> TokenStream {
+    form::derive_enum(input.into()).into()
+}

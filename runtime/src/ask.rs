@@ -435,7 +435,9 @@ impl SampledText for CreateMessageResult {
             mcp_schema::CreateMessageResultContent::TextContent(t) => Some(&t.text),
             mcp_schema::CreateMessageResultContent::Array(blocks) => {
                 blocks.iter().find_map(|b| match b {
-                    mcp_schema::SamplingMessageContentBlock::TextContent(t) => Some(t.text.as_str()),
+                    mcp_schema::SamplingMessageContentBlock::TextContent(t) => {
+                        Some(t.text.as_str())
+                    }
                     _ => None,
                 })
             }

@@ -47,11 +47,17 @@ pub(crate) struct CallState {
 
 impl CallState {
     /// A unique key for an ask at `site` (or with the explicit key `explicit`).
-    pub(crate) fn key(&mut self, kind: &str, site: &Location<'_>, explicit: Option<&str>) -> String {
+    pub(crate) fn key(
+        &mut self,
+        kind: &str,
+        site: &Location<'_>,
+        explicit: Option<&str>,
+    ) -> String {
         let base = match explicit {
             Some(k) => k.to_string(),
             None => {
-                let digest = Sha256::digest(format!("{}:{}:{}", site.file(), site.line(), site.column()));
+                let digest =
+                    Sha256::digest(format!("{}:{}:{}", site.file(), site.line(), site.column()));
                 let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
                 format!("{kind}-{hex}")
             }

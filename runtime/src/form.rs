@@ -83,7 +83,11 @@ fn missing() -> String {
 impl ElicitField for String {
     fn schema(o: &FieldOptions) -> PrimitiveSchemaDefinition {
         PrimitiveSchemaDefinition::StringSchema(StringSchema {
-            default: o.default.as_ref().and_then(|d| d.as_str()).map(str::to_string),
+            default: o
+                .default
+                .as_ref()
+                .and_then(|d| d.as_str())
+                .map(str::to_string),
             description: o.description.map(str::to_string),
             format: o.format.map(StringSchemaFormat::from),
             max_length: o.max_length,
@@ -121,7 +125,12 @@ impl ElicitField for bool {
     }
 }
 
-fn number_schema(o: &FieldOptions, integer: bool, lo: Option<f64>, hi: Option<f64>) -> PrimitiveSchemaDefinition {
+fn number_schema(
+    o: &FieldOptions,
+    integer: bool,
+    lo: Option<f64>,
+    hi: Option<f64>,
+) -> PrimitiveSchemaDefinition {
     let num = |x: f64| {
         if integer && x.fract() == 0.0 && x.abs() < 9.0e15 {
             Some(Number::from(x as i64))
@@ -208,7 +217,11 @@ impl<T: ElicitField> ElicitField for Option<T> {
 /// The single-select schema of an `ElicitEnum` (titled when any choice has a title).
 pub fn single_select<E: ElicitEnum>(o: &FieldOptions) -> PrimitiveSchemaDefinition {
     let options = E::options();
-    let default = o.default.as_ref().and_then(|d| d.as_str()).map(str::to_string);
+    let default = o
+        .default
+        .as_ref()
+        .and_then(|d| d.as_str())
+        .map(str::to_string);
     if options.iter().any(|(_, t)| t.is_some()) {
         PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema(TitledSingleSelectEnumSchema {
             default,

@@ -48,7 +48,11 @@ pub trait ResourceHandler: Send + Sync + 'static {
     /// A digest of the handler's code.
     fn fingerprint(&self) -> &'static str;
     /// Read `uri`, whose template variables are in `vars`.
-    fn read(&self, uri: String, vars: Map<String, Value>) -> BoxFuture<Result<ReadResourceResult, Error>>;
+    fn read(
+        &self,
+        uri: String,
+        vars: Map<String, Value>,
+    ) -> BoxFuture<Result<ReadResourceResult, Error>>;
 }
 
 /// Match `uri` against a level-1 URI template (`{name}` segments); the variables, or `None`.
@@ -260,7 +264,11 @@ impl<T: IntoPromptResult, E: Into<ToolError>> IntoPromptResult for Result<T, E> 
 /// What a resource read may return; `uri` and `mime_type` fill in text contents.
 pub trait IntoResourceResult {
     /// The contents, or a JSON-RPC error.
-    fn into_resource_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, Error>;
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, Error>;
 }
 
 impl IntoResourceResult for ReadResourceResult {
@@ -270,7 +278,11 @@ impl IntoResourceResult for ReadResourceResult {
 }
 
 impl IntoResourceResult for String {
-    fn into_resource_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, Error> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, Error> {
         Ok(ReadResourceResult {
             meta: None,
             cache_scope: None,
@@ -291,7 +303,11 @@ impl IntoResourceResult for String {
 }
 
 impl<T: IntoResourceResult, E: Into<ToolError>> IntoResourceResult for Result<T, E> {
-    fn into_resource_result(self, uri: &str, mime_type: Option<&str>) -> Result<ReadResourceResult, Error> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, Error> {
         match self {
             Ok(t) => t.into_resource_result(uri, mime_type),
             Err(e) => Err(match e.into() {
@@ -312,8 +328,13 @@ mod tests {
         assert_eq!(m["id"], "42");
         assert!(match_template("test://template/{id}/data", "test://template//data").is_none());
         assert!(match_template("test://template/{id}/data", "test://other/42/data").is_none());
-        assert!(match_template("test://static", "test://static").unwrap().is_empty());
+        assert!(match_template("test://static", "test://static")
+            .unwrap()
+            .is_empty());
         let m = match_template("file:///{dir}/{name}", "file:///a/b.txt").unwrap();
-        assert_eq!((m["dir"].as_str(), m["name"].as_str()), (Some("a"), Some("b.txt")));
+        assert_eq!(
+            (m["dir"].as_str(), m["name"].as_str()),
+            (Some("a"), Some("b.txt"))
+        );
     }
 }

@@ -8,9 +8,9 @@ use crate::state::{Binding, StateCodec, StateError, StateKeys};
 use indexmap::IndexMap;
 use mcp_schema::{
     methods, CacheScope, DiscoverResult, Error, Implementation, InputRequiredResult,
-    JSONRPCErrorResponse, ListPromptsResult, ListResourceTemplatesResult,
-    ListResourcesResult, ListToolsResult, RequestId, RequestMetaObject, ResultType,
-    ServerCapabilities, LATEST_PROTOCOL_VERSION,
+    JSONRPCErrorResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
+    ListToolsResult, RequestId, RequestMetaObject, ResultType, ServerCapabilities,
+    LATEST_PROTOCOL_VERSION,
 };
 use serde::Serialize;
 use serde_json::{Map, Value};
@@ -221,7 +221,10 @@ fn result_reply(id: RequestId, result: &impl Serialize) -> Reply {
         Ok(Value::Object(map)) => {
             let mut out = Map::new();
             out.insert("jsonrpc".into(), "2.0".into());
-            out.insert("id".into(), serde_json::to_value(&id).unwrap_or(Value::Null));
+            out.insert(
+                "id".into(),
+                serde_json::to_value(&id).unwrap_or(Value::Null),
+            );
             out.insert("result".into(), Value::Object(map));
             Some(Value::Object(out))
         }
@@ -257,7 +260,11 @@ impl Server {
     /// Check the JSON-RPC envelope; `Ok(None)` for notifications and responses (no reply).
     fn envelope(&self, value: Value) -> Result<Option<Envelope>, Reply> {
         let Value::Object(mut obj) = value else {
-            let what = if value.is_array() { "batches are not supported" } else { "not a JSON-RPC object" };
+            let what = if value.is_array() {
+                "batches are not supported"
+            } else {
+                "not a JSON-RPC object"
+            };
             return Err(error_reply(None, Error::invalid_request(what)));
         };
         let id = match obj.get("id") {
@@ -268,9 +275,16 @@ impl Server {
             },
         };
         if obj.get("jsonrpc").and_then(Value::as_str) != Some("2.0") {
-            return Err(error_reply(id, Error::invalid_request("jsonrpc must be \"2.0\"")));
+            return Err(error_reply(
+                id,
+                Error::invalid_request("jsonrpc must be \"2.0\""),
+            ));
         }
-        let Some(method) = obj.get("method").and_then(Value::as_str).map(str::to_string) else {
+        let Some(method) = obj
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
             if obj.contains_key("result") || obj.contains_key("error") {
                 // A response: servers send no requests, so there is nothing it can answer.
                 return Ok(None);
@@ -284,7 +298,12 @@ impl Server {
         let params = match obj.remove("params") {
             None => Map::new(),
             Some(Value::Object(m)) => m,
-            Some(_) => return Err(error_reply(Some(id), Error::invalid_params("params must be an object"))),
+            Some(_) => {
+                return Err(error_reply(
+                    Some(id),
+                    Error::invalid_params("params must be an object"),
+                ))
+            }
         };
         Ok(Some(Envelope { id, method, params }))
     }
@@ -296,14 +315,20 @@ impl Server {
                 "missing _meta with {META_VERSION} and {META_CAPS}"
             )));
         };
-        let version = meta.get(META_VERSION).and_then(Value::as_str).ok_or_else(|| {
-            Error::invalid_params(format!("missing _meta[\"{META_VERSION}\"]"))
-        })?;
+        let version = meta
+            .get(META_VERSION)
+            .and_then(Value::as_str)
+            .ok_or_else(|| Error::invalid_params(format!("missing _meta[\"{META_VERSION}\"]")))?;
         if !SUPPORTED_VERSIONS.contains(&version) {
-            return Err(Error::unsupported_protocol_version(version, SUPPORTED_VERSIONS));
+            return Err(Error::unsupported_protocol_version(
+                version,
+                SUPPORTED_VERSIONS,
+            ));
         }
         if !meta.get(META_CAPS).is_some_and(Value::is_object) {
-            return Err(Error::invalid_params(format!("missing _meta[\"{META_CAPS}\"]")));
+            return Err(Error::invalid_params(format!(
+                "missing _meta[\"{META_CAPS}\"]"
+            )));
         }
         serde_json::from_value(Value::Object(meta.clone()))
             .map_err(|e| Error::invalid_params(format!("invalid _meta: {e}")))
@@ -347,7 +372,10 @@ impl Server {
                     .filter(|r| r.handler.resource().is_some())
                     .map(|r| r.listing.clone())
                     .collect();
-                result_reply(id, &check::<ListResourcesResult>(listing(items, "resources"))?)
+                result_reply(
+                    id,
+                    &check::<ListResourcesResult>(listing(items, "resources"))?,
+                )
             }
             methods::RESOURCES_TEMPLATES_LIST => {
                 let items = self
@@ -465,7 +493,11 @@ impl Server {
             Some(token) => match self.codec.open(token, &binding) {
                 Ok(sealed) if sealed.fingerprint == fingerprint => sealed.journal,
                 Ok(_) => {
-                    tracing::info!(method, target, "handler changed since the state was sealed; starting the call over");
+                    tracing::info!(
+                        method,
+                        target,
+                        "handler changed since the state was sealed; starting the call over"
+                    );
                     IndexMap::new()
                 }
                 Err(e) => {
@@ -551,4 +583,3 @@ fn check<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, Error> {
 fn log_state_error(e: &StateError, method: &str, target: &str) {
     tracing::warn!(method, target, reason = %e, "rejected requestState");
 }
-

@@ -171,7 +171,11 @@ pub fn canonical_json(v: &Value) -> String {
             Value::Object(m) => {
                 let mut keys: Vec<&String> = m.keys().collect();
                 keys.sort();
-                Value::Object(keys.into_iter().map(|k| (k.clone(), sorted(&m[k]))).collect())
+                Value::Object(
+                    keys.into_iter()
+                        .map(|k| (k.clone(), sorted(&m[k])))
+                        .collect(),
+                )
             }
             Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
             other => other.clone(),
@@ -439,7 +443,10 @@ mod tests {
         assert!(!format!("{k:?}").contains('9'));
         assert!(StateKey::new(1, &[0u8; 31]).is_err());
         assert!(StateKeys::new(vec![]).is_err());
-        let dup = StateKeys::new(vec![StateKey::new(1, &[1; 32]).unwrap(), StateKey::new(1, &[2; 32]).unwrap()]);
+        let dup = StateKeys::new(vec![
+            StateKey::new(1, &[1; 32]).unwrap(),
+            StateKey::new(1, &[2; 32]).unwrap(),
+        ]);
         assert!(dup.is_err());
     }
 
@@ -455,8 +462,13 @@ mod tests {
                 .unwrap(),
         );
         assert!(rotated.open(&token, &binding(&args)).is_ok());
-        let new_token = rotated.seal(&binding(&args), "fp", IndexMap::new()).unwrap();
-        assert_eq!(old.open(&new_token, &binding(&args)), Err(StateError::UnknownKey(2)));
+        let new_token = rotated
+            .seal(&binding(&args), "fp", IndexMap::new())
+            .unwrap();
+        assert_eq!(
+            old.open(&new_token, &binding(&args)),
+            Err(StateError::UnknownKey(2))
+        );
     }
 
     #[test]
@@ -469,7 +481,13 @@ mod tests {
         let small = codec().max_len(80);
         let mut big = IndexMap::new();
         big.insert("x".into(), json!("y".repeat(200)));
-        assert!(matches!(small.seal(&binding(&args), "fp", big), Err(StateError::Oversize(_))));
-        assert!(matches!(small.open(&"A".repeat(81), &binding(&args)), Err(StateError::Oversize(81))));
+        assert!(matches!(
+            small.seal(&binding(&args), "fp", big),
+            Err(StateError::Oversize(_))
+        ));
+        assert!(matches!(
+            small.open(&"A".repeat(81), &binding(&args)),
+            Err(StateError::Oversize(81))
+        ));
     }
 }
