@@ -327,8 +327,19 @@ impl StateCodec {
         fingerprint: &str,
         journal: IndexMap<String, Value>,
     ) -> Result<String, StateError> {
+        self.seal_at(binding, fingerprint, journal, unix_now())
+    }
+
+    /// [`StateCodec::seal`] as if the time were `now` (Unix seconds).
+    pub fn seal_at(
+        &self,
+        binding: &Binding<'_>,
+        fingerprint: &str,
+        journal: IndexMap<String, Value>,
+        now: u64,
+    ) -> Result<String, StateError> {
         let sealed = Sealed {
-            expires_at: unix_now().saturating_add(self.ttl.as_secs().max(1)),
+            expires_at: now.saturating_add(self.ttl.as_secs().max(1)),
             fingerprint: fingerprint.to_string(),
             journal,
         };
@@ -362,6 +373,16 @@ impl StateCodec {
     /// Open a token for `binding`: checks size, format, key id, authenticity (which covers the
     /// binding), expiry and, when enforced, single use.
     pub fn open(&self, token: &str, binding: &Binding<'_>) -> Result<Sealed, StateError> {
+        self.open_at(token, binding, unix_now())
+    }
+
+    /// [`StateCodec::open`] as if the time were `now` (Unix seconds).
+    pub fn open_at(
+        &self,
+        token: &str,
+        binding: &Binding<'_>,
+        now: u64,
+    ) -> Result<Sealed, StateError> {
         if token.len() > self.max_len {
             return Err(StateError::Oversize(token.len()));
         }
@@ -394,7 +415,7 @@ impl StateCodec {
                 .map_err(|_| StateError::Authentication)?,
         );
         let sealed: Sealed = serde_json::from_slice(&plain).map_err(|_| StateError::Payload)?;
-        if sealed.expires_at < unix_now() {
+        if sealed.expires_at < now {
             return Err(StateError::Expired);
         }
         if let Some(guard) = &self.replay {

@@ -1,0 +1,499 @@
+//! The resumable engine's contract, driven through JSON-RPC: many rounds, loops, joins,
+//! decline and cancel, re-asking on missing or unusable answers, capability fallback, unknown
+//! keys, answers without state, tool errors for bad arguments, prompts and resources.
+
+mod common;
+
+use common::*;
+use mcp_runtime::prelude::*;
+use mcp_runtime::{StateKey, StateKeys};
+use serde_json::{json, Value};
+use std::sync::atomic::{AtomicUsize, Ordering};
+
+#[derive(ElicitForm, Debug)]
+struct Name {
+    user_name: String,
+}
+
+#[derive(ElicitEnum, Debug, PartialEq)]
+enum Size {
+    #[elicit(title = "Small cup")]
+    Small,
+    #[elicit(rename = "L", title = "Large cup")]
+    Large,
+}
+
+#[derive(ElicitEnum, Debug, PartialEq)]
+enum Topping {
+    Milk,
+    Sugar,
+}
+
+#[derive(ElicitForm, Debug)]
+struct Order {
+    size: Size,
+    toppings: Vec<Topping>,
+    #[elicit(minimum = 1, maximum = 3)]
+    cups: u8,
+    price: f64,
+    note: Option<String>,
+}
+
+/// Ask for a name, with the key the conformance suite expects.
+#[mcp_tool]
+async fn greet() -> Result<String, ToolError> {
+    Ok(match elicit::<Name>("Your name?").key("user_name").await? {
+        Elicited::Accept(n) => format!("Hello, {}!", n.user_name),
+        Elicited::Decline => "declined".into(),
+        Elicited::Cancel => "cancelled".into(),
+    })
+}
+
+/// Ask `rounds` questions one after another.
+#[mcp_tool]
+async fn count(rounds: u32) -> Result<String, ToolError> {
+    let mut names = Vec::new();
+    for _ in 0..rounds {
+        if let Elicited::Accept(n) = elicit::<Name>("Next name?").await? {
+            names.push(n.user_name);
+        }
+    }
+    Ok(names.join(","))
+}
+
+/// Prefer sampling; fall back to a form when the client cannot sample.
+#[mcp_tool]
+async fn fallback() -> Result<String, ToolError> {
+    match sample(Sampling::user("Pick a name")).await {
+        Ok(r) => Ok(format!("sampled {}", r.text().unwrap_or(""))),
+        Err(AskError::MissingCapability(_)) => match elicit::<Name>("Pick a name").await? {
+            Elicited::Accept(n) => Ok(format!("asked {}", n.user_name)),
+            _ => Ok("none".into()),
+        },
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Needs roots, and propagates a missing capability.
+#[mcp_tool]
+async fn needs_roots() -> Result<String, ToolError> {
+    Ok(format!("{} roots", list_roots().await?.len()))
+}
+
+/// Orders coffee through a form with enums and numbers.
+#[mcp_tool]
+async fn coffee() -> Result<String, ToolError> {
+    match elicit::<Order>("Your order?").await? {
+        Elicited::Accept(o) => Ok(format!(
+            "{:?} {:?} x{} at {} {:?}",
+            o.size, o.toppings, o.cups, o.price, o.note
+        )),
+        _ => Ok("no order".into()),
+    }
+}
+
+/// A prompt that asks before rendering.
+#[mcp_prompt]
+async fn welcome(style: Option<String>) -> Result<String, ToolError> {
+    let name = match elicit::<Name>("Who?").key("user_name").await? {
+        Elicited::Accept(n) => n.user_name,
+        _ => "stranger".into(),
+    };
+    Ok(format!(
+        "Welcome {name} in {} style",
+        style.unwrap_or_else(|| "plain".into())
+    ))
+}
+
+/// A templated resource that asks for consent by URL.
+#[mcp_resource(uri = "test://docs/{id}", mime_type = "text/plain")]
+async fn doc(id: String) -> Result<String, ToolError> {
+    match elicit_url(
+        "Approve access",
+        format!("https://example.com/approve/{id}"),
+    )
+    .await?
+    {
+        Elicited::Accept(()) => Ok(format!("document {id}")),
+        _ => Err(ToolError::new("access not approved")),
+    }
+}
+
+static SIDE_EFFECTS: AtomicUsize = AtomicUsize::new(0);
+
+/// Runs a step before asking: the step must not repeat on the retry.
+#[mcp_tool]
+async fn charge(amount: u32) -> Result<String, ToolError> {
+    let receipt = step("charge", async {
+        SIDE_EFFECTS.fetch_add(1, Ordering::SeqCst);
+        Ok::<_, ToolError>(format!("rcpt-{amount}"))
+    })
+    .await?;
+    match elicit::<Name>("Name for the receipt?").await? {
+        Elicited::Accept(n) => Ok(format!("{receipt} for {}", n.user_name)),
+        _ => Ok(receipt),
+    }
+}
+
+fn server() -> Server {
+    Server::builder()
+        .tool(greet)
+        .tool(count)
+        .tool(fallback)
+        .tool(needs_roots)
+        .tool(coffee)
+        .tool(charge)
+        .prompt(welcome)
+        .resource(doc)
+        .state_keys(StateKeys::new(vec![StateKey::new(7, &[3u8; 32]).unwrap()]).unwrap())
+        .build()
+        .unwrap()
+}
+
+fn result(reply: &Value) -> &Value {
+    assert!(reply.get("error").is_none(), "unexpected error: {reply}");
+    &reply["result"]
+}
+
+fn text(reply: &Value) -> String {
+    let r = result(reply);
+    assert_eq!(r["resultType"], "complete", "{reply}");
+    r["content"][0]["text"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string()
+}
+
+async fn retry(
+    s: &Server,
+    id: i64,
+    name: &str,
+    args: Value,
+    responses: Value,
+    state: Option<&Value>,
+) -> Value {
+    let mut p = call(name, args, all_caps());
+    p["inputResponses"] = responses;
+    if let Some(st) = state {
+        p["requestState"] = st.clone();
+    }
+    send(s, id, "tools/call", p).await
+}
+
+#[tokio::test]
+async fn one_round_accept_decline_cancel() {
+    let s = server();
+    let r = send(&s, 1, "tools/call", call("greet", json!({}), all_caps())).await;
+    let st = result(&r)["requestState"].clone();
+    assert!(result(&r)["inputRequests"]["user_name"].is_object());
+    for (answer, expected) in [
+        (accept(json!({"user_name": "Ada"})), "Hello, Ada!"),
+        (json!({"action": "decline"}), "declined"),
+        (json!({"action": "cancel"}), "cancelled"),
+    ] {
+        let r = retry(
+            &s,
+            2,
+            "greet",
+            json!({}),
+            json!({"user_name": answer}),
+            Some(&st),
+        )
+        .await;
+        assert_eq!(text(&r), expected);
+    }
+}
+
+#[tokio::test]
+async fn answer_without_state_is_accepted_and_unknown_keys_ignored() {
+    let s = server();
+    let r = retry(
+        &s,
+        1,
+        "greet",
+        json!({}),
+        json!({"user_name": accept(json!({"user_name": "Bo"})), "zzz": {"x": 1}}),
+        None,
+    )
+    .await;
+    assert_eq!(text(&r), "Hello, Bo!");
+}
+
+#[tokio::test]
+async fn missing_and_malformed_answers_are_asked_again() {
+    let s = server();
+    for bad in [
+        json!(12345),
+        json!({"action": "accept", "content": {"user_name": 5}}),
+        json!({"action": "maybe"}),
+        json!("x"),
+    ] {
+        let r = retry(&s, 1, "greet", json!({}), json!({"user_name": bad}), None).await;
+        let res = result(&r);
+        assert_eq!(res["resultType"], "input_required", "{r}");
+        assert!(res["inputRequests"]["user_name"].is_object());
+    }
+    let r = retry(
+        &s,
+        1,
+        "greet",
+        json!({}),
+        json!({"other": accept(json!({}))}),
+        None,
+    )
+    .await;
+    assert_eq!(result(&r)["resultType"], "input_required");
+}
+
+#[tokio::test]
+async fn ten_rounds_in_a_loop() {
+    let s = server();
+    let args = json!({"rounds": 10});
+    let mut state: Option<Value> = None;
+    let mut responses = json!({});
+    for round in 0..=10 {
+        let r = retry(
+            &s,
+            round,
+            "count",
+            args.clone(),
+            responses.clone(),
+            state.as_ref(),
+        )
+        .await;
+        let res = result(&r);
+        if round == 10 {
+            assert_eq!(text(&r), "n0,n1,n2,n3,n4,n5,n6,n7,n8,n9");
+            break;
+        }
+        let reqs = res["inputRequests"].as_object().unwrap();
+        assert_eq!(reqs.len(), 1, "one question per round");
+        let key = reqs.keys().next().unwrap().clone();
+        responses = json!({ key: accept(json!({"user_name": format!("n{round}")})) });
+        state = Some(res["requestState"].clone());
+    }
+}
+
+#[tokio::test]
+async fn steps_do_not_repeat() {
+    let s = server();
+    let r = send(
+        &s,
+        1,
+        "tools/call",
+        call("charge", json!({"amount": 5}), all_caps()),
+    )
+    .await;
+    assert_eq!(SIDE_EFFECTS.load(Ordering::SeqCst), 1);
+    let res = result(&r);
+    let key = res["inputRequests"]
+        .as_object()
+        .unwrap()
+        .keys()
+        .next()
+        .unwrap()
+        .clone();
+    let st = res["requestState"].clone();
+    let r = retry(
+        &s,
+        2,
+        "charge",
+        json!({"amount": 5}),
+        json!({ key: accept(json!({"user_name": "Cy"})) }),
+        Some(&st),
+    )
+    .await;
+    assert_eq!(text(&r), "rcpt-5 for Cy");
+    assert_eq!(
+        SIDE_EFFECTS.load(Ordering::SeqCst),
+        1,
+        "replay used the recorded receipt"
+    );
+}
+
+#[tokio::test]
+async fn capability_fallback_and_missing_capability_error() {
+    let s = server();
+    // Sampling declared: it is asked.
+    let r = send(
+        &s,
+        1,
+        "tools/call",
+        call(
+            "fallback",
+            json!({}),
+            json!({"sampling": {}, "elicitation": {}}),
+        ),
+    )
+    .await;
+    let reqs = result(&r)["inputRequests"].as_object().unwrap().clone();
+    assert_eq!(
+        reqs.values().next().unwrap()["method"],
+        "sampling/createMessage"
+    );
+    // Only forms: the handler falls back, and no sampling request is ever sent.
+    let r = send(
+        &s,
+        2,
+        "tools/call",
+        call("fallback", json!({}), json!({"elicitation": {}})),
+    )
+    .await;
+    let reqs = result(&r)["inputRequests"].as_object().unwrap().clone();
+    assert_eq!(
+        reqs.values().next().unwrap()["method"],
+        "elicitation/create"
+    );
+    // `elicitation: {url: {}}` alone does not allow forms: nothing can be asked -> -32021 from `?`.
+    let r = send(
+        &s,
+        3,
+        "tools/call",
+        call("fallback", json!({}), json!({"elicitation": {"url": {}}})),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32021, "{r}");
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"]["elicitation"]["form"],
+        json!({})
+    );
+    let r = send(
+        &s,
+        4,
+        "tools/call",
+        call("needs_roots", json!({}), json!({})),
+    )
+    .await;
+    assert_eq!(r["error"]["code"], -32021);
+    assert_eq!(
+        r["error"]["data"]["requiredCapabilities"],
+        json!({"roots": {}})
+    );
+}
+
+#[tokio::test]
+async fn enum_and_number_form_fields() {
+    let s = server();
+    let r = send(&s, 1, "tools/call", call("coffee", json!({}), all_caps())).await;
+    let reqs = result(&r)["inputRequests"].as_object().unwrap().clone();
+    let (key, req) = reqs.iter().next().unwrap();
+    let props = &req["params"]["requestedSchema"]["properties"];
+    assert_eq!(
+        props["size"]["oneOf"],
+        json!([{"const": "Small", "title": "Small cup"}, {"const": "L", "title": "Large cup"}])
+    );
+    assert_eq!(props["toppings"]["items"]["enum"], json!(["Milk", "Sugar"]));
+    assert_eq!(
+        props["cups"],
+        json!({"type": "integer", "minimum": 1, "maximum": 3})
+    );
+    assert_eq!(props["price"]["type"], "number");
+    assert_eq!(
+        req["params"]["requestedSchema"]["required"],
+        json!(["size", "toppings", "cups", "price"])
+    );
+    let answer = accept(json!({"size": "L", "toppings": ["Sugar"], "cups": 2, "price": 3.5}));
+    let r = retry(
+        &s,
+        2,
+        "coffee",
+        json!({}),
+        json!({ key.clone(): answer }),
+        None,
+    )
+    .await;
+    assert_eq!(text(&r), "Large [Sugar] x2 at 3.5 None");
+    // An out-of-range value is asked again.
+    let answer = accept(json!({"size": "L", "toppings": [], "cups": 300, "price": 1}));
+    let r = retry(
+        &s,
+        3,
+        "coffee",
+        json!({}),
+        json!({ key.clone(): answer }),
+        None,
+    )
+    .await;
+    assert_eq!(result(&r)["resultType"], "input_required");
+}
+
+#[tokio::test]
+async fn bad_arguments_are_tool_errors() {
+    let s = server();
+    let r = send(
+        &s,
+        1,
+        "tools/call",
+        call("count", json!({"rounds": "many"}), all_caps()),
+    )
+    .await;
+    let res = result(&r);
+    assert_eq!(res["isError"], true, "{r}");
+    assert!(res["content"][0]["text"]
+        .as_str()
+        .unwrap()
+        .contains("invalid arguments"));
+    let r = send(&s, 2, "tools/call", call("count", json!({}), all_caps())).await;
+    assert_eq!(result(&r)["isError"], true);
+}
+
+#[tokio::test]
+async fn prompt_and_resource_rounds() {
+    let s = server();
+    let p = json!({"name": "welcome", "arguments": {"style": "bold"}, "_meta": meta(all_caps())});
+    let r = send(&s, 1, "prompts/get", p.clone()).await;
+    let st = result(&r)["requestState"].clone();
+    let mut p2 = p.clone();
+    p2["inputResponses"] = json!({"user_name": accept(json!({"user_name": "Di"}))});
+    p2["requestState"] = st;
+    let r = send(&s, 2, "prompts/get", p2).await;
+    assert_eq!(
+        result(&r)["messages"][0]["content"]["text"],
+        "Welcome Di in bold style"
+    );
+
+    let p = json!({"uri": "test://docs/42", "_meta": meta(all_caps())});
+    let r = send(&s, 3, "resources/read", p.clone()).await;
+    let res = result(&r);
+    let (key, req) = res["inputRequests"]
+        .as_object()
+        .unwrap()
+        .iter()
+        .next()
+        .map(|(k, v)| (k.clone(), v.clone()))
+        .unwrap();
+    assert_eq!(req["params"]["mode"], "url");
+    assert_eq!(req["params"]["url"], "https://example.com/approve/42");
+    let mut p2 = p.clone();
+    p2["inputResponses"] = json!({ key: {"action": "accept"} });
+    p2["requestState"] = res["requestState"].clone();
+    let r = send(&s, 4, "resources/read", p2).await;
+    assert_eq!(
+        result(&r)["contents"][0],
+        json!({"uri": "test://docs/42", "mimeType": "text/plain", "text": "document 42"})
+    );
+
+    let list = send(
+        &s,
+        5,
+        "resources/templates/list",
+        json!({"_meta": meta(json!({}))}),
+    )
+    .await;
+    assert_eq!(
+        result(&list)["resourceTemplates"][0]["uriTemplate"],
+        "test://docs/{id}"
+    );
+    let list = send(&s, 6, "tools/list", json!({"_meta": meta(json!({}))})).await;
+    let tools = result(&list)["tools"].as_array().unwrap().clone();
+    let count_tool = tools.iter().find(|t| t["name"] == "count").unwrap();
+    assert_eq!(
+        count_tool["description"],
+        "Ask `rounds` questions one after another."
+    );
+    assert_eq!(
+        count_tool["inputSchema"]["properties"]["rounds"]["type"],
+        "integer"
+    );
+    assert_eq!(count_tool["inputSchema"]["required"], json!(["rounds"]));
+}
