@@ -37,7 +37,7 @@ pub enum Elicited<T> {
 pub enum AskError {
     /// This request's `clientCapabilities` do not declare what the ask needs; the value says what
     /// would be needed. Branch on it to fall back, or propagate it with `?` to answer -32021.
-    MissingCapability(ClientCapabilities),
+    MissingCapability(Box<ClientCapabilities>),
     /// Awaited outside a handler run by this runtime (e.g. in a spawned task).
     OutsideHandler,
 }
@@ -99,7 +99,7 @@ async fn ask<T>(
     .ok_or(AskError::OutsideHandler)?;
     match step {
         Step::Answered(t) => Ok(t),
-        Step::Missing => Err(AskError::MissingCapability(required)),
+        Step::Missing => Err(AskError::MissingCapability(Box::new(required))),
         Step::Wait => match Suspend.await {},
     }
 }

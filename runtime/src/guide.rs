@@ -1,3 +1,120 @@
 //! # Writing resumable handlers
 //!
-//! (Guide in progress; see the crate tests for complete examples.)
+//! Under MCP 2026-07-28 a server never sends requests to the client. When a tool, prompt or
+//! resource needs the user (elicitation), the client's model (sampling) or the client's roots,
+//! it answers `input_required` with the questions and an opaque `requestState`; the client asks,
+//! then retries the whole request with the answers. This crate hides that state machine: a
+//! handler is a plain `async fn` that awaits its questions.
+//!
+//! ```no_run
+//! use mcp_runtime::prelude::*;
+//!
+//! #[derive(ElicitForm)]
+//! struct Contact {
+//!     /// Who the table is for.
+//!     name: String,
+//!     #[elicit(format = "email")]
+//!     email: String,
+//!     seats_outside: Option<bool>,
+//! }
+//!
+//! /// Book a table.
+//! #[mcp_tool(annotations(destructive = false))]
+//! async fn book_table(restaurant: String, party: u8) -> Result<String, ToolError> {
+//!     let who = match elicit::<Contact>("Who is the booking for?").key("contact").await? {
+//!         Elicited::Accept(c) => c,
+//!         Elicited::Decline | Elicited::Cancel => return Ok("Booking cancelled.".into()),
+//!     };
+//!     // Both questions go to the client in one round.
+//!     let (note, roots) = join!(
+//!         sample(Sampling::user("Write a one-line greeting").max_tokens(50)),
+//!         list_roots(),
+//!     );
+//!     let (note, _roots) = (note?, roots?);
+//!     // A side effect: runs once, whatever happens in later rounds.
+//!     let id = step("reserve", async { Ok::<_, ToolError>(format!("{restaurant}-{party}")) }).await?;
+//!     Ok(format!("Booked {id} for {}: {}", who.name, note.text().unwrap_or("")))
+//! }
+//!
+//! # async fn serve() {
+//! let server = Server::builder().name("bistro").version("1.0.0").tool(book_table).build().unwrap();
+//! let reply = server.handle_message(r#"{"jsonrpc":"2.0","id":1,"method":"tools/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{}}}}"#, None).await;
+//! # let _ = reply;
+//! # }
+//! ```
+//!
+//! ## How a call runs
+//!
+//! Every round runs the handler **from the top**. Each ask (`elicit`, `elicit_url`, `sample`,
+//! `list_roots`) looks for its answer, in order:
+//!
+//! 1. in the journal of earlier rounds, carried sealed inside `requestState`;
+//! 2. in this request's `inputResponses`, under the ask's key (an answer that arrives without
+//!    state is accepted too);
+//! 3. otherwise the ask registers its input request, and the call suspends: the reply is an
+//!    `InputRequiredResult` with every request registered so far (a `join!` of several asks is
+//!    one round with several keys) and a new `requestState` holding the journal.
+//!
+//! An answer that is missing, malformed or of the wrong type (`user_name: 12345`) is asked again
+//! rather than failing the call; unknown keys are ignored. Decline and cancel are values
+//! ([`crate::Elicited::Decline`], [`crate::Elicited::Cancel`]), not errors.
+//!
+//! ## The replay contract
+//!
+//! - **Code before the last ask may run again.** Reading, computing and formatting are fine.
+//! - **Side effects go in [`crate::step`]**: `step(name, fut)` runs `fut` once per call and
+//!   records its `Ok` value in the journal; replays get the recorded value. An `Err` is not
+//!   recorded, so a failed step is tried again on the next round. Step results must serialize.
+//! - **Asks must be reached in the same order on every run** for the same answers. Branching on
+//!   answers is fine (it is deterministic); branching on the clock or randomness before an ask
+//!   is not, unless the value comes from a step.
+//! - **Keys** default to the call site and the iteration (`elicit-3fa2b1c0`, `elicit-3fa2b1c0-1`
+//!   in a loop), so they are stable across rounds and across instances running the same code.
+//!   `.key("user_name")` sets one explicitly, e.g. when a client expects a name.
+//! - Asks must be awaited inside the handler's own task: an ask in a spawned task fails with
+//!   [`crate::AskError::OutsideHandler`].
+//! - When a handler is pending on other work (say, a database call joined with an ask), the call
+//!   suspends as soon as an ask is registered; that other work is redone on the next round.
+//!
+//! ## Capabilities
+//!
+//! An ask is never sent unless this request's `clientCapabilities` declare it: `elicitation: {}`
+//! allows forms only, `elicitation.url` allows URL mode, `sampling` allows sampling and
+//! `sampling.tools` sampling with tools, `roots` allows roots. Otherwise the ask returns
+//! [`crate::AskError::MissingCapability`], which the handler can match to fall back (for example
+//! from sampling to a form). Propagated with `?`, it becomes JSON-RPC error -32021 with
+//! `data.requiredCapabilities`.
+//!
+//! ## `requestState`
+//!
+//! The journal is sealed with XChaCha20-Poly1305 under the newest key of the server's
+//! [`crate::StateKeys`] (any key of the ring opens, so keys rotate without breaking flows in
+//! progress) and bound to the method, the tool or prompt name or resource URI, a digest of the
+//! arguments, the principal the transport reports, and the protocol version. It expires (five
+//! minutes by default, [`crate::ServerBuilder::state_ttl`]) and is capped in size. Any failure is
+//! answered with -32602 `invalid requestState`, the same message whatever the reason, and the
+//! reason is logged server-side. Single use can be enforced with a [`crate::ReplayGuard`].
+//! Give every instance the same key ring and a retry may land on any of them.
+//!
+//! **When the handler's code changes between rounds** (a deploy mid-flow), the state records a
+//! fingerprint of the handler's tokens; a state sealed by a different fingerprint is not an
+//! error: its journal is dropped and the call starts over, re-asking what it needs (answers
+//! supplied on the retry are still used by key). Steps recorded by the old code run again, so
+//! make steps idempotent where a deploy mid-flow matters.
+//!
+//! ## Return types
+//!
+//! Tools return `String`, `CallToolResult`, `ContentBlock`, `Vec<ContentBlock>`, [`crate::Json`]
+//! (structured content, with an `outputSchema` from `schemars`) or `()`, or a `Result` of these
+//! with an error that converts into [`crate::ToolError`]: a tool error is shown to the model
+//! (`isError: true`), a protocol error is a JSON-RPC error. Arguments that do not match the
+//! function's parameters are a tool error too, so the model can correct its call.
+//!
+//! ## Forms
+//!
+//! `#[derive(ElicitForm)]` builds the flat `requestedSchema`: `String` (with `format`,
+//! `min_length`, `max_length`), `bool`, integers (their range becomes `minimum`/`maximum`),
+//! floats, enums deriving `ElicitEnum` (single select; titled when a variant has a title or doc
+//! comment), `Vec` of such an enum (multi-select) and `Option` of any of these (not required).
+//! Field doc comments become descriptions. Anything else (a nested struct, a map, a
+//! `Vec<String>`) is a compile error saying forms are flat.

@@ -143,6 +143,11 @@ impl From<ToolError> for Result<CallToolResult, Error> {
 pub struct Json<T>(pub T);
 
 /// What a tool may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP tool",
+    label = "not a tool result",
+    note = "return String, CallToolResult, ContentBlock, Vec<ContentBlock>, Json<T>, (), or a Result of one of these with an error that converts into ToolError"
+)]
 pub trait IntoToolResult {
     /// The result, or a JSON-RPC error.
     fn into_tool_result(self) -> Result<CallToolResult, Error>;
@@ -215,6 +220,10 @@ impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
 }
 
 /// What a prompt may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP prompt",
+    note = "return String, Vec<PromptMessage>, GetPromptResult, or a Result of one of these"
+)]
 pub trait IntoPromptResult {
     /// The rendered prompt, or a JSON-RPC error.
     fn into_prompt_result(self) -> Result<GetPromptResult, Error>;
@@ -262,6 +271,10 @@ impl<T: IntoPromptResult, E: Into<ToolError>> IntoPromptResult for Result<T, E> 
 }
 
 /// What a resource read may return; `uri` and `mime_type` fill in text contents.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP resource",
+    note = "return String, ReadResourceResult, or a Result of one of these"
+)]
 pub trait IntoResourceResult {
     /// The contents, or a JSON-RPC error.
     fn into_resource_result(

@@ -1,0 +1,9 @@
+use mcp_runtime::prelude::*;
+
+#[derive(ElicitForm)]
+struct Contact {
+    #[elicit(format = "phone")]
+    phone: String,
+}
+
+fn main() {}

@@ -1,0 +1,10 @@
+use mcp_runtime::prelude::*;
+
+struct Opaque;
+
+#[mcp_tool]
+async fn tool() -> Opaque {
+    Opaque
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[derive(ElicitForm)]
+enum NotAForm {
+    A,
+}
+
+fn main() {}

@@ -1,0 +1,9 @@
+use mcp_runtime::prelude::*;
+use std::collections::HashMap;
+
+#[derive(ElicitForm)]
+struct Settings {
+    values: HashMap<String, String>,
+}
+
+fn main() {}

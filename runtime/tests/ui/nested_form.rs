@@ -1,0 +1,13 @@
+use mcp_runtime::prelude::*;
+
+struct Address {
+    street: String,
+}
+
+#[derive(ElicitForm)]
+struct Contact {
+    name: String,
+    address: Address,
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_tool]
+fn add(a: i64, b: i64) -> String {
+    format!("{}", a + b)
+}
+
+fn main() {}

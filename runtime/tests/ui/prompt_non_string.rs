@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_prompt]
+async fn greet(times: u32) -> String {
+    format!("{times}")
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_tool]
+async fn shout(text: &str) -> String {
+    text.to_uppercase()
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_resource(uri = "test://items/{id}")]
+async fn item(name: String) -> String {
+    name
+}
+
+fn main() {}

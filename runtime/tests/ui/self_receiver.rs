@@ -1,0 +1,12 @@
+use mcp_runtime::prelude::*;
+
+struct Calculator;
+
+impl Calculator {
+    #[mcp_tool]
+    async fn add(&self, a: i64) -> String {
+        format!("{a}")
+    }
+}
+
+fn main() {}

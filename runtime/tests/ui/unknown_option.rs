@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[mcp_tool(nmae = "x")]
+async fn tool() -> String {
+    String::new()
+}
+
+fn main() {}

@@ -1,0 +1,8 @@
+use mcp_runtime::prelude::*;
+
+#[derive(ElicitForm)]
+struct Tags {
+    tags: Vec<String>,
+}
+
+fn main() {}
