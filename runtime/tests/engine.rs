@@ -497,3 +497,140 @@ async fn prompt_and_resource_rounds() {
     );
     assert_eq!(count_tool["inputSchema"]["required"], json!(["rounds"]));
 }
+
+#[derive(serde::Serialize, schemars::JsonSchema)]
+struct Weather {
+    city: String,
+    celsius: f64,
+}
+
+/// Structured output.
+#[mcp_tool(name = "weather", title = "Weather")]
+async fn weather_tool(city: String) -> Json<Weather> {
+    Json(Weather {
+        city,
+        celsius: 21.5,
+    })
+}
+
+#[derive(ElicitForm)]
+struct WithDefaults {
+    #[elicit(default = "tea", title = "Drink")]
+    drink: String,
+    #[elicit(default = 2)]
+    sugars: u8,
+    #[elicit(default = true)]
+    hot: bool,
+}
+
+/// Shows form defaults.
+#[mcp_tool]
+async fn defaults() -> Result<String, ToolError> {
+    match elicit::<WithDefaults>("Drink?").await? {
+        Elicited::Accept(d) => Ok(format!("{} {} {}", d.drink, d.sugars, d.hot)),
+        _ => Ok("none".into()),
+    }
+}
+
+#[tokio::test]
+async fn structured_output_and_form_defaults() {
+    let s = Server::builder()
+        .tool(weather_tool)
+        .tool(defaults)
+        .build()
+        .unwrap();
+    let list = send(&s, 1, "tools/list", json!({"_meta": meta(json!({}))})).await;
+    let tools = result(&list)["tools"].as_array().unwrap().clone();
+    let w = tools.iter().find(|t| t["name"] == "weather").unwrap();
+    assert_eq!(w["title"], "Weather");
+    assert_eq!(
+        w["outputSchema"]["properties"]["celsius"]["type"], "number",
+        "{w}"
+    );
+    let r = send(
+        &s,
+        2,
+        "tools/call",
+        call("weather", json!({"city": "Oslo"}), json!({})),
+    )
+    .await;
+    assert_eq!(
+        result(&r)["structuredContent"],
+        json!({"city": "Oslo", "celsius": 21.5})
+    );
+
+    let r = send(&s, 3, "tools/call", call("defaults", json!({}), all_caps())).await;
+    let req = result(&r)["inputRequests"]
+        .as_object()
+        .unwrap()
+        .values()
+        .next()
+        .unwrap()
+        .clone();
+    let props = &req["params"]["requestedSchema"]["properties"];
+    assert_eq!(
+        props["drink"],
+        json!({"type": "string", "title": "Drink", "default": "tea"})
+    );
+    assert_eq!(props["sugars"]["default"], 2);
+    assert_eq!(props["hot"], json!({"type": "boolean", "default": true}));
+}
+
+mod v1 {
+    use super::*;
+    /// First version of a flow.
+    #[mcp_tool(name = "flow")]
+    pub async fn flow() -> Result<String, ToolError> {
+        match elicit::<Name>("v1?").key("a").await? {
+            Elicited::Accept(n) => Ok(format!("v1 {}", n.user_name)),
+            _ => Ok("v1 none".into()),
+        }
+    }
+}
+
+mod v2 {
+    use super::*;
+    /// Second version: asks something else first.
+    #[mcp_tool(name = "flow")]
+    pub async fn flow() -> Result<String, ToolError> {
+        let first = match elicit::<Name>("v2 first?").key("b").await? {
+            Elicited::Accept(n) => n.user_name,
+            _ => "none".into(),
+        };
+        match elicit::<Name>("v2?").key("a").await? {
+            Elicited::Accept(n) => Ok(format!("v2 {first} {}", n.user_name)),
+            _ => Ok("v2 none".into()),
+        }
+    }
+}
+
+#[tokio::test]
+async fn changed_handler_code_starts_the_call_over() {
+    let keys = || StateKeys::new(vec![StateKey::new(1, &[5u8; 32]).unwrap()]).unwrap();
+    let old = Server::builder()
+        .tool(v1::flow)
+        .state_keys(keys())
+        .build()
+        .unwrap();
+    let new = Server::builder()
+        .tool(v2::flow)
+        .state_keys(keys())
+        .build()
+        .unwrap();
+    let r = send(&old, 1, "tools/call", call("flow", json!({}), all_caps())).await;
+    let st = result(&r)["requestState"].clone();
+    // A round recorded by v1, retried on an instance running v2: the journal is dropped (no
+    // error), answers on the request still count by key, and v2 asks what it still needs.
+    let r = retry(
+        &new,
+        2,
+        "flow",
+        json!({}),
+        json!({"a": accept(json!({"user_name": "Al"}))}),
+        Some(&st),
+    )
+    .await;
+    let res = result(&r);
+    assert_eq!(res["resultType"], "input_required", "{r}");
+    assert!(res["inputRequests"]["b"].is_object());
+}
