@@ -42,3 +42,5 @@ pub fn examples() -> Vec<(String, String, serde_json::Value)> {
     out.sort_by(|a, b| (&a.0, &a.1).cmp(&(&b.0, &b.1)));
     out
 }
+
+pub mod conformance;
