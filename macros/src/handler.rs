@@ -42,6 +42,8 @@ struct Options {
 /// One argument of the handler function.
 struct Arg {
     name: Ident,
+    /// The wire name, when `#[arg(rename = "...")]` sets one.
+    rename: Option<String>,
     ty: Type,
     description: Option<String>,
     optional: bool,
@@ -167,6 +169,7 @@ fn parse(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::Result<Model>
         }
         // `#[arg(description = "...")]` documents an argument; it is consumed here.
         let mut description = None;
+        let mut rename = None;
         let mut keep = Vec::new();
         for a in pt.attrs.drain(..) {
             if a.path().is_ident("arg") {
@@ -174,8 +177,11 @@ fn parse(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::Result<Model>
                     if m.path.is_ident("description") {
                         description = Some(lit_str(&m)?.value());
                         Ok(())
+                    } else if m.path.is_ident("rename") {
+                        rename = Some(lit_str(&m)?.value());
+                        Ok(())
                     } else {
-                        Err(m.error("unknown argument option; expected description"))
+                        Err(m.error("unknown argument option; expected description or rename"))
                     }
                 })?;
             } else {
@@ -192,6 +198,7 @@ fn parse(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::Result<Model>
         }
         args.push(Arg {
             name,
+            rename,
             ty: (*pt.ty).clone(),
             description,
             optional,
@@ -293,7 +300,8 @@ fn generate(m: &Model) -> syn::Result<TokenStream> {
             .as_ref()
             .map(|d| quote!(#[schemars(description = #d)]));
         let default = a.optional.then(|| quote!(#[serde(default)]));
-        quote!(#desc #default #n: #t,)
+        let rename = a.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
+        quote!(#desc #default #rename #n: #t,)
     });
     let sig_inputs = &func.sig.inputs;
     let output = &func.sig.output;
@@ -373,7 +381,7 @@ fn generate(m: &Model) -> syn::Result<TokenStream> {
                 quote!(::core::result::Result::Err(#rt::schema::Error::invalid_params(message))),
             );
             let prompt_args = m.args.iter().map(|a| {
-                let n = a.name.to_string();
+                let n = a.rename.clone().unwrap_or_else(|| a.name.to_string());
                 let d = opt_str(&a.description);
                 let required = !a.optional;
                 quote!((#n, #d, #required))

@@ -43,6 +43,9 @@ pub(crate) struct CallState {
     pub(crate) pending: IndexMap<String, InputRequest>,
     /// How often each call site or explicit key was used in this run, for unique keys.
     pub(crate) occurrences: HashMap<String, u32>,
+    /// Where notifications for this request go (progress, log messages), if the transport
+    /// can deliver them.
+    pub(crate) notifier: Option<tokio::sync::mpsc::UnboundedSender<Value>>,
 }
 
 impl CallState {

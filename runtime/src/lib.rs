@@ -14,8 +14,11 @@ pub mod engine;
 pub mod form;
 pub mod guide;
 pub mod handler;
+pub mod http;
+pub mod notify;
 pub mod server;
 pub mod state;
+pub mod stdio;
 
 pub use ask::{
     elicit, elicit_url, list_roots, sample, step, AskError, Elicited, SampledText, Sampling,
@@ -28,6 +31,7 @@ pub use handler::{
 };
 pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, ElicitEnum, ElicitForm};
 pub use mcp_schema as schema;
+pub use notify::{log, progress};
 pub use server::{Server, ServerBuilder};
 pub use state::{InMemoryReplayGuard, ReplayGuard, StateCodec, StateKey, StateKeys};
 /// Await several asks at once; they are sent to the client in one round.

@@ -37,7 +37,12 @@ pub struct Server {
     resources: Vec<Registered<dyn ResourceHandler>>,
     codec: StateCodec,
     list_ttl_ms: i64,
+    completion: Option<CompletionFn>,
 }
+
+/// Completes an argument: (prompt name or resource template URI, argument name, partial value)
+/// to suggestions, best first.
+pub type CompletionFn = Arc<dyn Fn(&str, &str, &str) -> Vec<String> + Send + Sync>;
 
 /// Builds a [`Server`]: `Server::builder().name(..).version(..).tool(t).build()`.
 pub struct ServerBuilder {
@@ -50,6 +55,7 @@ pub struct ServerBuilder {
     keys: Option<StateKeys>,
     state_ttl: Duration,
     codec_hook: Option<Box<dyn FnOnce(StateCodec) -> StateCodec>>,
+    completion: Option<CompletionFn>,
 }
 
 impl Server {
@@ -65,6 +71,7 @@ impl Server {
             keys: None,
             state_ttl: StateCodec::DEFAULT_TTL,
             codec_hook: None,
+            completion: None,
         }
     }
 }
@@ -116,6 +123,15 @@ impl ServerBuilder {
     /// How long a `requestState` stays valid (default five minutes).
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = ttl;
+        self
+    }
+
+    /// Answer `completion/complete` with `f(reference, argument, partial value)`.
+    pub fn completion(
+        mut self,
+        f: impl Fn(&str, &str, &str) -> Vec<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.completion = Some(Arc::new(f));
         self
     }
 
@@ -198,6 +214,7 @@ impl ServerBuilder {
             resources,
             codec,
             list_ttl_ms: 60_000,
+            completion: self.completion,
         })
     }
 }
@@ -245,13 +262,24 @@ impl Server {
 
     /// Handle one parsed JSON-RPC message.
     pub async fn handle_value(&self, value: Value, principal: Option<&str>) -> Reply {
+        self.handle_value_with(value, principal, None).await
+    }
+
+    /// Handle one parsed JSON-RPC message, sending the notifications its handler emits
+    /// (progress, log messages) to `notifier` before the reply.
+    pub async fn handle_value_with(
+        &self,
+        value: Value,
+        principal: Option<&str>,
+        notifier: Option<tokio::sync::mpsc::UnboundedSender<Value>>,
+    ) -> Reply {
         let env = match self.envelope(value) {
             Ok(Some(env)) => env,
             Ok(None) => return None,
             Err(reply) => return reply,
         };
         let id = env.id.clone();
-        match self.dispatch(env, principal).await {
+        match self.dispatch(env, principal, notifier).await {
             Ok(reply) => reply,
             Err(e) => error_reply(Some(id), e),
         }
@@ -334,7 +362,12 @@ impl Server {
             .map_err(|e| Error::invalid_params(format!("invalid _meta: {e}")))
     }
 
-    async fn dispatch(&self, env: Envelope, principal: Option<&str>) -> Result<Reply, Error> {
+    async fn dispatch(
+        &self,
+        env: Envelope,
+        principal: Option<&str>,
+        notifier: Option<tokio::sync::mpsc::UnboundedSender<Value>>,
+    ) -> Result<Reply, Error> {
         let Envelope { id, method, params } = env;
         let meta = match method.as_str() {
             methods::SERVER_DISCOVER
@@ -344,7 +377,8 @@ impl Server {
             | methods::PROMPTS_GET
             | methods::RESOURCES_LIST
             | methods::RESOURCES_TEMPLATES_LIST
-            | methods::RESOURCES_READ => self.meta(&params)?,
+            | methods::RESOURCES_READ
+            | methods::COMPLETION_COMPLETE => self.meta(&params)?,
             _ => return Err(Error::method_not_found(&method)),
         };
         let listing = |items: Vec<Value>, key: &str| -> Value {
@@ -389,32 +423,68 @@ impl Server {
                     &check::<ListResourceTemplatesResult>(listing(items, "resourceTemplates"))?,
                 )
             }
-            _ => self.mrtr(id, &method, params, meta, principal).await?,
+            methods::COMPLETION_COMPLETE => result_reply(id, &self.complete(&params)?),
+            _ => {
+                self.mrtr(id, &method, params, meta, principal, notifier)
+                    .await?
+            }
         };
         Ok(reply)
     }
 
     fn discover(&self) -> DiscoverResult {
-        let caps: ServerCapabilities = serde_json::from_value(serde_json::json!({
-            "tools": {}, "prompts": {}, "resources": {}
-        }))
-        .unwrap_or_default();
+        let mut caps =
+            serde_json::json!({"tools": {}, "prompts": {}, "resources": {}, "logging": {}});
+        if self.completion.is_some() {
+            caps["completions"] = serde_json::json!({});
+        }
         DiscoverResult {
-            meta: None,
+            meta: Some(mcp_schema::ResultMetaObject {
+                server_info: Some(self.info.clone()),
+                extra: Map::new(),
+            }),
             cache_scope: Some(CacheScope::Public),
-            capabilities: caps,
+            capabilities: serde_json::from_value::<ServerCapabilities>(caps).unwrap_or_default(),
             instructions: self.instructions.clone(),
             result_type: Some(ResultType::Complete),
             supported_versions: SUPPORTED_VERSIONS.iter().map(|v| v.to_string()).collect(),
             ttl_ms: Some(self.list_ttl_ms),
-            extra: {
-                let mut m = Map::new();
-                if let Ok(v) = serde_json::to_value(&self.info) {
-                    m.insert("serverInfo".into(), v);
-                }
-                m
-            },
+            extra: Map::new(),
         }
+    }
+
+    fn complete(&self, params: &Map<String, Value>) -> Result<mcp_schema::CompleteResult, Error> {
+        let reference = params.get("ref").and_then(Value::as_object);
+        let target = reference
+            .and_then(|r| r.get("name").or_else(|| r.get("uri")))
+            .and_then(Value::as_str)
+            .ok_or_else(|| Error::invalid_params("completion/complete: missing ref name or uri"))?;
+        let argument = params.get("argument").and_then(Value::as_object);
+        let name = argument
+            .and_then(|a| a.get("name"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let value = argument
+            .and_then(|a| a.get("value"))
+            .and_then(Value::as_str)
+            .unwrap_or("");
+        let mut values = match &self.completion {
+            Some(f) => f(target, name, value),
+            None => Vec::new(),
+        };
+        let total = values.len();
+        values.truncate(100);
+        Ok(mcp_schema::CompleteResult {
+            meta: None,
+            completion: mcp_schema::CompleteResultCompletion {
+                has_more: Some(total > values.len()),
+                total: Some(total as i64),
+                values,
+                extra: Map::new(),
+            },
+            result_type: Some(ResultType::Complete),
+            extra: Map::new(),
+        })
     }
 
     /// `tools/call`, `prompts/get` and `resources/read`: the methods that may take MRTR rounds.
@@ -425,6 +495,7 @@ impl Server {
         mut params: Map<String, Value>,
         meta: RequestMetaObject,
         principal: Option<&str>,
+        notifier: Option<tokio::sync::mpsc::UnboundedSender<Value>>,
     ) -> Result<Reply, Error> {
         let responses = match params.remove("inputResponses") {
             None | Some(Value::Null) => IndexMap::new(),
@@ -476,7 +547,7 @@ impl Server {
                 .find_resource(&target)
                 .map(|(r, _)| r.fingerprint())
                 .ok_or_else(|| {
-                    Error::new(-32002, format!("resource not found: {target}"))
+                    Error::invalid_params("Resource not found")
                         .with_data(serde_json::json!({ "uri": target }))
                 })?,
         };
@@ -522,12 +593,23 @@ impl Server {
             info,
             responses,
             journal,
+            notifier,
             ..Default::default()
         });
         macro_rules! finish {
             ($outcome:expr) => {
                 match $outcome {
-                    Outcome::Done(Ok(result)) => Ok(result_reply(id, &result)),
+                    Outcome::Done(Ok(result)) => {
+                        let mut reply = result_reply(id, &result);
+                        if method == methods::RESOURCES_READ {
+                            // Cache hints on every complete read (never on input_required).
+                            if let Some(Value::Object(r)) = reply.as_mut().and_then(|v| v.get_mut("result")) {
+                                r.entry("ttlMs").or_insert(0.into());
+                                r.entry("cacheScope").or_insert("private".into());
+                            }
+                        }
+                        Ok(reply)
+                    }
                     Outcome::Done(Err(e)) => Err(e),
                     Outcome::Suspended { requests, journal } => {
                         let token = self

@@ -181,3 +181,326 @@ pub fn mrtr_fixtures(builder: ServerBuilder) -> ServerBuilder {
 }
 
 use mcp_runtime::ServerBuilder;
+
+// ---- Fixtures without MRTR: content kinds, errors, progress, logging, prompts, resources. ----
+
+use mcp_runtime::schema::{
+    AudioContent, BlobResourceContents, ContentBlock, EmbeddedResource, EmbeddedResourceResource,
+    ImageContent, LoggingLevel, PromptMessage, ReadResourceResult, ReadResourceResultContentsItem,
+    Role, TextResourceContents,
+};
+use serde_json::{json, Map, Value};
+
+/// A 1x1 red pixel PNG.
+pub const RED_PIXEL_PNG: &str = "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mP8z8DwHwAFBQIAX8jx0gAAAABJRU5ErkJggg==";
+/// A tiny WAV file (44-byte header, two silent samples).
+pub const TINY_WAV: &str = "UklGRigAAABXQVZFZm10IBAAAAABAAEAQB8AAIA+AAACABAAZGF0YQQAAAAAAAAA";
+
+fn image() -> ContentBlock {
+    ContentBlock::ImageContent(ImageContent {
+        meta: None,
+        annotations: None,
+        data: RED_PIXEL_PNG.into(),
+        mime_type: "image/png".into(),
+        type_: Default::default(),
+        extra: Map::new(),
+    })
+}
+
+fn embedded(uri: &str, mime: &str, text: &str) -> ContentBlock {
+    ContentBlock::EmbeddedResource(EmbeddedResource {
+        meta: None,
+        annotations: None,
+        resource: EmbeddedResourceResource::TextResourceContents(TextResourceContents {
+            meta: None,
+            mime_type: Some(mime.into()),
+            text: text.into(),
+            uri: uri.into(),
+            extra: Map::new(),
+        }),
+        type_: Default::default(),
+        extra: Map::new(),
+    })
+}
+
+/// Returns a simple text.
+#[mcp_tool]
+pub async fn test_simple_text() -> String {
+    "This is a simple text response for testing.".into()
+}
+
+/// Returns an image.
+#[mcp_tool]
+pub async fn test_image_content() -> ContentBlock {
+    image()
+}
+
+/// Returns audio.
+#[mcp_tool]
+pub async fn test_audio_content() -> ContentBlock {
+    ContentBlock::AudioContent(AudioContent {
+        meta: None,
+        annotations: None,
+        data: TINY_WAV.into(),
+        mime_type: "audio/wav".into(),
+        type_: Default::default(),
+        extra: Map::new(),
+    })
+}
+
+/// Returns an embedded resource.
+#[mcp_tool]
+pub async fn test_embedded_resource() -> ContentBlock {
+    embedded(
+        "test://embedded-resource",
+        "text/plain",
+        "This is an embedded resource content.",
+    )
+}
+
+/// Returns text, an image and a resource.
+#[mcp_tool]
+pub async fn test_multiple_content_types() -> Vec<ContentBlock> {
+    vec![
+        ContentBlock::text("Multiple content types test:"),
+        image(),
+        embedded(
+            "test://mixed-content-resource",
+            "application/json",
+            r#"{"test":"data","value":123}"#,
+        ),
+    ]
+}
+
+/// Always fails, as a tool error the model can read.
+#[mcp_tool]
+pub async fn test_error_handling() -> Result<String, ToolError> {
+    Err(ToolError::new(
+        "This tool intentionally returns an error for testing",
+    ))
+}
+
+/// Reports progress 0, 50 and 100 of 100.
+#[mcp_tool]
+pub async fn test_tool_with_progress() -> String {
+    for (i, p) in [0.0, 50.0, 100.0].into_iter().enumerate() {
+        if i > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        mcp_runtime::progress(p, Some(100.0), None);
+    }
+    "Progress reported".into()
+}
+
+/// Logs three messages (sent only when the request asks for a log level).
+#[mcp_tool]
+pub async fn test_logging_tool() -> String {
+    for (level, text) in [
+        (LoggingLevel::Info, "Tool execution started"),
+        (LoggingLevel::Info, "Tool processing data"),
+        (LoggingLevel::Info, "Tool execution completed"),
+    ] {
+        mcp_runtime::log(level, Some("conformance"), json!(text));
+        tokio::time::sleep(std::time::Duration::from_millis(20)).await;
+    }
+    "Logging completed".into()
+}
+
+/// Asks for a name; its answer travels in the response stream as an InputRequiredResult.
+#[mcp_tool]
+pub async fn test_streaming_elicitation() -> Result<String, ToolError> {
+    let name = who(elicit::<NameForm>("What is your name?").await?);
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Takes a tool list change (the list is static here, so there is nothing to announce).
+#[mcp_tool]
+pub async fn test_trigger_tool_change() -> String {
+    "Tool list unchanged".into()
+}
+
+/// Takes a prompt list change (static here).
+#[mcp_tool]
+pub async fn test_trigger_prompt_change() -> String {
+    "Prompt list unchanged".into()
+}
+
+/// A tool whose input schema uses JSON Schema 2020-12 keywords, written against the handler
+/// trait directly (its schema is hand-written, not derived).
+#[derive(Debug, Clone, Copy, Default)]
+pub struct JsonSchemaTool;
+
+impl mcp_runtime::ToolHandler for JsonSchemaTool {
+    fn tool(&self) -> schema::Tool {
+        let t = json!({
+            "name": "json_schema_2020_12_tool",
+            "description": "Tool with JSON Schema 2020-12 features",
+            "inputSchema": {
+                "$schema": "https://json-schema.org/draft/2020-12/schema",
+                "type": "object",
+                "$defs": {"address": {"$anchor": "addressDef", "type": "object",
+                    "properties": {"street": {"type": "string"}, "city": {"type": "string"}}}},
+                "properties": {
+                    "name": {"type": "string"},
+                    "address": {"$ref": "#/$defs/address"},
+                    "contactMethod": {"type": "string", "enum": ["phone", "email"]},
+                    "phone": {"type": "string"},
+                    "email": {"type": "string"}
+                },
+                "allOf": [{"anyOf": [{"required": ["phone"]}, {"required": ["email"]}]}],
+                "if": {"properties": {"contactMethod": {"const": "phone"}}, "required": ["contactMethod"]},
+                "then": {"required": ["phone"]},
+                "else": {"required": ["email"]},
+                "additionalProperties": false
+            }
+        });
+        serde_json::from_value(t).unwrap_or_default()
+    }
+
+    fn fingerprint(&self) -> &'static str {
+        "json-schema-2020-12"
+    }
+
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+    ) -> mcp_runtime::handler::BoxFuture<Result<schema::CallToolResult, schema::Error>> {
+        Box::pin(async move {
+            Ok(schema::CallToolResult::text(format!(
+                "Received: {}",
+                Value::Object(arguments)
+            )))
+        })
+    }
+}
+
+/// A prompt without arguments.
+#[mcp_prompt]
+pub async fn test_simple_prompt() -> String {
+    "This is a simple prompt for testing.".into()
+}
+
+/// A prompt with two arguments.
+#[mcp_prompt]
+pub async fn test_prompt_with_arguments(
+    #[arg(description = "First test argument")] arg1: String,
+    #[arg(description = "Second test argument")] arg2: String,
+) -> String {
+    format!("Prompt with arguments: arg1='{arg1}', arg2='{arg2}'")
+}
+
+fn user(content: ContentBlock) -> PromptMessage {
+    PromptMessage {
+        content,
+        role: Role::User,
+        extra: Map::new(),
+    }
+}
+
+/// A prompt that embeds a resource.
+#[mcp_prompt]
+pub async fn test_prompt_with_embedded_resource(
+    #[arg(rename = "resourceUri", description = "URI of the resource to embed")]
+    resource_uri: String,
+) -> Vec<PromptMessage> {
+    vec![
+        user(embedded(
+            &resource_uri,
+            "text/plain",
+            "Embedded resource content for testing.",
+        )),
+        user(ContentBlock::text(
+            "Please process the embedded resource above.",
+        )),
+    ]
+}
+
+/// A prompt with an image.
+#[mcp_prompt]
+pub async fn test_prompt_with_image() -> Vec<PromptMessage> {
+    vec![
+        user(image()),
+        user(ContentBlock::text("Please analyze the image above.")),
+    ]
+}
+
+/// A static text resource.
+#[mcp_resource(
+    uri = "test://static-text",
+    name = "static-text",
+    description = "A static text resource",
+    mime_type = "text/plain"
+)]
+pub async fn static_text() -> String {
+    "This is the content of the static text resource.".into()
+}
+
+/// A static binary resource.
+#[mcp_resource(
+    uri = "test://static-binary",
+    name = "static-binary",
+    description = "A static binary resource",
+    mime_type = "image/png"
+)]
+pub async fn static_binary() -> ReadResourceResult {
+    ReadResourceResult {
+        meta: None,
+        cache_scope: None,
+        contents: vec![ReadResourceResultContentsItem::BlobResourceContents(
+            BlobResourceContents {
+                meta: None,
+                blob: RED_PIXEL_PNG.into(),
+                mime_type: Some("image/png".into()),
+                uri: "test://static-binary".into(),
+                extra: Map::new(),
+            },
+        )],
+        result_type: Some(schema::ResultType::Complete),
+        ttl_ms: None,
+        extra: Map::new(),
+    }
+}
+
+/// A templated resource.
+#[mcp_resource(
+    uri = "test://template/{id}/data",
+    name = "template-data",
+    description = "Data for an id",
+    mime_type = "application/json"
+)]
+pub async fn template_data(id: String) -> String {
+    json!({"id": id, "templateTest": true, "data": format!("Data for ID: {id}")}).to_string()
+}
+
+/// The whole conformance fixture server.
+pub fn server(builder: ServerBuilder) -> ServerBuilder {
+    mrtr_fixtures(builder)
+        .name("mcp-toolkit-conformance")
+        .version(env!("CARGO_PKG_VERSION"))
+        .tool(test_simple_text)
+        .tool(test_image_content)
+        .tool(test_audio_content)
+        .tool(test_embedded_resource)
+        .tool(test_multiple_content_types)
+        .tool(test_error_handling)
+        .tool(test_tool_with_progress)
+        .tool(test_logging_tool)
+        .tool(test_streaming_elicitation)
+        .tool(test_trigger_tool_change)
+        .tool(test_trigger_prompt_change)
+        .tool(JsonSchemaTool)
+        .prompt(test_simple_prompt)
+        .prompt(test_prompt_with_arguments)
+        .prompt(test_prompt_with_embedded_resource)
+        .prompt(test_prompt_with_image)
+        .resource(static_text)
+        .resource(static_binary)
+        .resource(template_data)
+        .completion(|_reference, _argument, value| {
+            ["paris", "park", "party"]
+                .iter()
+                .filter(|v| v.starts_with(value))
+                .map(|v| v.to_string())
+                .collect()
+        })
+}

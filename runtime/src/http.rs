@@ -1,0 +1,296 @@
+//! Streamable HTTP for 2026-07-28: one endpoint, every message its own POST, answered with
+//! `application/json` or, when the handler sends notifications (progress, log messages), a
+//! per-request SSE stream ending with the response. No sessions, no GET stream.
+//!
+//! Checks, in order: `Host`/`Origin` against DNS rebinding (403), body size (413), the
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers against the body (400, -32020),
+//! then the server core (`_meta`, routing). Error codes map to HTTP statuses: -32601 is 404;
+//! parse, request, params, header, capability and version errors are 400.
+
+use crate::server::Server;
+use axum::body::{Body, Bytes};
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use futures_util::stream::{self, StreamExt};
+use serde_json::{json, Value};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Settings of the HTTP transport.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The endpoint path (default `/mcp`).
+    pub path: String,
+    /// Largest accepted request body in bytes (default 4 MiB).
+    pub max_body: usize,
+    /// Host names accepted in `Host` and `Origin` (default: localhost, 127.0.0.1, `[::1]`).
+    /// Empty means any (for servers behind an authenticating proxy).
+    pub allowed_hosts: Vec<String>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            path: "/mcp".into(),
+            max_body: 4 * 1024 * 1024,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+        }
+    }
+}
+
+struct App {
+    server: Arc<Server>,
+    config: HttpConfig,
+}
+
+/// An axum router serving `server` at `config.path`, to mount in an existing app or serve.
+pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
+    let path = config.path.clone();
+    let max_body = config.max_body;
+    let app = Arc::new(App { server, config });
+    Router::new()
+        .route(&path, post(handle).get(not_allowed).delete(not_allowed))
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(app)
+}
+
+/// Serve `server` on `addr` until ctrl-c; requests in flight finish first.
+pub async fn serve(server: Arc<Server>, addr: &str, config: HttpConfig) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    serve_listener(server, listener, config, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+}
+
+/// Serve on an already bound listener until `shutdown` completes (graceful).
+pub async fn serve_listener(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let addr: Option<SocketAddr> = listener.local_addr().ok();
+    tracing::info!(?addr, path = %config.path, "serving MCP over streamable HTTP");
+    let app = router(server, config).into_make_service();
+    axum::serve(TcpNoDelay(listener), app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+/// A listener that sets TCP_NODELAY on every connection (small JSON-RPC replies must not wait
+/// for Nagle's algorithm).
+struct TcpNoDelay(tokio::net::TcpListener);
+
+impl axum::serve::Listener for TcpNoDelay {
+    type Io = tokio::net::TcpStream;
+    type Addr = SocketAddr;
+
+    async fn accept(&mut self) -> (Self::Io, Self::Addr) {
+        loop {
+            match self.0.accept().await {
+                Ok((io, addr)) => {
+                    let _ = io.set_nodelay(true);
+                    return (io, addr);
+                }
+                Err(e) => {
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                }
+            }
+        }
+    }
+
+    fn local_addr(&self) -> std::io::Result<Self::Addr> {
+        self.0.local_addr()
+    }
+}
+
+async fn not_allowed() -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, HeaderValue::from_static("POST"))],
+        "this MCP endpoint takes POST only (2026-07-28 has no GET stream)",
+    )
+        .into_response()
+}
+
+fn json_response(status: StatusCode, body: &Value) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body.to_string(),
+    )
+        .into_response()
+}
+
+fn error_body(id: Option<&Value>, code: i64, message: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null), "error": {"code": code, "message": message}})
+}
+
+/// The HTTP status for a reply.
+fn status_for(reply: &Value) -> StatusCode {
+    match reply
+        .get("error")
+        .and_then(|e| e.get("code"))
+        .and_then(Value::as_i64)
+    {
+        Some(-32601) => StatusCode::NOT_FOUND,
+        Some(-32700 | -32600 | -32602 | -32020 | -32021 | -32022) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+fn host_allowed(value: &str, allowed: &[String]) -> bool {
+    if allowed.is_empty() {
+        return true;
+    }
+    let host = if value.starts_with('[') {
+        value.split_inclusive(']').next().unwrap_or(value)
+    } else {
+        value.split(':').next().unwrap_or(value)
+    };
+    allowed.iter().any(|a| a.eq_ignore_ascii_case(host))
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
+/// Compare the MCP headers with the body; the mismatch, if any.
+fn check_headers(headers: &HeaderMap, body: &Value) -> Result<(), String> {
+    let Some(method) = body.get("method").and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let params = body.get("params");
+    let version = params
+        .and_then(|p| p.get("_meta"))
+        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(Value::as_str);
+    match (header_str(headers, "mcp-protocol-version"), version) {
+        (None, _) => return Err("missing MCP-Protocol-Version header".into()),
+        (Some(h), Some(v)) if h != v => {
+            return Err(format!(
+                "MCP-Protocol-Version header `{h}` does not match _meta `{v}`"
+            ))
+        }
+        _ => {}
+    }
+    match header_str(headers, "mcp-method") {
+        None => return Err("missing Mcp-Method header".into()),
+        Some(h) if h != method => {
+            return Err(format!(
+                "Mcp-Method header `{h}` does not match method `{method}`"
+            ))
+        }
+        _ => {}
+    }
+    let name_field = match method {
+        "tools/call" | "prompts/get" => Some("name"),
+        "resources/read" => Some("uri"),
+        _ => None,
+    };
+    if let Some(field) = name_field {
+        let body_name = params.and_then(|p| p.get(field)).and_then(Value::as_str);
+        match (header_str(headers, "mcp-name"), body_name) {
+            (None, Some(_)) => return Err("missing Mcp-Name header".into()),
+            (Some(h), Some(b)) if h != b => {
+                return Err(format!(
+                    "Mcp-Name header `{h}` does not match params.{field} `{b}`"
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+    for name in [header::HOST, header::ORIGIN] {
+        if let Some(v) = headers.get(&name) {
+            let text = v.to_str().unwrap_or("");
+            let host = text
+                .strip_prefix("http://")
+                .or_else(|| text.strip_prefix("https://"))
+                .unwrap_or(text);
+            if !host_allowed(host, &app.config.allowed_hosts) {
+                return json_response(
+                    StatusCode::FORBIDDEN,
+                    &error_body(None, -32600, &format!("{name} not allowed")),
+                );
+            }
+        }
+    }
+    let value: Value = match serde_json::from_slice(&body) {
+        Ok(v) => v,
+        Err(e) => {
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                &error_body(None, -32700, &format!("parse error: {e}")),
+            )
+        }
+    };
+    if value.get("method").is_some() && value.get("id").is_some() {
+        if let Err(why) = check_headers(&headers, &value) {
+            return json_response(
+                StatusCode::BAD_REQUEST,
+                &error_body(value.get("id"), -32020, &why),
+            );
+        }
+    }
+    let is_request = value.get("method").is_some() && value.get("id").is_some();
+    let wants_stream = headers
+        .get(header::ACCEPT)
+        .and_then(|v| v.to_str().ok())
+        .is_some_and(|a| a.contains("text/event-stream"));
+    let meta = value.get("params").and_then(|p| p.get("_meta"));
+    let may_notify = meta.is_some_and(|m| {
+        m.get("io.modelcontextprotocol/progressToken").is_some()
+            || m.get("io.modelcontextprotocol/logLevel").is_some()
+    });
+    if is_request && wants_stream && may_notify {
+        return stream_response(app, value);
+    }
+    match app.server.handle_value(value, None).await {
+        Some(reply) => json_response(status_for(&reply), &reply),
+        // Notifications and responses: accepted, nothing to say.
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// Answer on an SSE stream: notifications as they come, then the response, then the end.
+fn stream_response(app: Arc<App>, value: Value) -> Response {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
+    let server = app.server.clone();
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<Option<Value>>();
+    tokio::spawn(async move {
+        let reply = server.handle_value_with(value, None, Some(tx)).await;
+        let _ = done_tx.send(reply);
+    });
+    let notes = tokio_stream::wrappers::UnboundedReceiverStream::new(rx)
+        .map(|v| Ok::<Event, Infallible>(Event::default().event("message").data(v.to_string())));
+    let last = stream::once(async move {
+        let reply = done_rx.await.ok().flatten();
+        Ok::<Event, Infallible>(
+            Event::default()
+                .event("message")
+                .data(reply.map(|r| r.to_string()).unwrap_or_default()),
+        )
+    });
+    // The notification channel closes when the handler finishes (its sender is dropped with the
+    // call), so the reply always comes after every notification.
+    let body = notes.chain(last);
+    let _ = Body::empty;
+    Sse::new(body).into_response()
+}

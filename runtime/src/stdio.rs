@@ -1,0 +1,60 @@
+//! stdio: one JSON message per line in and out. Requests are handled concurrently; each reply
+//! (and each notification) is written whole, on its own line. Nothing but MCP goes to stdout;
+//! logs belong on stderr. Exits on end of input once requests in flight are answered.
+
+use crate::server::Server;
+use serde_json::Value;
+use std::sync::Arc;
+use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// Serve on this process's stdin and stdout.
+pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
+    serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// Serve on any reader and writer (for tests and pipes).
+pub async fn serve_io<R, W>(server: Arc<Server>, reader: R, mut writer: W) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
+    let writer_task = tokio::spawn(async move {
+        while let Some(line) = out_rx.recv().await {
+            writer.write_all(line.as_bytes()).await?;
+            writer.write_all(b"\n").await?;
+            writer.flush().await?;
+        }
+        Ok::<(), std::io::Error>(())
+    });
+    let mut lines = BufReader::new(reader).lines();
+    let mut tasks = tokio::task::JoinSet::new();
+    while let Some(line) = lines.next_line().await? {
+        if line.trim().is_empty() {
+            continue;
+        }
+        let server = server.clone();
+        let out = out_tx.clone();
+        tasks.spawn(async move {
+            let (note_tx, mut note_rx) = mpsc::unbounded_channel::<Value>();
+            let notes_out = out.clone();
+            let forward = tokio::spawn(async move {
+                while let Some(n) = note_rx.recv().await {
+                    let _ = notes_out.send(n.to_string());
+                }
+            });
+            let reply = match serde_json::from_str::<Value>(&line) {
+                Ok(v) => server.handle_value_with(v, None, Some(note_tx)).await,
+                Err(_) => server.handle_message(&line, None).await,
+            };
+            let _ = forward.await;
+            if let Some(r) = reply {
+                let _ = out.send(r.to_string());
+            }
+        });
+    }
+    while tasks.join_next().await.is_some() {}
+    drop(out_tx);
+    writer_task.await.map_err(std::io::Error::other)?
+}

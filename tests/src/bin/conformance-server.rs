@@ -1,0 +1,62 @@
+//! The conformance fixture server: every tool, prompt and resource the official suite calls.
+//! `conformance-server --port PORT` serves http://127.0.0.1:PORT/mcp; `--stdio` serves stdio.
+
+use mcp_runtime::{Server, StateKeys};
+use std::sync::Arc;
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut port = 3000u16;
+    let mut stdio = false;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        match a.as_str() {
+            "--stdio" => stdio = true,
+            "--port" => match it.next().and_then(|p| p.parse().ok()) {
+                Some(p) => port = p,
+                None => {
+                    eprintln!("--port needs a number");
+                    return std::process::ExitCode::from(2);
+                }
+            },
+            other => {
+                eprintln!(
+                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio]"
+                );
+                return std::process::ExitCode::from(2);
+            }
+        }
+    }
+    let keys = match StateKeys::random() {
+        Ok(k) => k,
+        Err(e) => {
+            eprintln!("{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let server = match mcp_tests::conformance::server(Server::builder())
+        .state_keys(keys)
+        .build()
+    {
+        Ok(s) => Arc::new(s),
+        Err(e) => {
+            eprintln!("{e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let result = if stdio {
+        mcp_runtime::stdio::serve(server).await
+    } else {
+        let addr = format!("127.0.0.1:{port}");
+        eprintln!("conformance-server: http://{addr}/mcp");
+        mcp_runtime::http::serve(server, &addr, Default::default()).await
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("conformance-server: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
