@@ -44,6 +44,8 @@ struct Arg {
     name: Ident,
     /// The wire name, when `#[arg(rename = "...")]` sets one.
     rename: Option<String>,
+    /// The HTTP header (`Mcp-Param-<name>`) that mirrors this argument, from `#[arg(header = "...")]`.
+    header: Option<String>,
     ty: Type,
     description: Option<String>,
     optional: bool,
@@ -170,6 +172,7 @@ fn parse(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::Result<Model>
         // `#[arg(description = "...")]` documents an argument; it is consumed here.
         let mut description = None;
         let mut rename = None;
+        let mut header = None;
         let mut keep = Vec::new();
         for a in pt.attrs.drain(..) {
             if a.path().is_ident("arg") {
@@ -180,8 +183,13 @@ fn parse(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::Result<Model>
                     } else if m.path.is_ident("rename") {
                         rename = Some(lit_str(&m)?.value());
                         Ok(())
+                    } else if m.path.is_ident("header") {
+                        header = Some(lit_str(&m)?.value());
+                        Ok(())
                     } else {
-                        Err(m.error("unknown argument option; expected description or rename"))
+                        Err(m.error(
+                            "unknown argument option; expected description, rename or header",
+                        ))
                     }
                 })?;
             } else {
@@ -199,6 +207,7 @@ fn parse(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::Result<Model>
         args.push(Arg {
             name,
             rename,
+            header,
             ty: (*pt.ty).clone(),
             description,
             optional,
@@ -301,7 +310,11 @@ fn generate(m: &Model) -> syn::Result<TokenStream> {
             .map(|d| quote!(#[schemars(description = #d)]));
         let default = a.optional.then(|| quote!(#[serde(default)]));
         let rename = a.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
-        quote!(#desc #default #rename #n: #t,)
+        let header = a
+            .header
+            .as_ref()
+            .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
+        quote!(#desc #default #rename #header #n: #t,)
     });
     let sig_inputs = &func.sig.inputs;
     let output = &func.sig.output;

@@ -168,6 +168,56 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .map(str::trim)
 }
 
+/// The value of an `Mcp-Param-*` header: `=?base64?...?=` is strict Base64 of UTF-8 text,
+/// anything else is literal.
+fn decode_param(raw: &str) -> Result<String, String> {
+    use base64::Engine as _;
+    match raw
+        .strip_prefix("=?base64?")
+        .and_then(|r| r.strip_suffix("?="))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| "invalid Base64 in Mcp-Param header".to_string()),
+        None => Ok(raw.to_string()),
+    }
+}
+
+/// Check the `Mcp-Param-*` headers of `tool` against its arguments.
+fn check_param_headers(server: &Server, headers: &HeaderMap, body: &Value) -> Result<(), String> {
+    let params = body.get("params");
+    let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+        return Ok(());
+    };
+    let args = params.and_then(|p| p.get("arguments"));
+    for (arg, header) in server.header_params(tool) {
+        let name = format!("mcp-param-{}", header.to_ascii_lowercase());
+        let body_value = args.and_then(|a| a.get(&arg)).map(|v| match v {
+            Value::String(s) => s.clone(),
+            other => other.to_string(),
+        });
+        match (header_str(headers, &name), body_value) {
+            (None, Some(_)) => return Err(format!("missing Mcp-Param-{header} header")),
+            (Some(raw), Some(b)) => {
+                if decode_param(raw)? != b {
+                    return Err(format!(
+                        "Mcp-Param-{header} header does not match argument `{arg}`"
+                    ));
+                }
+            }
+            (Some(_), None) => {
+                return Err(format!(
+                    "Mcp-Param-{header} header without argument `{arg}`"
+                ))
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(())
+}
+
 /// Compare the MCP headers with the body; the mismatch, if any.
 fn check_headers(headers: &HeaderMap, body: &Value) -> Result<(), String> {
     let Some(method) = body.get("method").and_then(Value::as_str) else {
@@ -242,7 +292,14 @@ async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) ->
         }
     };
     if value.get("method").is_some() && value.get("id").is_some() {
-        if let Err(why) = check_headers(&headers, &value) {
+        let checked = check_headers(&headers, &value).and_then(|()| {
+            if value.get("method").and_then(Value::as_str) == Some("tools/call") {
+                check_param_headers(&app.server, &headers, &value)
+            } else {
+                Ok(())
+            }
+        });
+        if let Err(why) = checked {
             return json_response(
                 StatusCode::BAD_REQUEST,
                 &error_body(value.get("id"), -32020, &why),
@@ -256,8 +313,7 @@ async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) ->
         .is_some_and(|a| a.contains("text/event-stream"));
     let meta = value.get("params").and_then(|p| p.get("_meta"));
     let may_notify = meta.is_some_and(|m| {
-        m.get("io.modelcontextprotocol/progressToken").is_some()
-            || m.get("io.modelcontextprotocol/logLevel").is_some()
+        m.get("progressToken").is_some() || m.get("io.modelcontextprotocol/logLevel").is_some()
     });
     if is_request && wants_stream && may_notify {
         return stream_response(app, value);

@@ -6,7 +6,7 @@ use crate::engine::with_call;
 use mcp_schema::LoggingLevel;
 use serde_json::{json, Value};
 
-const PROGRESS_TOKEN: &str = "io.modelcontextprotocol/progressToken";
+const PROGRESS_TOKEN: &str = "progressToken";
 const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
 
 fn severity(level: &LoggingLevel) -> u8 {

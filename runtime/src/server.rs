@@ -652,9 +652,31 @@ impl Server {
         })
     }
 
-    /// The tool descriptors, as `tools/list` returns them.
+    /// The names of the registered tools, in registration order.
     pub fn tool_names(&self) -> Vec<&str> {
         self.tools.keys().map(String::as_str).collect()
+    }
+
+    /// The arguments of `tool` that HTTP clients mirror in `Mcp-Param-<header>` headers (its
+    /// `inputSchema` properties carrying `x-mcp-header`), as (argument, header name).
+    pub fn header_params(&self, tool: &str) -> Vec<(String, String)> {
+        let Some(props) = self
+            .tools
+            .get(tool)
+            .and_then(|t| t.listing.get("inputSchema"))
+            .and_then(|s| s.get("properties"))
+            .and_then(Value::as_object)
+        else {
+            return Vec::new();
+        };
+        props
+            .iter()
+            .filter_map(|(name, p)| {
+                p.get("x-mcp-header")
+                    .and_then(Value::as_str)
+                    .map(|h| (name.clone(), h.to_string()))
+            })
+            .collect()
     }
 }
 

@@ -313,6 +313,14 @@ pub async fn test_streaming_elicitation() -> Result<String, ToolError> {
     Ok(format!("Hello, {name}!"))
 }
 
+/// Echoes a value that HTTP clients also send in the `Mcp-Param-Region` header.
+#[mcp_tool]
+pub async fn test_custom_header(
+    #[arg(header = "Region", description = "A region, mirrored in a header")] region: String,
+) -> String {
+    format!("Region: {region}")
+}
+
 /// Takes a tool list change (the list is static here, so there is nothing to announce).
 #[mcp_tool]
 pub async fn test_trigger_tool_change() -> String {
@@ -486,6 +494,7 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
         .tool(test_tool_with_progress)
         .tool(test_logging_tool)
         .tool(test_streaming_elicitation)
+        .tool(test_custom_header)
         .tool(test_trigger_tool_change)
         .tool(test_trigger_prompt_change)
         .tool(JsonSchemaTool)
