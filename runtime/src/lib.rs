@@ -10,6 +10,7 @@
 #![allow(clippy::result_large_err)]
 
 pub mod ask;
+pub mod client;
 pub mod engine;
 pub mod form;
 pub mod guide;

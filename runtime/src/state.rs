@@ -114,6 +114,34 @@ impl StateKeys {
         Self::new(vec![StateKey::random(0)?])
     }
 
+    /// A ring from text such as `1:9f86d0...,2:60303a...`: comma-separated `id:hex` pairs,
+    /// oldest first, each secret at least 32 bytes (64 hex digits). The usual way to hand every
+    /// instance the same ring (e.g. through an environment variable).
+    pub fn parse(text: &str) -> Result<Self, StateKeyError> {
+        let mut keys = Vec::new();
+        for part in text.split(',').map(str::trim).filter(|p| !p.is_empty()) {
+            let (id, hex) = part
+                .split_once(':')
+                .ok_or_else(|| StateKeyError("state keys are `id:hex` pairs".into()))?;
+            let id: u8 = id
+                .trim()
+                .parse()
+                .map_err(|_| StateKeyError(format!("state key id `{id}` is not 0-255")))?;
+            let hex = hex.trim();
+            if hex.len() % 2 != 0 || !hex.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(StateKeyError(format!("state key {id} is not hex")));
+            }
+            let bytes: Zeroizing<Vec<u8>> = Zeroizing::new(
+                (0..hex.len())
+                    .step_by(2)
+                    .filter_map(|i| u8::from_str_radix(&hex[i..i + 2], 16).ok())
+                    .collect(),
+            );
+            keys.push(StateKey::new(id, &bytes)?);
+        }
+        Self::new(keys)
+    }
+
     /// The ring with `key` added as the newest (it seals from now on).
     pub fn rotate(mut self, key: StateKey) -> Result<Self, StateKeyError> {
         self.keys.push(key);
@@ -456,6 +484,17 @@ mod tests {
         let opened = codec().open(&token, &binding(&reordered)).unwrap();
         assert_eq!(opened.journal, j);
         assert_eq!(opened.fingerprint, "fp");
+    }
+
+    #[test]
+    fn parse_rings() {
+        let hex = "ab".repeat(32);
+        let ring = StateKeys::parse(&format!("1:{hex}, 2:{}", "cd".repeat(32))).unwrap();
+        assert_eq!(ring.sealing().id(), 2);
+        assert!(StateKeys::parse("").is_err());
+        assert!(StateKeys::parse("1:abcd").is_err(), "too short");
+        assert!(StateKeys::parse(&format!("x:{hex}")).is_err());
+        assert!(StateKeys::parse(&format!("1:{}", "zz".repeat(32))).is_err());
     }
 
     #[test]

@@ -1,5 +1,6 @@
 //! The conformance fixture server: every tool, prompt and resource the official suite calls.
 //! `conformance-server --port PORT` serves http://127.0.0.1:PORT/mcp; `--stdio` serves stdio.
+//! `MCP_STATE_KEYS` (`id:hex,...`, oldest first) sets the `requestState` key ring.
 
 use mcp_runtime::{Server, StateKeys};
 use std::sync::Arc;
@@ -28,7 +29,12 @@ async fn main() -> std::process::ExitCode {
             }
         }
     }
-    let keys = match StateKeys::random() {
+    // MCP_STATE_KEYS="1:<64 hex>,2:<64 hex>" shares a key ring between instances.
+    let keys = match std::env::var("MCP_STATE_KEYS") {
+        Ok(text) => StateKeys::parse(&text),
+        Err(_) => StateKeys::random(),
+    };
+    let keys = match keys {
         Ok(k) => k,
         Err(e) => {
             eprintln!("{e}");

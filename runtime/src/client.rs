@@ -1,0 +1,418 @@
+//! A 2026-07-28 client with the MRTR loop built in, over streamable HTTP or a spawned stdio
+//! server. `call_tool`, `get_prompt` and `read_resource` answer `input_required` rounds through
+//! an [`InputHandler`]: every answer is built before the retry, `requestState` is echoed byte for
+//! byte (and never invented), each retry gets a new JSON-RPC id, a state-only result is retried
+//! after a short backoff, and the number of rounds is capped.
+
+use crate::handler::BoxFuture;
+use futures_util::StreamExt;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::client::legacy::Client as HyperClient;
+use hyper_util::rt::TokioExecutor;
+use mcp_schema::{
+    CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequest,
+    ReadResourceResult, LATEST_PROTOCOL_VERSION,
+};
+use serde::de::DeserializeOwned;
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::fmt;
+use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::sync::{mpsc, oneshot};
+
+/// Answers the server's input requests (elicitation, sampling, roots) during MRTR rounds.
+pub trait InputHandler: Send + Sync + 'static {
+    /// The answer to `request` (a bare `ElicitResult`, `CreateMessageResult` or `ListRootsResult`).
+    fn answer(&self, key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientError>>;
+}
+
+/// A handler from a closure.
+impl<F> InputHandler for F
+where
+    F: Fn(&str, InputRequest) -> BoxFuture<Result<Value, ClientError>> + Send + Sync + 'static,
+{
+    fn answer(&self, key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientError>> {
+        self(key, request)
+    }
+}
+
+/// Declines every elicitation and answers nothing else: for clients that declare no capabilities.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct DeclineAll;
+
+impl InputHandler for DeclineAll {
+    fn answer(&self, _key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientError>> {
+        Box::pin(async move {
+            match request {
+                InputRequest::ElicitRequest(_) => Ok(json!({"action": "decline"})),
+                other => Err(ClientError::Unanswerable(other.variant_name().to_string())),
+            }
+        })
+    }
+}
+
+/// What went wrong on the client side.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ClientError {
+    /// The transport failed (connection, process, HTTP status without a JSON-RPC body).
+    Transport(String),
+    /// The server answered with a JSON-RPC error.
+    Rpc(mcp_schema::Error),
+    /// The reply did not have the expected shape.
+    Protocol(String),
+    /// The server kept asking for input past the round limit.
+    TooManyRounds(usize),
+    /// The input handler could not answer a request of this kind.
+    Unanswerable(String),
+}
+
+impl fmt::Display for ClientError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ClientError::Transport(m) => write!(f, "transport: {m}"),
+            ClientError::Rpc(e) => write!(f, "server error {}: {}", e.code, e.message),
+            ClientError::Protocol(m) => write!(f, "protocol: {m}"),
+            ClientError::TooManyRounds(n) => write!(f, "still input_required after {n} rounds"),
+            ClientError::Unanswerable(k) => write!(f, "cannot answer a {k}"),
+        }
+    }
+}
+
+impl std::error::Error for ClientError {}
+
+type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
+
+enum Transport {
+    Http {
+        url: String,
+        http: HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+    },
+    Stdio {
+        tx: mpsc::UnboundedSender<String>,
+        pending: Pending,
+        _child: Arc<Mutex<tokio::process::Child>>,
+    },
+}
+
+/// An MCP client. Cheap to share behind an `Arc`; calls may run in parallel.
+pub struct Client {
+    transport: Transport,
+    capabilities: Value,
+    info: Value,
+    handler: Arc<dyn InputHandler>,
+    max_rounds: usize,
+    next_id: AtomicI64,
+    notifications: Option<mpsc::UnboundedSender<Value>>,
+}
+
+impl Client {
+    /// A client for the streamable HTTP endpoint at `url` (e.g. `http://127.0.0.1:8080/mcp`).
+    pub fn http(url: impl Into<String>) -> Self {
+        let http = HyperClient::builder(TokioExecutor::new()).build_http();
+        Self::with_transport(Transport::Http {
+            url: url.into(),
+            http,
+        })
+    }
+
+    /// Spawn `program` with `args` and talk to it over stdio.
+    pub fn stdio(program: &str, args: &[&str]) -> Result<Self, ClientError> {
+        let mut child = tokio::process::Command::new(program)
+            .args(args)
+            .stdin(std::process::Stdio::piped())
+            .stdout(std::process::Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| ClientError::Transport(format!("spawn {program}: {e}")))?;
+        let mut stdin = child
+            .stdin
+            .take()
+            .ok_or_else(|| ClientError::Transport("no stdin".into()))?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or_else(|| ClientError::Transport("no stdout".into()))?;
+        let (tx, mut rx) = mpsc::unbounded_channel::<String>();
+        tokio::spawn(async move {
+            while let Some(line) = rx.recv().await {
+                if stdin.write_all(line.as_bytes()).await.is_err()
+                    || stdin.write_all(b"\n").await.is_err()
+                    || stdin.flush().await.is_err()
+                {
+                    break;
+                }
+            }
+        });
+        let pending: Pending = Arc::default();
+        let reader_pending = pending.clone();
+        tokio::spawn(async move {
+            let mut lines = BufReader::new(stdout).lines();
+            while let Ok(Some(line)) = lines.next_line().await {
+                let Ok(v) = serde_json::from_str::<Value>(&line) else {
+                    continue;
+                };
+                let id = v.get("id").map(Value::to_string);
+                if let Some(id) = id {
+                    let waiter = reader_pending.lock().ok().and_then(|mut p| p.remove(&id));
+                    if let Some(w) = waiter {
+                        let _ = w.send(v);
+                    }
+                }
+            }
+        });
+        Ok(Self::with_transport(Transport::Stdio {
+            tx,
+            pending,
+            _child: Arc::new(Mutex::new(child)),
+        }))
+    }
+
+    fn with_transport(transport: Transport) -> Self {
+        Client {
+            transport,
+            capabilities: json!({}),
+            info: json!({"name": "mcp-runtime-client", "version": env!("CARGO_PKG_VERSION")}),
+            handler: Arc::new(DeclineAll),
+            max_rounds: 16,
+            next_id: AtomicI64::new(1),
+            notifications: None,
+        }
+    }
+
+    /// The capabilities declared on every request, and the handler that answers input requests.
+    pub fn with_input(
+        mut self,
+        capabilities: ClientCapabilities,
+        handler: impl InputHandler,
+    ) -> Self {
+        self.capabilities = serde_json::to_value(capabilities).unwrap_or_else(|_| json!({}));
+        self.handler = Arc::new(handler);
+        self
+    }
+
+    /// Identify as `name`/`version` in `_meta.clientInfo`.
+    pub fn client_info(mut self, info: Implementation) -> Self {
+        self.info = serde_json::to_value(info).unwrap_or(self.info);
+        self
+    }
+
+    /// Give up after this many `input_required` rounds (default 16).
+    pub fn max_rounds(mut self, n: usize) -> Self {
+        self.max_rounds = n.max(1);
+        self
+    }
+
+    /// Receive the notifications (progress, log messages) that arrive on response streams.
+    pub fn notifications(mut self, tx: mpsc::UnboundedSender<Value>) -> Self {
+        self.notifications = Some(tx);
+        self
+    }
+
+    fn meta(&self) -> Value {
+        json!({
+            "io.modelcontextprotocol/protocolVersion": LATEST_PROTOCOL_VERSION,
+            "io.modelcontextprotocol/clientCapabilities": self.capabilities,
+            "io.modelcontextprotocol/clientInfo": self.info,
+        })
+    }
+
+    /// Send one request (with `_meta` filled in) and return its `result`.
+    pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let mut params = match params {
+            Value::Object(m) => m,
+            Value::Null => Map::new(),
+            _ => return Err(ClientError::Protocol("params must be an object".into())),
+        };
+        let meta = params.entry("_meta").or_insert_with(|| json!({}));
+        if let (Value::Object(m), Value::Object(base)) = (meta, self.meta()) {
+            for (k, v) in base {
+                m.entry(k).or_insert(v);
+            }
+        }
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+        let reply = self.send(&msg).await?;
+        if let Some(err) = reply.get("error") {
+            let e: mcp_schema::Error = serde_json::from_value(err.clone())
+                .map_err(|e| ClientError::Protocol(format!("bad error object: {e}")))?;
+            return Err(ClientError::Rpc(e));
+        }
+        reply
+            .get("result")
+            .cloned()
+            .ok_or_else(|| ClientError::Protocol("reply has neither result nor error".into()))
+    }
+
+    async fn send(&self, msg: &Value) -> Result<Value, ClientError> {
+        match &self.transport {
+            Transport::Http { url, http } => self.send_http(url, http, msg).await,
+            Transport::Stdio { tx, pending, .. } => {
+                let id = msg.get("id").map(Value::to_string).unwrap_or_default();
+                let (wtx, wrx) = oneshot::channel();
+                pending
+                    .lock()
+                    .map_err(|_| ClientError::Transport("poisoned".into()))?
+                    .insert(id, wtx);
+                tx.send(msg.to_string())
+                    .map_err(|_| ClientError::Transport("server stdin closed".into()))?;
+                wrx.await
+                    .map_err(|_| ClientError::Transport("server exited before replying".into()))
+            }
+        }
+    }
+
+    async fn send_http(
+        &self,
+        url: &str,
+        http: &HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+        msg: &Value,
+    ) -> Result<Value, ClientError> {
+        let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
+        let params = msg.get("params");
+        let mut req = hyper::Request::post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", LATEST_PROTOCOL_VERSION)
+            .header("mcp-method", method);
+        let name = match method {
+            "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
+            "resources/read" => params.and_then(|p| p.get("uri")),
+            _ => None,
+        };
+        if let Some(n) = name.and_then(Value::as_str) {
+            req = req.header("mcp-name", n);
+        }
+        let req = req
+            .body(Full::new(Bytes::from(msg.to_string())))
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let resp = http
+            .request(req)
+            .await
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let status = resp.status();
+        let is_sse = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|c| c.starts_with("text/event-stream"));
+        let id = msg.get("id").cloned();
+        if is_sse {
+            let stream = resp.into_body().into_data_stream();
+            let mut events = eventsource_stream::EventStream::new(stream);
+            while let Some(ev) = events.next().await {
+                let ev = ev.map_err(|e| ClientError::Transport(e.to_string()))?;
+                let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
+                    continue;
+                };
+                if v.get("id").is_some() && v.get("id") == id.as_ref() {
+                    return Ok(v);
+                }
+                if let Some(tx) = &self.notifications {
+                    let _ = tx.send(v);
+                }
+            }
+            return Err(ClientError::Transport(
+                "event stream ended without a response".into(),
+            ));
+        }
+        let body = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| ClientError::Transport(e.to_string()))?
+            .to_bytes();
+        serde_json::from_slice(&body)
+            .map_err(|_| ClientError::Transport(format!("HTTP {status} without a JSON-RPC body")))
+    }
+
+    /// Run `method` to completion through any number of `input_required` rounds.
+    pub async fn request_mrtr(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let mut state: Option<Value> = None;
+        let mut responses: Option<Map<String, Value>> = None;
+        for round in 0..self.max_rounds {
+            let mut p = params.clone();
+            if let Value::Object(m) = &mut p {
+                if let Some(r) = responses.take() {
+                    m.insert("inputResponses".into(), Value::Object(r));
+                }
+                if let Some(s) = state.take() {
+                    m.insert("requestState".into(), s);
+                }
+            }
+            let result = self.request(method, p).await?;
+            if result.get("resultType").and_then(Value::as_str) != Some("input_required") {
+                // A missing resultType means complete.
+                return Ok(result);
+            }
+            state = result.get("requestState").cloned();
+            match result.get("inputRequests").and_then(Value::as_object) {
+                Some(reqs) if !reqs.is_empty() => {
+                    let mut answers = Map::new();
+                    for (key, req) in reqs {
+                        let request: InputRequest =
+                            serde_json::from_value(req.clone()).map_err(|e| {
+                                ClientError::Protocol(format!("input request `{key}`: {e}"))
+                            })?;
+                        answers.insert(key.clone(), self.handler.answer(key, request).await?);
+                    }
+                    responses = Some(answers);
+                }
+                _ => {
+                    // State only (load shedding): retry after a short, growing pause.
+                    tokio::time::sleep(Duration::from_millis(20 * (round as u64 + 1))).await;
+                }
+            }
+        }
+        Err(ClientError::TooManyRounds(self.max_rounds))
+    }
+
+    fn typed<T: DeserializeOwned>(v: Value) -> Result<T, ClientError> {
+        serde_json::from_value(v).map_err(|e| ClientError::Protocol(e.to_string()))
+    }
+
+    /// `server/discover`.
+    pub async fn discover(&self) -> Result<mcp_schema::DiscoverResult, ClientError> {
+        Self::typed(self.request("server/discover", json!({})).await?)
+    }
+
+    /// `tools/list` (first page).
+    pub async fn list_tools(&self) -> Result<mcp_schema::ListToolsResult, ClientError> {
+        Self::typed(self.request("tools/list", json!({})).await?)
+    }
+
+    /// Call a tool, answering its input requests until it completes.
+    pub async fn call_tool(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<CallToolResult, ClientError> {
+        let v = self
+            .request_mrtr("tools/call", json!({"name": name, "arguments": arguments}))
+            .await?;
+        Self::typed(v)
+    }
+
+    /// Get a prompt, answering its input requests until it completes.
+    pub async fn get_prompt(
+        &self,
+        name: &str,
+        arguments: Value,
+    ) -> Result<GetPromptResult, ClientError> {
+        let v = self
+            .request_mrtr("prompts/get", json!({"name": name, "arguments": arguments}))
+            .await?;
+        Self::typed(v)
+    }
+
+    /// Read a resource, answering its input requests until it completes.
+    pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
+        Self::typed(
+            self.request_mrtr("resources/read", json!({"uri": uri}))
+                .await?,
+        )
+    }
+}

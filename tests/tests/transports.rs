@@ -1,0 +1,361 @@
+//! The server over streamable HTTP and stdio, driven by the project's client and by raw
+//! messages: multi-round MRTR over both transports, bad input that must not take the server
+//! down, and flows whose rounds alternate between two server processes sharing a key ring.
+
+use mcp_runtime::client::{Client, ClientError};
+use mcp_runtime::http::{serve_listener, HttpConfig};
+use mcp_runtime::schema::{ClientCapabilities, InputRequest};
+use mcp_runtime::{Server, StateKeys};
+use serde_json::{json, Value};
+use std::process::{Child, Command, Stdio};
+use std::sync::Arc;
+use std::time::Duration;
+
+const RING_OLD: &str = "1:1111111111111111111111111111111111111111111111111111111111111111";
+const RING_NEW: &str = "1:1111111111111111111111111111111111111111111111111111111111111111,2:2222222222222222222222222222222222222222222222222222222222222222";
+
+/// Start the fixture server in-process on an ephemeral loopback port.
+async fn start_http() -> (String, tokio::sync::oneshot::Sender<()>) {
+    let server = mcp_tests::conformance::server(Server::builder())
+        .state_keys(StateKeys::parse(RING_OLD).unwrap())
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let (tx, rx) = tokio::sync::oneshot::channel::<()>();
+    tokio::spawn(serve_listener(
+        Arc::new(server),
+        listener,
+        HttpConfig::default(),
+        async {
+            let _ = rx.await;
+        },
+    ));
+    (format!("http://{addr}/mcp"), tx)
+}
+
+fn caps() -> ClientCapabilities {
+    serde_json::from_value(json!({"elicitation": {}, "sampling": {}, "roots": {}})).unwrap()
+}
+
+/// Answers forms by field name, sampling with "Paris", roots with one root.
+fn answering_client(client: Client) -> Client {
+    client.with_input(caps(), |_key: &str, req: InputRequest| -> mcp_runtime::handler::BoxFuture<Result<Value, ClientError>> {
+        Box::pin(async move {
+            Ok(match req {
+                InputRequest::ElicitRequest(e) => {
+                    let text = serde_json::to_value(&e.params).unwrap().to_string();
+                    if text.contains("color") {
+                        json!({"action": "accept", "content": {"color": "teal"}})
+                    } else if text.contains("\"context\"") {
+                        json!({"action": "accept", "content": {"context": "tests"}})
+                    } else if text.contains("\"ok\"") {
+                        json!({"action": "accept", "content": {"ok": true}})
+                    } else {
+                        json!({"action": "accept", "content": {"name": "Ada"}})
+                    }
+                }
+                InputRequest::CreateMessageRequest(_) => {
+                    json!({"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"})
+                }
+                InputRequest::ListRootsRequest(_) => json!({"roots": [{"uri": "file:///home/ada"}]}),
+            })
+        })
+    })
+}
+
+fn text(r: &mcp_runtime::schema::CallToolResult) -> String {
+    match &r.content[0] {
+        mcp_runtime::schema::ContentBlock::TextContent(t) => t.text.clone(),
+        other => panic!("not text: {other:?}"),
+    }
+}
+
+#[tokio::test]
+async fn client_completes_multi_round_flows_over_http() {
+    let (url, stop) = start_http().await;
+    let client = answering_client(Client::http(&url));
+    let r = client
+        .call_tool("test_input_required_result_multi_round", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "Ada likes teal");
+    let r = client
+        .call_tool("test_input_required_result_multiple_inputs", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "Paris Ada (1 roots)");
+    let p = client
+        .get_prompt("test_input_required_result_prompt", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(p.messages.len(), 1);
+    // Parallel calls keep their rounds apart.
+    let (a, b) = tokio::join!(
+        client.call_tool("test_input_required_result_multi_round", json!({})),
+        client.call_tool("test_input_required_result_elicitation", json!({})),
+    );
+    assert_eq!(text(&a.unwrap()), "Ada likes teal");
+    assert_eq!(text(&b.unwrap()), "Hello, Ada!");
+    // A round limit stops a flow that keeps asking.
+    let limited = answering_client(Client::http(&url)).max_rounds(2);
+    let err = limited
+        .call_tool("test_input_required_result_multi_round", json!({}))
+        .await
+        .unwrap_err();
+    assert_eq!(err, ClientError::TooManyRounds(2));
+    // Without capabilities the server answers -32021 for a tool that needs sampling.
+    let bare = Client::http(&url);
+    match bare.call_tool("test_missing_capability", json!({})).await {
+        Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32021),
+        other => panic!("{other:?}"),
+    }
+    // Progress arrives on the response stream.
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let watching = Client::http(&url).notifications(tx);
+    let r = watching
+        .request("tools/call", json!({"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p1"}}))
+        .await
+        .unwrap();
+    assert_eq!(r["content"][0]["text"], "Progress reported");
+    let mut seen = 0;
+    while let Ok(n) = rx.try_recv() {
+        assert_eq!(n["method"], "notifications/progress");
+        seen += 1;
+    }
+    assert_eq!(seen, 3);
+    let _ = stop.send(());
+}
+
+#[tokio::test]
+async fn client_completes_multi_round_flows_over_stdio() {
+    let client = answering_client(
+        Client::stdio(env!("CARGO_BIN_EXE_conformance-server"), &["--stdio"]).unwrap(),
+    );
+    let r = client
+        .call_tool("test_input_required_result_multi_round", json!({}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "Ada likes teal");
+    let (a, b) = tokio::join!(
+        client.call_tool("test_input_required_result_sampling", json!({})),
+        client.call_tool("test_simple_text", json!({})),
+    );
+    assert_eq!(text(&a.unwrap()), "The model said: Paris");
+    assert_eq!(
+        text(&b.unwrap()),
+        "This is a simple text response for testing."
+    );
+}
+
+/// POST raw bytes with the given headers; (status, body as JSON or Null).
+async fn post(url: &str, body: Vec<u8>, headers: &[(&str, &str)]) -> (u16, Value) {
+    use http_body_util::{BodyExt, Full};
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http();
+    let mut req = hyper::Request::post(url).header("content-type", "application/json");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = client
+        .request(req.body(Full::new(hyper::body::Bytes::from(body))).unwrap())
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+fn meta() -> Value {
+    json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28", "io.modelcontextprotocol/clientCapabilities": {}})
+}
+
+fn std_headers(method: &'static str) -> Vec<(&'static str, &'static str)> {
+    vec![
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", method),
+        ("accept", "application/json, text/event-stream"),
+    ]
+}
+
+#[tokio::test]
+async fn bad_input_gets_the_spec_error_and_the_server_keeps_serving() {
+    let (url, stop) = start_http().await;
+    let list =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": meta()}})
+            .to_string();
+    let healthy = || async {
+        let (s, b) = post(&url, list.clone().into_bytes(), &std_headers("tools/list")).await;
+        assert_eq!(s, 200, "{b}");
+        assert!(b["result"]["tools"].is_array());
+    };
+    healthy().await;
+
+    let (s, b) = post(&url, b"{not json".to_vec(), &std_headers("tools/list")).await;
+    assert_eq!((s, b["error"]["code"].as_i64()), (400, Some(-32700)));
+    healthy().await;
+
+    let batch = format!("[{list}]");
+    let (s, b) = post(&url, batch.into_bytes(), &std_headers("tools/list")).await;
+    assert_eq!((s, b["error"]["code"].as_i64()), (400, Some(-32600)), "{b}");
+    healthy().await;
+
+    let response = json!({"jsonrpc": "2.0", "id": 5, "result": {}}).to_string();
+    let (s, _) = post(&url, response.into_bytes(), &[]).await;
+    assert_eq!(
+        s, 202,
+        "a response sent by a client is accepted and ignored"
+    );
+    healthy().await;
+
+    let mut big = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {"name": "test_simple_text", "arguments": {"pad": ""}, "_meta": meta()}});
+    big["params"]["arguments"]["pad"] = json!("x".repeat(10 * 1024 * 1024));
+    let (s, _) = post(
+        &url,
+        big.to_string().into_bytes(),
+        &std_headers("tools/call"),
+    )
+    .await;
+    assert_eq!(s, 413, "a 10 MB body is refused");
+    healthy().await;
+
+    for state in [
+        json!("A".repeat(300_000)),
+        json!("garbage!"),
+        json!({"not": "a string"}),
+    ] {
+        let msg = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+            "name": "test_input_required_result_elicitation", "arguments": {},
+            "inputResponses": {"user_name": {"action": "accept", "content": {"name": "X"}}},
+            "requestState": state, "_meta": meta()}});
+        let mut h = std_headers("tools/call");
+        h.push(("mcp-name", "test_input_required_result_elicitation"));
+        let (s, b) = post(&url, msg.to_string().into_bytes(), &h).await;
+        assert_eq!(
+            (s, b["error"]["code"].as_i64(), b["id"].as_i64()),
+            (400, Some(-32602), Some(7)),
+            "{b}"
+        );
+        healthy().await;
+    }
+
+    let (s, b) = post(
+        &url,
+        list.clone().into_bytes(),
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "prompts/list"),
+        ],
+    )
+    .await;
+    assert_eq!((s, b["error"]["code"].as_i64()), (400, Some(-32020)));
+    let (s, b) = post(
+        &url,
+        list.clone().into_bytes(),
+        &[("mcp-method", "tools/list")],
+    )
+    .await;
+    assert_eq!((s, b["error"]["code"].as_i64()), (400, Some(-32020)));
+    let (s, _) = post(
+        &url,
+        list.clone().into_bytes(),
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/list"),
+            ("origin", "http://evil.example.com"),
+        ],
+    )
+    .await;
+    assert_eq!(s, 403);
+    healthy().await;
+
+    let no_meta =
+        json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list", "params": {}}).to_string();
+    let (s, b) = post(&url, no_meta.into_bytes(), &std_headers("tools/list")).await;
+    assert_eq!((s, b["error"]["code"].as_i64()), (400, Some(-32602)));
+    let unknown =
+        json!({"jsonrpc": "2.0", "id": 4, "method": "initialize", "params": {"_meta": meta()}})
+            .to_string();
+    let (s, b) = post(&url, unknown.into_bytes(), &std_headers("initialize")).await;
+    assert_eq!((s, b["error"]["code"].as_i64()), (404, Some(-32601)));
+    healthy().await;
+    let _ = stop.send(());
+}
+
+struct Proc(Child);
+
+impl Drop for Proc {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+fn spawn_server(ring: &str) -> (Proc, String) {
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .args(["--port", &port.to_string()])
+        .env("MCP_STATE_KEYS", ring)
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    for _ in 0..100 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    (Proc(child), format!("http://127.0.0.1:{port}/mcp"))
+}
+
+async fn round(client: &Client, responses: Value, state: Option<Value>) -> Value {
+    let mut p = json!({"name": "test_input_required_result_multi_round", "arguments": {}});
+    if !responses.is_null() {
+        p["inputResponses"] = responses;
+    }
+    if let Some(s) = state {
+        p["requestState"] = s;
+    }
+    client.request("tools/call", p).await.unwrap()
+}
+
+#[tokio::test]
+async fn rounds_alternate_between_two_processes_and_survive_key_rotation() {
+    let (_a, url_a) = spawn_server(RING_OLD);
+    let (_b, url_b) = spawn_server(RING_OLD);
+    let (_c, url_c) = spawn_server(RING_NEW);
+    let a = Client::http(&url_a).with_input(caps(), mcp_runtime::client::DeclineAll);
+    let b = Client::http(&url_b).with_input(caps(), mcp_runtime::client::DeclineAll);
+    let c = Client::http(&url_c).with_input(caps(), mcp_runtime::client::DeclineAll);
+    let step1 = json!({"step1": {"action": "accept", "content": {"name": "Ada"}}});
+    let step2 = json!({"step2": {"action": "accept", "content": {"color": "teal"}}});
+
+    // A -> B -> A: each round on the other process.
+    let r1 = round(&a, Value::Null, None).await;
+    let r2 = round(&b, step1.clone(), Some(r1["requestState"].clone())).await;
+    assert!(r2["inputRequests"]["step2"].is_object(), "{r2}");
+    let r3 = round(&a, step2.clone(), Some(r2["requestState"].clone())).await;
+    assert_eq!(r3["content"][0]["text"], "Ada likes teal", "{r3}");
+
+    // Rotation mid-flow: round 1 sealed with key 1 on the old ring, the rest on the new ring
+    // (which opens key 1 and seals with key 2).
+    let r1 = round(&a, Value::Null, None).await;
+    let r2 = round(&c, step1, Some(r1["requestState"].clone())).await;
+    assert!(r2["inputRequests"]["step2"].is_object(), "{r2}");
+    let r3 = round(&c, step2.clone(), Some(r2["requestState"].clone())).await;
+    assert_eq!(r3["content"][0]["text"], "Ada likes teal");
+    // The old ring cannot open what the new key sealed.
+    let mut p = json!({"name": "test_input_required_result_multi_round", "arguments": {}, "inputResponses": step2});
+    p["requestState"] = r2["requestState"].clone();
+    match a.request("tools/call", p).await {
+        Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32602),
+        other => panic!("{other:?}"),
+    }
+}
