@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Run the official MCP conformance suite (server side) against the fixture server over
-# streamable HTTP: `--suite all` and `--requirements` for 2026-07-28. Fails on any failure.
+# Run the official MCP conformance suite: the server scenarios against the fixture server over
+# streamable HTTP (`--suite all` and `--requirements` for 2026-07-28), then the client scenarios
+# against the project's client. Fails on any failure or warning.
 # Installs Node 22 and the suite from the npm registry into target/conformance (once).
 # Usage: .ci/conformance.sh            (from the repository root; CI and developers alike)
 set -euo pipefail
@@ -37,5 +38,20 @@ if grep -q '"status": "WARNING"' "$dir"/out-all/*/checks.json 2>/dev/null; then
 fi
 kill "$server_pid" 2>/dev/null || true
 wait "$server_pid" 2>/dev/null || true
+
+# Client scenarios: their mock servers listen on all interfaces, so they run in a private
+# network namespace with only loopback up.
+cargo build -q --release -p mcp-tests --bin conformance-client
+client="$PWD/target/release/conformance-client"
+for scenario in sep-2322-client-request-state request-metadata tools_call; do
+  echo "== conformance client --scenario $scenario"
+  if unshare --net bash -c "ip link set lo up && '$node22' '$suite' client --command '$client' --scenario $scenario --spec-version 2026-07-28 -o '$dir/out-client'" >"$dir/client-$scenario.log" 2>&1; then
+    grep -E '^Passed:' "$dir/client-$scenario.log" || true
+    if grep -qE '[1-9][0-9]* warnings' "$dir/client-$scenario.log"; then echo "warnings in $scenario"; status=1; fi
+  else
+    tail -n 20 "$dir/client-$scenario.log"; status=1
+  fi
+done
+
 if [ "$status" -ne 0 ]; then echo "conformance: FAILED (logs in $dir)"; fi
 exit "$status"

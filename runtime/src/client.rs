@@ -235,7 +235,26 @@ impl Client {
         }
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
-        let reply = self.send(&msg).await?;
+        let mut reply = self.send(&msg).await?;
+        // -32022: the server does not take our version. Retry once, with a new id, if it lists
+        // one we speak (this client speaks only the latest).
+        let unsupported = reply
+            .get("error")
+            .and_then(|e| e.get("code"))
+            .and_then(Value::as_i64)
+            == Some(-32022);
+        if unsupported {
+            let offers_ours = reply["error"]["data"]["supported"]
+                .as_array()
+                .is_some_and(|v| v.iter().any(|x| x == LATEST_PROTOCOL_VERSION));
+            if offers_ours {
+                let mut retry = msg.clone();
+                retry["id"] = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
+                retry["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] =
+                    json!(LATEST_PROTOCOL_VERSION);
+                reply = self.send(&retry).await?;
+            }
+        }
         if let Some(err) = reply.get("error") {
             let e: mcp_schema::Error = serde_json::from_value(err.clone())
                 .map_err(|e| ClientError::Protocol(format!("bad error object: {e}")))?;

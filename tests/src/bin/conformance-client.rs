@@ -1,0 +1,101 @@
+//! The conformance client: the suite runs it with the scenario server's URL as the last
+//! argument. It discovers the server, lists its tools and calls them all at once, answering
+//! every input request (forms from their schema, sampling with a fixed text, no roots).
+
+use mcp_runtime::client::{Client, ClientError};
+use mcp_runtime::handler::BoxFuture;
+use mcp_runtime::schema::{ClientCapabilities, ElicitRequestParams, InputRequest};
+use serde_json::{json, Map, Value};
+
+/// A value for one form field or argument, from its schema.
+fn sample_value(schema: &Value) -> Value {
+    if let Some(d) = schema.get("default") {
+        return d.clone();
+    }
+    if let Some(first) = schema.get("enum").and_then(|e| e.get(0)) {
+        return first.clone();
+    }
+    match schema.get("type").and_then(Value::as_str) {
+        Some("boolean") => json!(true),
+        Some("integer") => json!(1),
+        Some("number") => json!(1),
+        Some("array") => json!([]),
+        Some("object") => json!({}),
+        _ => json!("test"),
+    }
+}
+
+fn answer(_key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientError>> {
+    Box::pin(async move {
+        Ok(match request {
+            InputRequest::ElicitRequest(e) => match e.params {
+                ElicitRequestParams::ElicitRequestFormParams(form) => {
+                    let schema = serde_json::to_value(&form.requested_schema).unwrap_or_default();
+                    let content: Map<String, Value> = schema["properties"]
+                        .as_object()
+                        .map(|p| {
+                            p.iter()
+                                .map(|(k, s)| (k.clone(), sample_value(s)))
+                                .collect()
+                        })
+                        .unwrap_or_default();
+                    json!({"action": "accept", "content": content})
+                }
+                ElicitRequestParams::ElicitRequestURLParams(_) => json!({"action": "accept"}),
+            },
+            InputRequest::CreateMessageRequest(_) => json!({
+                "role": "assistant", "model": "conformance-client",
+                "content": {"type": "text", "text": "ok"}
+            }),
+            InputRequest::ListRootsRequest(_) => json!({"roots": []}),
+        })
+    })
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let Some(url) = std::env::args().skip(1).last() else {
+        eprintln!("usage: conformance-client SERVER_URL");
+        return std::process::ExitCode::from(2);
+    };
+    let caps: ClientCapabilities =
+        serde_json::from_value(json!({"elicitation": {}, "sampling": {}, "roots": {}}))
+            .unwrap_or_default();
+    let client = Client::http(url).with_input(caps, answer);
+    if let Err(e) = client.discover().await {
+        eprintln!("server/discover: {e}");
+    }
+    let tools = match client.list_tools().await {
+        Ok(t) => t.tools,
+        Err(e) => {
+            eprintln!("tools/list: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let calls = tools.iter().map(|t| {
+        let schema = serde_json::to_value(&t.input_schema).unwrap_or_default();
+        let args: Map<String, Value> = schema["properties"]
+            .as_object()
+            .map(|p| {
+                p.iter()
+                    .map(|(k, s)| (k.clone(), sample_value(s)))
+                    .collect()
+            })
+            .unwrap_or_default();
+        let name = t.name.clone();
+        let client = &client;
+        async move {
+            (
+                name.clone(),
+                client.call_tool(&name, Value::Object(args)).await,
+            )
+        }
+    });
+    for (name, result) in futures_util::future::join_all(calls).await {
+        match result {
+            Ok(r) => eprintln!("{name}: {} content block(s)", r.content.len()),
+            Err(e) => eprintln!("{name}: {e}"),
+        }
+    }
+    std::process::ExitCode::SUCCESS
+}
