@@ -66,9 +66,9 @@ impl CallState {
             }
         };
         let n = self.occurrences.entry(base.clone()).or_default();
-        let key = match (*n, explicit.is_some()) {
-            (0, true) => base,
-            (n, _) => format!("{base}-{n}"),
+        let key = match *n {
+            0 => base,
+            n => format!("{base}-{n}"),
         };
         *n += 1;
         key

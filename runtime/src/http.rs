@@ -8,7 +8,7 @@
 //! parse, request, params, header, capability and version errors are 400.
 
 use crate::server::Server;
-use axum::body::{Body, Bytes};
+use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, Sse};
@@ -346,7 +346,5 @@ fn stream_response(app: Arc<App>, value: Value) -> Response {
     });
     // The notification channel closes when the handler finishes (its sender is dropped with the
     // call), so the reply always comes after every notification.
-    let body = notes.chain(last);
-    let _ = Body::empty;
-    Sse::new(body).into_response()
+    Sse::new(notes.chain(last)).into_response()
 }

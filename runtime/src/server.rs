@@ -652,6 +652,22 @@ impl Server {
         })
     }
 
+    /// Serve on stdin/stdout until end of input.
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        crate::stdio::serve(Arc::new(self)).await
+    }
+
+    /// Serve streamable HTTP at `http://{addr}/mcp` until ctrl-c (bind `127.0.0.1:PORT` unless
+    /// the server must be reachable from elsewhere; then set `allowed_hosts` accordingly).
+    pub async fn serve_http(self, addr: &str) -> std::io::Result<()> {
+        crate::http::serve(Arc::new(self), addr, Default::default()).await
+    }
+
+    /// An axum router serving this server at `/mcp`, to merge into an existing app.
+    pub fn into_router(self) -> axum::Router {
+        crate::http::router(Arc::new(self), Default::default())
+    }
+
     /// The names of the registered tools, in registration order.
     pub fn tool_names(&self) -> Vec<&str> {
         self.tools.keys().map(String::as_str).collect()
