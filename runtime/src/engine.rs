@@ -46,6 +46,8 @@ pub(crate) struct CallState {
     /// Where notifications for this request go (progress, log messages), if the transport
     /// can deliver them.
     pub(crate) notifier: Option<tokio::sync::mpsc::UnboundedSender<Value>>,
+    /// The server's list-change channel, so handlers can announce changes.
+    pub(crate) changes: Option<tokio::sync::broadcast::Sender<crate::server::ListKind>>,
 }
 
 impl CallState {

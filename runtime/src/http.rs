@@ -315,7 +315,8 @@ async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) ->
     let may_notify = meta.is_some_and(|m| {
         m.get("progressToken").is_some() || m.get("io.modelcontextprotocol/logLevel").is_some()
     });
-    if is_request && wants_stream && may_notify {
+    let listen = value.get("method").and_then(Value::as_str) == Some("subscriptions/listen");
+    if is_request && (listen || (wants_stream && may_notify)) {
         return stream_response(app, value);
     }
     match app.server.handle_value(value, None).await {
@@ -336,14 +337,12 @@ fn stream_response(app: Arc<App>, value: Value) -> Response {
     });
     let notes = tokio_stream::wrappers::UnboundedReceiverStream::new(rx)
         .map(|v| Ok::<Event, Infallible>(Event::default().event("message").data(v.to_string())));
-    let last = stream::once(async move {
-        let reply = done_rx.await.ok().flatten();
-        Ok::<Event, Infallible>(
-            Event::default()
-                .event("message")
-                .data(reply.map(|r| r.to_string()).unwrap_or_default()),
-        )
-    });
+    let last =
+        stream::once(async move { done_rx.await.ok().flatten() }).filter_map(|reply| async move {
+            reply.map(|r| {
+                Ok::<Event, Infallible>(Event::default().event("message").data(r.to_string()))
+            })
+        });
     // The notification channel closes when the handler finishes (its sender is dropped with the
     // call), so the reply always comes after every notification.
     Sse::new(notes.chain(last)).into_response()

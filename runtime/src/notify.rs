@@ -70,3 +70,16 @@ pub fn log(level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
         _ => false,
     }
 }
+
+/// Announce that a list changed (tools, prompts or resources) to every open
+/// `subscriptions/listen` stream that asked for it. False outside a handler.
+pub fn notify_list_changed(kind: crate::server::ListKind) -> bool {
+    with_call(|call| {
+        call.lock()
+            .changes
+            .as_ref()
+            .map(|tx| tx.send(kind).is_ok())
+            .unwrap_or(false)
+    })
+    .unwrap_or(false)
+}

@@ -20,6 +20,35 @@ use std::time::Duration;
 const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
 const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
 
+/// Which list changed, for `subscriptions/listen` streams.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum ListKind {
+    /// `notifications/tools/list_changed`.
+    Tools,
+    /// `notifications/prompts/list_changed`.
+    Prompts,
+    /// `notifications/resources/list_changed`.
+    Resources,
+}
+
+impl ListKind {
+    fn method(self) -> &'static str {
+        match self {
+            ListKind::Tools => methods::NOTIFICATIONS_TOOLS_LIST_CHANGED,
+            ListKind::Prompts => methods::NOTIFICATIONS_PROMPTS_LIST_CHANGED,
+            ListKind::Resources => methods::NOTIFICATIONS_RESOURCES_LIST_CHANGED,
+        }
+    }
+
+    fn filter_key(self) -> &'static str {
+        match self {
+            ListKind::Tools => "toolsListChanged",
+            ListKind::Prompts => "promptsListChanged",
+            ListKind::Resources => "resourcesListChanged",
+        }
+    }
+}
+
 /// Protocol versions this server speaks.
 pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
 
@@ -38,6 +67,7 @@ pub struct Server {
     codec: StateCodec,
     list_ttl_ms: i64,
     completion: Option<CompletionFn>,
+    changes: tokio::sync::broadcast::Sender<ListKind>,
 }
 
 /// Completes an argument: (prompt name or resource template URI, argument name, partial value)
@@ -215,6 +245,7 @@ impl ServerBuilder {
             codec,
             list_ttl_ms: 60_000,
             completion: self.completion,
+            changes: tokio::sync::broadcast::channel(64).0,
         })
     }
 }
@@ -378,7 +409,8 @@ impl Server {
             | methods::RESOURCES_LIST
             | methods::RESOURCES_TEMPLATES_LIST
             | methods::RESOURCES_READ
-            | methods::COMPLETION_COMPLETE => self.meta(&params)?,
+            | methods::COMPLETION_COMPLETE
+            | methods::SUBSCRIPTIONS_LISTEN => self.meta(&params)?,
             _ => return Err(Error::method_not_found(&method)),
         };
         let listing = |items: Vec<Value>, key: &str| -> Value {
@@ -424,6 +456,14 @@ impl Server {
                 )
             }
             methods::COMPLETION_COMPLETE => result_reply(id, &self.complete(&params)?),
+            methods::SUBSCRIPTIONS_LISTEN => {
+                let Some(out) = notifier else {
+                    return Err(Error::invalid_request(
+                        "subscriptions/listen needs a streaming transport",
+                    ));
+                };
+                self.listen(id, &params, out).await?
+            }
             _ => {
                 self.mrtr(id, &method, params, meta, principal, notifier)
                     .await?
@@ -433,8 +473,12 @@ impl Server {
     }
 
     fn discover(&self) -> DiscoverResult {
-        let mut caps =
-            serde_json::json!({"tools": {}, "prompts": {}, "resources": {}, "logging": {}});
+        let mut caps = serde_json::json!({
+            "tools": {"listChanged": true},
+            "prompts": {"listChanged": true},
+            "resources": {"listChanged": true},
+            "logging": {}
+        });
         if self.completion.is_some() {
             caps["completions"] = serde_json::json!({});
         }
@@ -450,6 +494,59 @@ impl Server {
             supported_versions: SUPPORTED_VERSIONS.iter().map(|v| v.to_string()).collect(),
             ttl_ms: Some(self.list_ttl_ms),
             extra: Map::new(),
+        }
+    }
+
+    /// Announce a list change to every open `subscriptions/listen` stream that asked for it.
+    pub fn notify_list_changed(&self, kind: ListKind) {
+        let _ = self.changes.send(kind);
+    }
+
+    /// Serve a `subscriptions/listen` stream on `out`: the acknowledgement first, then the
+    /// list changes the filter asks for, each tagged with the subscription id, until `out` closes.
+    async fn listen(
+        &self,
+        id: RequestId,
+        params: &Map<String, Value>,
+        out: tokio::sync::mpsc::UnboundedSender<Value>,
+    ) -> Result<Reply, Error> {
+        let filter = match params.get("notifications") {
+            Some(Value::Object(f)) => f.clone(),
+            _ => {
+                return Err(Error::invalid_params(
+                    "subscriptions/listen: missing notifications filter",
+                ))
+            }
+        };
+        let sub_id = serde_json::to_value(&id).unwrap_or(Value::Null);
+        let meta = serde_json::json!({ "io.modelcontextprotocol/subscriptionId": sub_id });
+        let mut rx = self.changes.subscribe();
+        let ack = serde_json::json!({
+            "jsonrpc": "2.0",
+            "method": methods::NOTIFICATIONS_SUBSCRIPTIONS_ACKNOWLEDGED,
+            "params": {"_meta": meta, "notifications": Value::Object(filter.clone())}
+        });
+        if out.send(ack).is_err() {
+            return Ok(None);
+        }
+        loop {
+            tokio::select! {
+                _ = out.closed() => return Ok(None),
+                change = rx.recv() => match change {
+                    Ok(kind) => {
+                        if filter.get(kind.filter_key()).and_then(Value::as_bool) == Some(true) {
+                            let note = serde_json::json!({
+                                "jsonrpc": "2.0", "method": kind.method(), "params": {"_meta": meta}
+                            });
+                            if out.send(note).is_err() {
+                                return Ok(None);
+                            }
+                        }
+                    }
+                    Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,
+                    Err(tokio::sync::broadcast::error::RecvError::Closed) => return Ok(None),
+                },
+            }
         }
     }
 
@@ -594,6 +691,7 @@ impl Server {
             responses,
             journal,
             notifier,
+            changes: Some(self.changes.clone()),
             ..Default::default()
         });
         macro_rules! finish {

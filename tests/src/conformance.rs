@@ -321,16 +321,18 @@ pub async fn test_custom_header(
     format!("Region: {region}")
 }
 
-/// Takes a tool list change (the list is static here, so there is nothing to announce).
+/// Announces a tool list change to open `subscriptions/listen` streams.
 #[mcp_tool]
 pub async fn test_trigger_tool_change() -> String {
-    "Tool list unchanged".into()
+    mcp_runtime::notify_list_changed(mcp_runtime::ListKind::Tools);
+    "Tool list change announced".into()
 }
 
-/// Takes a prompt list change (static here).
+/// Announces a prompt list change to open `subscriptions/listen` streams.
 #[mcp_tool]
 pub async fn test_trigger_prompt_change() -> String {
-    "Prompt list unchanged".into()
+    mcp_runtime::notify_list_changed(mcp_runtime::ListKind::Prompts);
+    "Prompt list change announced".into()
 }
 
 /// A tool whose input schema uses JSON Schema 2020-12 keywords, written against the handler
