@@ -8,8 +8,7 @@ use crate::state::{Binding, StateCodec, StateError, StateKeys};
 use indexmap::IndexMap;
 use mcp_schema::{
     methods, CacheScope, DiscoverResult, Error, Implementation, InputRequiredResult,
-    JSONRPCErrorResponse, ListPromptsResult, ListResourceTemplatesResult, ListResourcesResult,
-    ListToolsResult, RequestId, RequestMetaObject, ResultType, ServerCapabilities,
+    JSONRPCErrorResponse, RequestId, RequestMetaObject, ResultType, ServerCapabilities,
     LATEST_PROTOCOL_VERSION,
 };
 use serde::Serialize;
@@ -54,7 +53,10 @@ pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
 
 struct Registered<H: ?Sized> {
     handler: Arc<H>,
+    /// The descriptor as listed, serialized once at registration.
     listing: Value,
+    /// For resources: whether the URI is a template (listed by `resources/templates/list`).
+    template: bool,
 }
 
 /// A configured MCP server. Cheap to share: wrap it in an `Arc` and call it from any task.
@@ -66,6 +68,7 @@ pub struct Server {
     resources: Vec<Registered<dyn ResourceHandler>>,
     codec: StateCodec,
     list_ttl_ms: i64,
+    page_size: usize,
     completion: Option<CompletionFn>,
     changes: tokio::sync::broadcast::Sender<ListKind>,
 }
@@ -86,6 +89,7 @@ pub struct ServerBuilder {
     state_ttl: Duration,
     codec_hook: Option<Box<dyn FnOnce(StateCodec) -> StateCodec>>,
     completion: Option<CompletionFn>,
+    page_size: usize,
 }
 
 impl Server {
@@ -102,6 +106,7 @@ impl Server {
             state_ttl: StateCodec::DEFAULT_TTL,
             codec_hook: None,
             completion: None,
+            page_size: 100,
         }
     }
 }
@@ -156,6 +161,12 @@ impl ServerBuilder {
         self
     }
 
+    /// How many tools, prompts or resources one list page holds (default 100).
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = n.max(1);
+        self
+    }
+
     /// Answer `completion/complete` with `f(reference, argument, partial value)`.
     pub fn completion(
         mut self,
@@ -195,6 +206,7 @@ impl ServerBuilder {
                     Registered {
                         listing: listing(serde_json::to_value(&t)),
                         handler: h,
+                        template: false,
                     },
                 )
             })
@@ -209,6 +221,7 @@ impl ServerBuilder {
                     Registered {
                         listing: listing(serde_json::to_value(&p)),
                         handler: h,
+                        template: false,
                     },
                 )
             })
@@ -217,14 +230,15 @@ impl ServerBuilder {
             .resources
             .into_iter()
             .map(|h| {
-                let l = match (h.resource(), h.template()) {
-                    (Some(r), _) => listing(serde_json::to_value(r)),
-                    (None, Some(t)) => listing(serde_json::to_value(t)),
-                    (None, None) => Value::Null,
+                let (l, template) = match (h.resource(), h.template()) {
+                    (Some(r), _) => (listing(serde_json::to_value(r)), false),
+                    (None, Some(t)) => (listing(serde_json::to_value(t)), true),
+                    (None, None) => (Value::Null, false),
                 };
                 Registered {
                     listing: l,
                     handler: h,
+                    template,
                 }
             })
             .collect();
@@ -244,6 +258,7 @@ impl ServerBuilder {
             resources,
             codec,
             list_ttl_ms: 60_000,
+            page_size: self.page_size,
             completion: self.completion,
             changes: tokio::sync::broadcast::channel(64).0,
         })
@@ -413,47 +428,31 @@ impl Server {
             | methods::SUBSCRIPTIONS_LISTEN => self.meta(&params)?,
             _ => return Err(Error::method_not_found(&method)),
         };
-        let listing = |items: Vec<Value>, key: &str| -> Value {
-            let mut m = Map::new();
-            m.insert(key.into(), Value::Array(items));
-            m.insert("ttlMs".into(), self.list_ttl_ms.into());
-            m.insert("cacheScope".into(), "public".into());
-            m.insert("resultType".into(), "complete".into());
-            Value::Object(m)
-        };
         let reply = match method.as_str() {
             methods::SERVER_DISCOVER => result_reply(id, &self.discover()),
             methods::TOOLS_LIST => {
-                let items = self.tools.values().map(|t| t.listing.clone()).collect();
-                result_reply(id, &check::<ListToolsResult>(listing(items, "tools"))?)
+                let items = self.tools.values().map(|t| &t.listing);
+                result_reply(id, &self.page(items, &params, "tools")?)
             }
             methods::PROMPTS_LIST => {
-                let items = self.prompts.values().map(|p| p.listing.clone()).collect();
-                result_reply(id, &check::<ListPromptsResult>(listing(items, "prompts"))?)
+                let items = self.prompts.values().map(|p| &p.listing);
+                result_reply(id, &self.page(items, &params, "prompts")?)
             }
             methods::RESOURCES_LIST => {
                 let items = self
                     .resources
                     .iter()
-                    .filter(|r| r.handler.resource().is_some())
-                    .map(|r| r.listing.clone())
-                    .collect();
-                result_reply(
-                    id,
-                    &check::<ListResourcesResult>(listing(items, "resources"))?,
-                )
+                    .filter(|r| !r.template)
+                    .map(|r| &r.listing);
+                result_reply(id, &self.page(items, &params, "resources")?)
             }
             methods::RESOURCES_TEMPLATES_LIST => {
                 let items = self
                     .resources
                     .iter()
-                    .filter(|r| r.handler.template().is_some())
-                    .map(|r| r.listing.clone())
-                    .collect();
-                result_reply(
-                    id,
-                    &check::<ListResourceTemplatesResult>(listing(items, "resourceTemplates"))?,
-                )
+                    .filter(|r| r.template)
+                    .map(|r| &r.listing);
+                result_reply(id, &self.page(items, &params, "resourceTemplates")?)
             }
             methods::COMPLETION_COMPLETE => result_reply(id, &self.complete(&params)?),
             methods::SUBSCRIPTIONS_LISTEN => {
@@ -495,6 +494,44 @@ impl Server {
             ttl_ms: Some(self.list_ttl_ms),
             extra: Map::new(),
         }
+    }
+
+    /// One page of a listing: `cursor` (opaque to clients) is the offset of the page.
+    fn page<'a>(
+        &self,
+        items: impl Iterator<Item = &'a Value>,
+        params: &Map<String, Value>,
+        key: &str,
+    ) -> Result<Value, Error> {
+        use base64::Engine as _;
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let start = match params.get("cursor") {
+            None | Some(Value::Null) => 0,
+            Some(Value::String(c)) => engine
+                .decode(c)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .and_then(|s| s.strip_prefix("o:").and_then(|n| n.parse::<usize>().ok()))
+                .ok_or_else(|| Error::invalid_params("invalid cursor"))?,
+            Some(_) => return Err(Error::invalid_params("cursor must be a string")),
+        };
+        let mut page: Vec<Value> = items
+            .skip(start)
+            .take(self.page_size + 1)
+            .cloned()
+            .collect();
+        let more = page.len() > self.page_size;
+        page.truncate(self.page_size);
+        let mut m = Map::new();
+        m.insert(key.into(), Value::Array(page));
+        if more {
+            let next = engine.encode(format!("o:{}", start + self.page_size));
+            m.insert("nextCursor".into(), Value::String(next));
+        }
+        m.insert("ttlMs".into(), self.list_ttl_ms.into());
+        m.insert("cacheScope".into(), "public".into());
+        m.insert("resultType".into(), "complete".into());
+        Ok(Value::Object(m))
     }
 
     /// Announce a list change to every open `subscriptions/listen` stream that asked for it.
@@ -792,10 +829,6 @@ impl Server {
             })
             .collect()
     }
-}
-
-fn check<T: serde::de::DeserializeOwned>(v: Value) -> Result<T, Error> {
-    serde_json::from_value(v).map_err(|e| Error::internal(format!("invalid listing: {e}")))
 }
 
 fn log_state_error(e: &StateError, method: &str, target: &str) {

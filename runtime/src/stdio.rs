@@ -81,9 +81,13 @@ where
                     let _ = notes_out.send(n.to_string());
                 }
             });
-            let reply = match serde_json::from_str::<Value>(&line) {
-                Ok(v) => server.handle_value_with(v, None, Some(note_tx)).await,
-                Err(_) => server.handle_message(&line, None).await,
+            let reply = match parsed {
+                Some(v) => server.handle_value_with(v, None, Some(note_tx)).await,
+                None => {
+                    // Not JSON: the core answers -32700. No notifications can follow.
+                    drop(note_tx);
+                    server.handle_message(&line, None).await
+                }
             };
             let _ = forward.await;
             if let Some(id) = &task_id {

@@ -359,3 +359,106 @@ async fn rounds_alternate_between_two_processes_and_survive_key_rotation() {
         other => panic!("{other:?}"),
     }
 }
+
+#[tokio::test]
+async fn lists_are_paginated_with_opaque_cursors() {
+    let server = mcp_tests::conformance::server(Server::builder())
+        .page_size(5)
+        .build()
+        .unwrap();
+    let mut names = Vec::new();
+    let mut cursor: Option<Value> = None;
+    let mut pages = 0;
+    loop {
+        let mut params = json!({"_meta": meta()});
+        if let Some(c) = &cursor {
+            params["cursor"] = c.clone();
+        }
+        let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params});
+        let r = server.handle_message(&msg.to_string(), None).await.unwrap();
+        let tools = r["result"]["tools"].as_array().unwrap();
+        assert!(tools.len() <= 5);
+        names.extend(
+            tools
+                .iter()
+                .map(|t| t["name"].as_str().unwrap().to_string()),
+        );
+        pages += 1;
+        match r["result"].get("nextCursor") {
+            Some(c) => cursor = Some(c.clone()),
+            None => break,
+        }
+    }
+    assert_eq!(names, server.tool_names(), "every tool once, in order");
+    assert!(pages > 2);
+    let msg = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta(), "cursor": "bogus"}});
+    let r = server.handle_message(&msg.to_string(), None).await.unwrap();
+    assert_eq!(r["error"]["code"], -32602);
+}
+
+#[tokio::test]
+async fn stdio_is_concurrent_cancellable_and_ends_on_eof() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let server = Arc::new(
+        mcp_tests::conformance::server(Server::builder())
+            .build()
+            .unwrap(),
+    );
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(mcp_runtime::stdio::serve_io(
+        server,
+        server_read,
+        server_write,
+    ));
+    let (client_read, mut client_write) = tokio::io::split(client_end);
+    let mut lines = BufReader::new(client_read).lines();
+    let m = meta();
+    // A slow call (progress tool sleeps ~100 ms), then a fast one: the fast one answers first.
+    let slow = json!({"jsonrpc": "2.0", "id": "slow", "method": "tools/call", "params": {"name": "test_tool_with_progress", "arguments": {}, "_meta": m}});
+    let fast =
+        json!({"jsonrpc": "2.0", "id": "fast", "method": "tools/list", "params": {"_meta": m}});
+    let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen", "params": {"_meta": m, "notifications": {"toolsListChanged": true}}});
+    for msg in [&slow, &fast, &listen] {
+        client_write
+            .write_all(format!("{msg}\n").as_bytes())
+            .await
+            .unwrap();
+    }
+    client_write.write_all(b"not json\n").await.unwrap();
+    let mut seen = Vec::new();
+    while seen.len() < 4 {
+        let line = lines.next_line().await.unwrap().unwrap();
+        let v: Value = serde_json::from_str(&line).expect("every stdout line is one JSON message");
+        seen.push(v);
+    }
+    let ids: Vec<String> = seen
+        .iter()
+        .map(|v| {
+            v.get("id")
+                .map(|i| i.to_string())
+                .unwrap_or_else(|| v["method"].to_string())
+        })
+        .collect();
+    let pos = |needle: &str| {
+        ids.iter()
+            .position(|i| i.contains(needle))
+            .unwrap_or(usize::MAX)
+    };
+    assert!(pos("fast") < pos("slow"), "{ids:?}");
+    assert!(pos("subscriptions/acknowledged") < usize::MAX, "{ids:?}");
+    assert!(
+        seen.iter().any(|v| v["error"]["code"] == -32700),
+        "malformed line answered: {ids:?}"
+    );
+    // Cancel the subscription, then close input: the server exits.
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled", "params": {"requestId": "sub"}});
+    client_write
+        .write_all(format!("{cancel}\n").as_bytes())
+        .await
+        .unwrap();
+    client_write.shutdown().await.unwrap();
+    drop(client_write);
+    let done = tokio::time::timeout(Duration::from_secs(5), serving).await;
+    assert!(done.is_ok(), "serve_io returns after end of input");
+}
