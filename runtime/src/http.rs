@@ -326,23 +326,35 @@ async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) ->
     }
 }
 
+/// Aborts a spawned task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
 /// Answer on an SSE stream: notifications as they come, then the response, then the end.
 fn stream_response(app: Arc<App>, value: Value) -> Response {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<Value>();
     let server = app.server.clone();
     let (done_tx, done_rx) = tokio::sync::oneshot::channel::<Option<Value>>();
-    tokio::spawn(async move {
+    let task = AbortOnDrop(tokio::spawn(async move {
         let reply = server.handle_value_with(value, None, Some(tx)).await;
         let _ = done_tx.send(reply);
-    });
+    }));
     let notes = tokio_stream::wrappers::UnboundedReceiverStream::new(rx)
         .map(|v| Ok::<Event, Infallible>(Event::default().event("message").data(v.to_string())));
-    let last =
-        stream::once(async move { done_rx.await.ok().flatten() }).filter_map(|reply| async move {
-            reply.map(|r| {
-                Ok::<Event, Infallible>(Event::default().event("message").data(r.to_string()))
-            })
-        });
+    // The task lives as long as the stream: a client that closes the stream cancels the call.
+    let last = stream::once(async move {
+        let _task = task;
+        done_rx.await.ok().flatten()
+    })
+    .filter_map(|reply| async move {
+        reply
+            .map(|r| Ok::<Event, Infallible>(Event::default().event("message").data(r.to_string())))
+    });
     // The notification channel closes when the handler finishes (its sender is dropped with the
     // call), so the reply always comes after every notification.
     Sse::new(notes.chain(last)).into_response()
