@@ -1,0 +1,83 @@
+//! Realistic MCP messages for the benchmarks, built once and shared by every peer's bench.
+
+use serde_json::{json, Value};
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}, "sampling": {}, "roots": {}},
+        "io.modelcontextprotocol/clientInfo": {"name": "bench", "version": "1.0.0"}
+    })
+}
+
+/// A `tools/call` request with about 1 KiB of arguments.
+pub fn tools_call_1k() -> Value {
+    let items: Vec<Value> = (0..16)
+        .map(|i| json!({"id": i, "label": format!("item number {i}"), "weight": 0.5 + i as f64}))
+        .collect();
+    json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "book_table", "arguments": {"restaurant": "Chez Rust", "party": 4, "items": items}, "_meta": meta()}})
+}
+
+/// A `CallToolResult` response with 10 KiB of text.
+pub fn call_tool_result_10k() -> Value {
+    json!({"jsonrpc": "2.0", "id": 7, "result": {"resultType": "complete",
+        "content": [{"type": "text", "text": "lorem ipsum dolor sit amet, ".repeat(366)}]}})
+}
+
+/// A `tools/list` result of 50 tools with schemas.
+pub fn tools_list_50() -> Value {
+    let tools: Vec<Value> = (0..50)
+        .map(|i| {
+            json!({
+                "name": format!("tool_{i}"), "title": format!("Tool {i}"),
+                "description": "Does a useful thing with the arguments it is given.",
+                "inputSchema": {"type": "object", "properties": {
+                    "city": {"type": "string", "description": "The city"},
+                    "days": {"type": "integer", "minimum": 1, "maximum": 14},
+                    "units": {"type": "string", "enum": ["metric", "imperial"]}
+                }, "required": ["city"]},
+                "annotations": {"readOnlyHint": true}
+            })
+        })
+        .collect();
+    json!({"jsonrpc": "2.0", "id": 2, "result": {"resultType": "complete", "tools": tools, "ttlMs": 60000, "cacheScope": "public"}})
+}
+
+/// An `InputRequiredResult` response with three input requests.
+pub fn input_required_3() -> Value {
+    json!({"jsonrpc": "2.0", "id": 3, "result": {"resultType": "input_required",
+        "inputRequests": {
+            "contact": {"method": "elicitation/create", "params": {"mode": "form", "message": "Who is the booking for?",
+                "requestedSchema": {"type": "object", "properties": {
+                    "name": {"type": "string"}, "email": {"type": "string", "format": "email"},
+                    "outside": {"type": "boolean"}}, "required": ["name", "email"]}}},
+            "greeting": {"method": "sampling/createMessage", "params": {
+                "messages": [{"role": "user", "content": {"type": "text", "text": "Write a one-line greeting"}}], "maxTokens": 50}},
+            "roots": {"method": "roots/list"}
+        },
+        "requestState": "AQHx".repeat(60)}})
+}
+
+/// A `tools/call` retry carrying three `inputResponses` and the state.
+pub fn retry_3() -> Value {
+    json!({"jsonrpc": "2.0", "id": 8, "method": "tools/call", "params": {
+        "name": "book_table", "arguments": {"restaurant": "Chez Rust", "party": 4},
+        "inputResponses": {
+            "contact": {"action": "accept", "content": {"name": "Ada", "email": "ada@example.com", "outside": true}},
+            "greeting": {"role": "assistant", "content": {"type": "text", "text": "Welcome!"}, "model": "m-1"},
+            "roots": {"roots": [{"uri": "file:///home/ada", "name": "home"}]}
+        },
+        "requestState": "AQHx".repeat(60), "_meta": meta()}})
+}
+
+/// (name, JSON text) of every realistic message.
+pub fn messages() -> Vec<(&'static str, String)> {
+    vec![
+        ("tools_call_1k", tools_call_1k().to_string()),
+        ("call_tool_result_10k", call_tool_result_10k().to_string()),
+        ("tools_list_50", tools_list_50().to_string()),
+        ("input_required_3", input_required_3().to_string()),
+        ("retry_3", retry_3().to_string()),
+    ]
+}
