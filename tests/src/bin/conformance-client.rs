@@ -25,21 +25,25 @@ fn sample_value(schema: &Value) -> Value {
     }
 }
 
+/// An object with a sample value for every property of an object schema.
+fn sample_object(schema: &Value) -> Map<String, Value> {
+    schema["properties"]
+        .as_object()
+        .map(|p| {
+            p.iter()
+                .map(|(k, s)| (k.clone(), sample_value(s)))
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
 fn answer(_key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientError>> {
     Box::pin(async move {
         Ok(match request {
             InputRequest::ElicitRequest(e) => match e.params {
                 ElicitRequestParams::ElicitRequestFormParams(form) => {
                     let schema = serde_json::to_value(&form.requested_schema).unwrap_or_default();
-                    let content: Map<String, Value> = schema["properties"]
-                        .as_object()
-                        .map(|p| {
-                            p.iter()
-                                .map(|(k, s)| (k.clone(), sample_value(s)))
-                                .collect()
-                        })
-                        .unwrap_or_default();
-                    json!({"action": "accept", "content": content})
+                    json!({"action": "accept", "content": sample_object(&schema)})
                 }
                 ElicitRequestParams::ElicitRequestURLParams(_) => json!({"action": "accept"}),
             },
@@ -73,15 +77,7 @@ async fn main() -> std::process::ExitCode {
         }
     };
     let calls = tools.iter().map(|t| {
-        let schema = serde_json::to_value(&t.input_schema).unwrap_or_default();
-        let args: Map<String, Value> = schema["properties"]
-            .as_object()
-            .map(|p| {
-                p.iter()
-                    .map(|(k, s)| (k.clone(), sample_value(s)))
-                    .collect()
-            })
-            .unwrap_or_default();
+        let args = sample_object(&serde_json::to_value(&t.input_schema).unwrap_or_default());
         let name = t.name.clone();
         let client = &client;
         async move {
