@@ -469,7 +469,7 @@ fn emit_union(
             if !matches!(plan, ObjPlan::One(_)) {
                 pattern = quote!(::serde_json::Value::Object(map));
             }
-            emit_plan(&plan, variants, model)
+            emit_plan(&plan, variants)
         } else {
             let first = members[0];
             let label = variants[first].name.as_str();
@@ -521,7 +521,7 @@ fn emit_union(
     })
 }
 
-fn emit_plan(plan: &ObjPlan, variants: &[Variant], model: &Model) -> TokenStream {
+fn emit_plan(plan: &ObjPlan, variants: &[Variant]) -> TokenStream {
     match plan {
         ObjPlan::One(i) => {
             let label = variants[*i]
@@ -543,7 +543,7 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant], model: &Model) -> TokenStream
                 .map(|(value, sub)| {
                     let code = match sub {
                         ObjPlan::One(i) => quote!((#i, #value)),
-                        _ => emit_plan(sub, variants, model),
+                        _ => emit_plan(sub, variants),
                     };
                     quote!(::core::option::Option::Some(#value) => #code,)
                 });
@@ -555,7 +555,7 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant], model: &Model) -> TokenStream
                     quote!()
                 }
                 Some(p) => {
-                    let code = emit_plan(p, variants, model);
+                    let code = emit_plan(p, variants);
                     quote!(_ if tag.is_none() => #code,)
                 }
                 None => {
@@ -564,7 +564,7 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant], model: &Model) -> TokenStream
                 }
             };
             let other = match other {
-                Some(p) => emit_plan(p, variants, model),
+                Some(p) => emit_plan(p, variants),
                 None => quote!(
                     return ::core::result::Result::Err(__private::error(&::std::format!(
                         "unknown `{}` value {}, expected one of {}", #prop, __private::show(tag), #known
@@ -596,7 +596,6 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant], model: &Model) -> TokenStream
                         .unwrap_or(&variants[c.variant].name)
                 })
                 .collect();
-            let _ = model;
             quote! {{
                 const TABLE: &[__private::Candidate] = &[#(#rows),*];
                 const INDEX: &[(usize, &str)] = &[#((#indices, #labels)),*];

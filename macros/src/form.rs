@@ -8,7 +8,7 @@ use crate::attrs::{doc_text, lit_str};
 use proc_macro2::TokenStream;
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
-use syn::{Data, DeriveInput, Expr, Fields, Lit};
+use syn::{Data, DeriveInput, Expr, Fields};
 
 pub fn derive_form(input: TokenStream) -> TokenStream {
     match form(input) {
@@ -211,7 +211,6 @@ fn enumeration(input: TokenStream) -> syn::Result<TokenStream> {
         from.push(quote!(#wire => ::core::option::Option::Some(#name::#ident),));
         to.push(quote!(#name::#ident => #wire,));
     }
-    let _ = Lit::Bool(syn::LitBool::new(true, proc_macro2::Span::call_site()));
     Ok(quote! {
         impl #rt::ElicitEnum for #name {
             fn options() -> &'static [(&'static str, ::core::option::Option<&'static str>)] {

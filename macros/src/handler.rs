@@ -1,7 +1,7 @@
 //! `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]`: parse the function and its options,
 //! check them, and expand into a unit struct implementing the runtime's handler trait.
 
-use crate::attrs::{doc_lines, doc_text, fingerprint, lit_bool, lit_str, opt_str};
+use crate::attrs::{doc_text, fingerprint, lit_bool, lit_str, opt_str};
 use proc_macro2::{Span, TokenStream};
 use quote::{quote, quote_spanned};
 use syn::spanned::Spanned;
@@ -298,7 +298,6 @@ fn generate(m: &Model) -> syn::Result<TokenStream> {
         .collect();
     let name = m.opts.name.clone().unwrap_or_else(|| ident.to_string());
     let description = m.opts.description.clone().or_else(|| doc_text(&func.attrs));
-    let _ = doc_lines;
     let title = opt_str(&m.opts.title);
     let description = opt_str(&description);
     let arg_names: Vec<&Ident> = m.args.iter().map(|a| &a.name).collect();
