@@ -149,7 +149,9 @@ impl Builder {
         self
     }
 
-    fn load(&self) -> Result<(PathBuf, serde_json::Value, Vec<PathBuf>)> {
+    /// Read the schema (and overlay): its path, the patched JSON, every input file to watch,
+    /// and the sha256 of the schema as read.
+    fn load(&self) -> Result<(PathBuf, serde_json::Value, Vec<PathBuf>, String)> {
         let mut inputs = Vec::new();
         let (path, bytes) = match &self.schema {
             Some(p) => {
@@ -159,6 +161,7 @@ impl Builder {
             None => source::locate(&self.version, &Pins::builtin()?)?,
         };
         inputs.push(path.clone());
+        let digest = source::sha256_hex(&bytes);
         let mut schema: serde_json::Value = serde_json::from_slice(&bytes)
             .map_err(|e| Error::in_file(&path, format!("malformed JSON: {e}")))?;
         let overlay = match &self.overlay {
@@ -181,12 +184,12 @@ impl Builder {
                 .and_then(|o| o.apply(&mut schema))
                 .map_err(|e| e.with_file(&opath))?;
         }
-        Ok((path, schema, inputs))
+        Ok((path, schema, inputs, digest))
     }
 
     /// Lower the schema into the generator's model (for tools such as `diff`).
     pub fn model(&self) -> Result<model::Model> {
-        let (path, schema, _) = self.load()?;
+        let (path, schema, _, _) = self.load()?;
         lower::lower(&schema, &self.lower_settings()).map_err(|e| e.with_file(&path))
     }
 
