@@ -176,40 +176,60 @@ pub struct Binding<'a> {
 impl Binding<'_> {
     fn digest(&self) -> [u8; 32] {
         let mut h = Sha256::new();
-        let args = self.arguments.map(canonical_json).unwrap_or_default();
-        for part in [
-            self.method,
-            self.target,
-            &args,
-            self.principal.unwrap_or(""),
-            self.protocol_version,
-        ] {
-            h.update((part.len() as u64).to_be_bytes());
-            h.update(part.as_bytes());
+        for part in [self.method, self.target] {
+            hash_str(&mut h, part);
         }
+        match self.arguments {
+            Some(args) => {
+                h.update(b"a");
+                hash_canonical(&mut h, args);
+            }
+            None => h.update(b"-"),
+        }
+        hash_str(&mut h, self.principal.unwrap_or(""));
+        hash_str(&mut h, self.protocol_version);
         h.finalize().into()
     }
 }
 
-/// JSON with object keys sorted at every level, so equal arguments hash equally whatever order
-/// the client sent the keys in.
-pub fn canonical_json(v: &Value) -> String {
-    fn sorted(v: &Value) -> Value {
-        match v {
-            Value::Object(m) => {
-                let mut keys: Vec<&String> = m.keys().collect();
-                keys.sort();
-                Value::Object(
-                    keys.into_iter()
-                        .map(|k| (k.clone(), sorted(&m[k])))
-                        .collect(),
-                )
+fn hash_str(h: &mut Sha256, s: &str) {
+    h.update((s.len() as u64).to_be_bytes());
+    h.update(s.as_bytes());
+}
+
+/// Feed `v` to the hash in an unambiguous, key-order-independent encoding (a type tag, then
+/// length-prefixed contents; object members sorted by key), so equal arguments hash equally
+/// whatever order the client sent the keys in, without building a sorted copy.
+fn hash_canonical(h: &mut Sha256, v: &Value) {
+    match v {
+        Value::Null => h.update(b"n"),
+        Value::Bool(b) => h.update(if *b { b"t" } else { b"f" }),
+        Value::Number(n) => {
+            h.update(b"#");
+            hash_str(h, &n.to_string());
+        }
+        Value::String(s) => {
+            h.update(b"s");
+            hash_str(h, s);
+        }
+        Value::Array(items) => {
+            h.update(b"[");
+            h.update((items.len() as u64).to_be_bytes());
+            for item in items {
+                hash_canonical(h, item);
             }
-            Value::Array(a) => Value::Array(a.iter().map(sorted).collect()),
-            other => other.clone(),
+        }
+        Value::Object(map) => {
+            h.update(b"{");
+            h.update((map.len() as u64).to_be_bytes());
+            let mut entries: Vec<(&String, &Value)> = map.iter().collect();
+            entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
+            for (k, v) in entries {
+                hash_str(h, k);
+                hash_canonical(h, v);
+            }
         }
     }
-    sorted(v).to_string()
 }
 
 /// The sealed content of a token.
@@ -484,6 +504,26 @@ mod tests {
         let opened = codec().open(&token, &binding(&reordered)).unwrap();
         assert_eq!(opened.journal, j);
         assert_eq!(opened.fingerprint, "fp");
+    }
+
+    #[test]
+    fn binding_digest_separates_look_alike_arguments() {
+        let d = |v: Value| binding(&v).digest();
+        assert_eq!(
+            d(json!({"a": 1, "b": [1, {"x": 1, "y": 2}]})),
+            d(json!({"b": [1, {"y": 2, "x": 1}], "a": 1}))
+        );
+        let pairs = [
+            (json!({"a": "b"}), json!({"ab": ""})),
+            (json!(["a", "b"]), json!(["ab"])),
+            (json!({"a": "1"}), json!({"a": 1})),
+            (json!({"a": null}), json!({})),
+            (json!([[]]), json!([])),
+            (json!(1), json!(1.0)),
+        ];
+        for (x, y) in pairs {
+            assert_ne!(d(x.clone()), d(y.clone()), "{x} and {y}");
+        }
     }
 
     #[test]
