@@ -7,7 +7,7 @@
 //! then the server core (`_meta`, routing). Error codes map to HTTP statuses: -32601 is 404;
 //! parse, request, params, header, capability and version errors are 400.
 
-use crate::server::Server;
+use crate::server::{Server, META_LOG_LEVEL, META_PROGRESS_TOKEN, META_VERSION};
 use axum::body::Bytes;
 use axum::extract::{DefaultBodyLimit, State};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -226,7 +226,7 @@ fn check_headers(headers: &HeaderMap, body: &Value) -> Result<(), String> {
     let params = body.get("params");
     let version = params
         .and_then(|p| p.get("_meta"))
-        .and_then(|m| m.get("io.modelcontextprotocol/protocolVersion"))
+        .and_then(|m| m.get(META_VERSION))
         .and_then(Value::as_str);
     match (header_str(headers, "mcp-protocol-version"), version) {
         (None, _) => return Err("missing MCP-Protocol-Version header".into()),
@@ -312,9 +312,8 @@ async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) ->
         .and_then(|v| v.to_str().ok())
         .is_some_and(|a| a.contains("text/event-stream"));
     let meta = value.get("params").and_then(|p| p.get("_meta"));
-    let may_notify = meta.is_some_and(|m| {
-        m.get("progressToken").is_some() || m.get("io.modelcontextprotocol/logLevel").is_some()
-    });
+    let may_notify = meta
+        .is_some_and(|m| m.get(META_PROGRESS_TOKEN).is_some() || m.get(META_LOG_LEVEL).is_some());
     let listen = value.get("method").and_then(Value::as_str) == Some("subscriptions/listen");
     if is_request && (listen || (wants_stream && may_notify)) {
         return stream_response(app, value);

@@ -6,8 +6,7 @@ use crate::engine::with_call;
 use mcp_schema::LoggingLevel;
 use serde_json::{json, Value};
 
-const PROGRESS_TOKEN: &str = "progressToken";
-const LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+use crate::server::{META_LOG_LEVEL as LOG_LEVEL, META_PROGRESS_TOKEN as PROGRESS_TOKEN};
 
 fn severity(level: &LoggingLevel) -> u8 {
     match level {

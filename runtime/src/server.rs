@@ -11,13 +11,16 @@ use mcp_schema::{
     JSONRPCErrorResponse, RequestId, RequestMetaObject, ResultType, ServerCapabilities,
     LATEST_PROTOCOL_VERSION,
 };
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::sync::Arc;
 use std::time::Duration;
 
-const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+/// `_meta` keys of a request.
+pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
+pub(crate) const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
+pub(crate) const META_LOG_LEVEL: &str = "io.modelcontextprotocol/logLevel";
+pub(crate) const META_PROGRESS_TOKEN: &str = "progressToken";
 
 /// Which list changed, for `subscriptions/listen` streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
@@ -404,7 +407,10 @@ impl Server {
                 "missing _meta[\"{META_CAPS}\"]"
             )));
         }
-        serde_json::from_value(Value::Object(meta.clone()))
+        params
+            .get("_meta")
+            .map(RequestMetaObject::deserialize)
+            .unwrap_or_else(|| Err(serde::de::Error::custom("missing")))
             .map_err(|e| Error::invalid_params(format!("invalid _meta: {e}")))
     }
 
