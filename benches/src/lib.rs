@@ -81,3 +81,59 @@ pub fn messages() -> Vec<(&'static str, String)> {
         ("retry_3", retry_3().to_string()),
     ]
 }
+
+/// A realistic form answer.
+fn form_answer(i: usize) -> Value {
+    json!({"action": "accept", "content": {"name": format!("User {i}"), "email": format!("user{i}@example.com"), "party": 4, "outside": true}})
+}
+
+/// `requestState` journals: (slug, label, journal) for 1, 3 and 10 form answers and one 4 KiB
+/// sampling answer.
+pub fn journals() -> Vec<(
+    &'static str,
+    &'static str,
+    indexmap::IndexMap<String, Value>,
+)> {
+    let forms = |n: usize| {
+        (0..n)
+            .map(|i| (format!("elicit-3fa2b1c0-{i}"), form_answer(i)))
+            .collect()
+    };
+    let sampling = json!({"role": "assistant", "model": "m-1",
+        "content": {"type": "text", "text": "lorem ipsum dolor sit amet ".repeat(152)}});
+    vec![
+        ("1_form", "1 form answer", forms(1)),
+        ("3_forms", "3 form answers", forms(3)),
+        ("10_forms", "10 form answers", forms(10)),
+        (
+            "4k_sampling",
+            "4 KiB sampling answer",
+            [("sample-9a8b7c6d".to_string(), sampling)]
+                .into_iter()
+                .collect(),
+        ),
+    ]
+}
+
+/// The codec and the arguments of the binding the state benchmarks seal for.
+pub fn state_setup() -> (mcp_runtime::StateCodec, Value) {
+    let keys = mcp_runtime::StateKeys::new(vec![
+        mcp_runtime::StateKey::new(1, &[7u8; 32]).expect("32 bytes")
+    ])
+    .expect("one key");
+    (
+        mcp_runtime::StateCodec::new(keys),
+        json!({"restaurant": "Chez Rust", "party": 4}),
+    )
+}
+
+/// The binding for `args`.
+pub fn binding(args: &Value) -> mcp_runtime::state::Binding<'_> {
+    mcp_runtime::state::Binding {
+        method: "tools/call",
+        target: "book_table",
+        arguments: Some(args),
+        principal: None,
+        protocol_version: "2026-07-28",
+    }
+}
