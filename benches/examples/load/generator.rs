@@ -1,0 +1,251 @@
+//! A bounded, closed-loop load generator: `concurrency` workers each run complete flows back to
+//! back over kept-alive HTTP/1.1 connections (TCP_NODELAY) for a fixed time. A flow is one
+//! `tools/call`, retried with answers to every `input_required` round until the tool completes;
+//! the final text is checked, so a flow only counts when the server did the whole job.
+
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use hyper_util::client::legacy::{connect::HttpConnector, Client};
+use hyper_util::rt::TokioExecutor;
+use serde_json::{json, Map, Value};
+
+/// What a flow calls and what it must end with.
+#[derive(Clone, Debug)]
+pub struct Flow {
+    /// Short label for tables.
+    pub label: String,
+    /// The tool to call.
+    pub tool: &'static str,
+    /// Its arguments.
+    pub arguments: Value,
+    /// The text the completed result must carry.
+    pub expect: String,
+}
+
+impl Flow {
+    /// One `tools/call` of `test_simple_text`.
+    pub fn plain() -> Self {
+        Flow {
+            label: "plain tools/call".into(),
+            tool: "test_simple_text",
+            arguments: json!({}),
+            expect: "This is a simple text response for testing.".into(),
+        }
+    }
+
+    /// `test_input_required_result_elicitation`: one form, two requests.
+    pub fn elicitation() -> Self {
+        Flow {
+            label: "2-round elicitation".into(),
+            tool: "test_input_required_result_elicitation",
+            arguments: json!({}),
+            expect: "Hello, Ada!".into(),
+        }
+    }
+
+    /// `test_input_required_result_multi_round`: two forms in sequence, three requests.
+    pub fn multi_round() -> Self {
+        Flow {
+            label: "3-round multi-round".into(),
+            tool: "test_input_required_result_multi_round",
+            arguments: json!({}),
+            expect: "Ada likes blue".into(),
+        }
+    }
+
+    /// `bench_rounds`: `n` questions in sequence, `n + 1` requests.
+    pub fn rounds(n: u32) -> Self {
+        Flow {
+            label: format!("{n} input rounds"),
+            tool: "bench_rounds",
+            arguments: json!({ "rounds": n }),
+            expect: (0..n)
+                .map(|i| format!("step{i}"))
+                .collect::<Vec<_>>()
+                .join(","),
+        }
+    }
+}
+
+/// What one run measured.
+#[derive(Debug, Default, Clone)]
+pub struct Outcome {
+    /// Completed, correct flows.
+    pub flows: u64,
+    /// HTTP requests sent for those flows.
+    pub requests: u64,
+    /// Failed flows (transport errors, error replies, wrong text).
+    pub errors: u64,
+    /// Latency of each completed flow, microseconds.
+    pub latencies_us: Vec<u32>,
+    /// Wall time of the measured window.
+    pub elapsed: Duration,
+    /// The first failure, for the report.
+    pub first_error: Option<String>,
+}
+
+type HttpClient = Client<HttpConnector, Full<Bytes>>;
+
+/// An HTTP client with TCP_NODELAY and kept-alive connections.
+pub fn client() -> HttpClient {
+    let mut connector = HttpConnector::new();
+    connector.set_nodelay(true);
+    Client::builder(TokioExecutor::new())
+        .pool_idle_timeout(Duration::from_secs(60))
+        .build(connector)
+}
+
+/// The answer a user gives to one elicitation: `name` is Ada, `color` is blue, anything else
+/// is the request's key (so multi-round tools show they carried every answer).
+fn answer(key: &str, request: &Value) -> Value {
+    let mut content = Map::new();
+    if let Some(props) = request
+        .pointer("/params/requestedSchema/properties")
+        .and_then(Value::as_object)
+    {
+        for field in props.keys() {
+            let v = match field.as_str() {
+                "name" => "Ada",
+                "color" => "blue",
+                _ => key,
+            };
+            content.insert(field.clone(), Value::String(v.into()));
+        }
+    }
+    json!({ "action": "accept", "content": content })
+}
+
+/// Runs one complete flow; returns how many requests it took.
+pub async fn run_flow(
+    client: &HttpClient,
+    url: &str,
+    flow: &Flow,
+    id: &mut u64,
+) -> Result<u64, String> {
+    let mut params = json!({
+        "name": flow.tool,
+        "arguments": flow.arguments,
+        "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } },
+            "io.modelcontextprotocol/clientInfo": { "name": "mcp-load", "version": "0.1.0" }
+        }
+    });
+    for round in 1..=70u64 {
+        *id += 1;
+        let body = json!({ "jsonrpc": "2.0", "id": *id, "method": "tools/call", "params": params });
+        let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+        let req = hyper::Request::post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", flow.tool)
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| e.to_string())?;
+        let resp = client
+            .request(req)
+            .await
+            .map_err(|e| format!("send: {e}"))?;
+        let status = resp.status();
+        let bytes = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| format!("body: {e}"))?
+            .to_bytes();
+        let reply: Value = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("HTTP {status}: {e}: {}", String::from_utf8_lossy(&bytes)))?;
+        let result = reply
+            .get("result")
+            .ok_or_else(|| format!("HTTP {status}: {reply}"))?;
+        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
+            let mut answers = Map::new();
+            if let Some(reqs) = result.get("inputRequests").and_then(Value::as_object) {
+                for (k, r) in reqs {
+                    answers.insert(k.clone(), answer(k, r));
+                }
+            }
+            let p = params.as_object_mut().ok_or("params")?;
+            p.insert("inputResponses".into(), Value::Object(answers));
+            match result.get("requestState") {
+                Some(s) => p.insert("requestState".into(), s.clone()),
+                None => p.remove("requestState"),
+            };
+            continue;
+        }
+        let text = result
+            .pointer("/content/0/text")
+            .and_then(Value::as_str)
+            .unwrap_or_default();
+        if text != flow.expect || result.get("isError") == Some(&Value::Bool(true)) {
+            return Err(format!("unexpected result {result}"));
+        }
+        return Ok(round);
+    }
+    Err("more than 70 rounds".into())
+}
+
+/// Runs `flow` from `concurrency` workers for `duration` and collects what they saw.
+pub async fn run(url: &str, flow: &Flow, concurrency: usize, duration: Duration) -> Outcome {
+    let client = client();
+    let stop = Arc::new(AtomicBool::new(false));
+    let start = Instant::now();
+    let mut workers = Vec::new();
+    for w in 0..concurrency {
+        let (client, url, flow, stop) =
+            (client.clone(), url.to_string(), flow.clone(), stop.clone());
+        workers.push(tokio::spawn(async move {
+            let mut out = Outcome::default();
+            let mut id = (w as u64) << 40;
+            while !stop.load(Ordering::Relaxed) {
+                let t = Instant::now();
+                match run_flow(&client, &url, &flow, &mut id).await {
+                    Ok(n) => {
+                        out.flows += 1;
+                        out.requests += n;
+                        out.latencies_us
+                            .push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                    }
+                    Err(e) => {
+                        out.errors += 1;
+                        out.first_error.get_or_insert(e);
+                        // A refused connection would otherwise spin.
+                        tokio::time::sleep(Duration::from_millis(1)).await;
+                    }
+                }
+            }
+            out
+        }));
+    }
+    tokio::time::sleep(duration).await;
+    stop.store(true, Ordering::Relaxed);
+    let mut total = Outcome::default();
+    for w in workers {
+        if let Ok(o) = w.await {
+            total.flows += o.flows;
+            total.requests += o.requests;
+            total.errors += o.errors;
+            total.latencies_us.extend(o.latencies_us);
+            if total.first_error.is_none() {
+                total.first_error = o.first_error;
+            }
+        }
+    }
+    total.elapsed = start.elapsed();
+    total.latencies_us.sort_unstable();
+    total
+}
+
+/// The `q` quantile (0..=1) of sorted latencies, in microseconds.
+pub fn quantile(sorted: &[u32], q: f64) -> u32 {
+    if sorted.is_empty() {
+        return 0;
+    }
+    let i = ((sorted.len() - 1) as f64 * q).round() as usize;
+    sorted[i.min(sorted.len() - 1)]
+}

@@ -1,0 +1,317 @@
+//! End-to-end load over streamable HTTP on 127.0.0.1: this project's server and an equivalent
+//! rmcp 3.11 server, each in its own process, measured alternately in one invocation.
+//!
+//! `cargo run --release -p mcp-benches --example load -- [--seconds S] [--reps N]` prints the
+//! Markdown tables that `benches/run.sh` puts into BENCHMARKS.md. `load serve ours|rmcp` is the
+//! server side (it prints `PORT <n>` once listening); the generator starts both itself.
+
+mod generator;
+mod ours;
+mod rmcp_peer;
+
+use std::process::Stdio;
+use std::time::Duration;
+
+use generator::{quantile, Flow, Outcome};
+use tokio::io::{AsyncBufReadExt, BufReader};
+use tokio::process::{Child, Command};
+
+/// One server process under test.
+struct Target {
+    name: &'static str,
+    child: Child,
+    url: String,
+}
+
+impl Target {
+    async fn start(name: &'static str) -> Result<Self, String> {
+        let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+        let mut child = Command::new(exe)
+            .args(["serve", name])
+            .stdout(Stdio::piped())
+            .kill_on_drop(true)
+            .spawn()
+            .map_err(|e| format!("start {name}: {e}"))?;
+        let stdout = child.stdout.take().ok_or("no stdout")?;
+        let mut line = String::new();
+        BufReader::new(stdout)
+            .read_line(&mut line)
+            .await
+            .map_err(|e| e.to_string())?;
+        let port = line
+            .trim()
+            .strip_prefix("PORT ")
+            .ok_or_else(|| format!("{name} server said {line:?}"))?;
+        Ok(Target {
+            name,
+            url: format!("http://127.0.0.1:{port}/mcp"),
+            child,
+        })
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id().unwrap_or(0)
+    }
+
+    /// User + system CPU time of the server process, in microseconds.
+    fn cpu_us(&self) -> u64 {
+        let stat =
+            std::fs::read_to_string(format!("/proc/{}/stat", self.pid())).unwrap_or_default();
+        // Fields after the parenthesised command name; utime and stime are fields 14 and 15.
+        let rest = stat.rsplit_once(')').map(|(_, r)| r).unwrap_or("");
+        let f: Vec<&str> = rest.split_whitespace().collect();
+        let ticks: u64 = f.get(11).and_then(|v| v.parse().ok()).unwrap_or(0)
+            + f.get(12).and_then(|v| v.parse().ok()).unwrap_or(0);
+        ticks * 1_000_000 / clock_ticks()
+    }
+
+    /// (VmRSS, VmHWM) in KiB.
+    fn rss_kib(&self) -> (u64, u64) {
+        let status =
+            std::fs::read_to_string(format!("/proc/{}/status", self.pid())).unwrap_or_default();
+        let field = |name: &str| {
+            status
+                .lines()
+                .find_map(|l| l.strip_prefix(name))
+                .and_then(|v| v.split_whitespace().next())
+                .and_then(|v| v.parse().ok())
+                .unwrap_or(0)
+        };
+        (field("VmRSS:"), field("VmHWM:"))
+    }
+}
+
+fn clock_ticks() -> u64 {
+    std::process::Command::new("getconf")
+        .arg("CLK_TCK")
+        .output()
+        .ok()
+        .and_then(|o| String::from_utf8(o.stdout).ok())
+        .and_then(|s| s.trim().parse().ok())
+        .unwrap_or(100)
+}
+
+/// Several runs of one scenario against one server, merged.
+#[derive(Default)]
+struct Merged {
+    rates: Vec<f64>,
+    latencies: Vec<u32>,
+    errors: u64,
+    flows: u64,
+    requests: u64,
+    cpu_us: u64,
+    first_error: Option<String>,
+}
+
+impl Merged {
+    fn add(&mut self, o: Outcome, cpu_us: u64) {
+        self.rates.push(o.flows as f64 / o.elapsed.as_secs_f64());
+        self.latencies.extend(o.latencies_us);
+        self.errors += o.errors;
+        self.flows += o.flows;
+        self.requests += o.requests;
+        self.cpu_us += cpu_us;
+        if self.first_error.is_none() {
+            self.first_error = o.first_error;
+        }
+    }
+
+    fn rate(&self) -> f64 {
+        let mut r = self.rates.clone();
+        r.sort_by(f64::total_cmp);
+        match r.len() {
+            0 => 0.0,
+            n if n % 2 == 1 => r[n / 2],
+            n => (r[n / 2 - 1] + r[n / 2]) / 2.0,
+        }
+    }
+
+    fn ms(&self, q: f64) -> f64 {
+        let mut l = self.latencies.clone();
+        l.sort_unstable();
+        quantile(&l, q) as f64 / 1000.0
+    }
+
+    fn cpu_per(&self, n: u64) -> f64 {
+        self.cpu_us as f64 / n.max(1) as f64
+    }
+}
+
+async fn measure(t: &Target, flow: &Flow, conc: usize, d: Duration, into: &mut Merged) {
+    let before = t.cpu_us();
+    let o = generator::run(&t.url, flow, conc, d).await;
+    into.add(o, t.cpu_us().saturating_sub(before));
+}
+
+#[tokio::main]
+async fn main() -> std::process::ExitCode {
+    let args: Vec<String> = std::env::args().skip(1).collect();
+    if args.first().map(String::as_str) == Some("serve") {
+        return serve(args.get(1).map(String::as_str)).await;
+    }
+    let mut seconds = 2.0f64;
+    let mut reps = 2usize;
+    let mut it = args.iter();
+    while let Some(a) = it.next() {
+        let v = it.next().and_then(|v| v.parse::<f64>().ok());
+        match (a.as_str(), v) {
+            ("--seconds", Some(v)) if v > 0.0 => seconds = v,
+            ("--reps", Some(v)) if v >= 1.0 => reps = v as usize,
+            _ => {
+                eprintln!("usage: load [--seconds S] [--reps N] | load serve ours|rmcp");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    }
+    match run(Duration::from_secs_f64(seconds), reps).await {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("load: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(which: Option<&str>) -> std::process::ExitCode {
+    let listener = match tokio::net::TcpListener::bind("127.0.0.1:0").await {
+        Ok(l) => l,
+        Err(e) => {
+            eprintln!("bind: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
+    println!("PORT {port}");
+    let result = match which {
+        Some("ours") => ours::serve(listener).await,
+        Some("rmcp") => rmcp_peer::serve(listener).await,
+        _ => {
+            eprintln!("usage: load serve ours|rmcp");
+            return std::process::ExitCode::from(2);
+        }
+    };
+    match result {
+        Ok(()) => std::process::ExitCode::SUCCESS,
+        Err(e) => {
+            eprintln!("serve: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn run(d: Duration, reps: usize) -> Result<(), String> {
+    let targets = [Target::start("ours").await?, Target::start("rmcp").await?];
+    // Warm up both (connections, allocator, lazy statics) and check they do the same job.
+    for t in &targets {
+        for flow in [
+            Flow::plain(),
+            Flow::elicitation(),
+            Flow::multi_round(),
+            Flow::rounds(3),
+        ] {
+            let o = generator::run(&t.url, &flow, 8, Duration::from_millis(300)).await;
+            if o.flows == 0 || o.errors > 0 {
+                return Err(format!(
+                    "{} server failed the {} warm-up: {}",
+                    t.name,
+                    flow.label,
+                    o.first_error.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    let rss_start: Vec<(u64, u64)> = targets.iter().map(Target::rss_kib).collect();
+
+    let e2e: Vec<(Flow, usize)> = [Flow::plain(), Flow::elicitation(), Flow::multi_round()]
+        .into_iter()
+        .flat_map(|f| [1usize, 8, 32].map(|c| (f.clone(), c)))
+        .collect();
+    let replay: Vec<Flow> = [1, 2, 5, 10].map(Flow::rounds).to_vec();
+    let mut e2e_results: Vec<[Merged; 2]> = e2e.iter().map(|_| Default::default()).collect();
+    let mut replay_results: Vec<[Merged; 2]> = replay.iter().map(|_| Default::default()).collect();
+    let mut rss_after_run: [Vec<u64>; 2] = Default::default();
+    for rep in 0..reps {
+        // Alternate who goes first in each repetition.
+        let order: [usize; 2] = if rep % 2 == 0 { [0, 1] } else { [1, 0] };
+        for (i, (flow, conc)) in e2e.iter().enumerate() {
+            for &s in &order {
+                measure(&targets[s], flow, *conc, d, &mut e2e_results[i][s]).await;
+                rss_after_run[s].push(targets[s].rss_kib().0);
+            }
+        }
+        for (i, flow) in replay.iter().enumerate() {
+            for &s in &order {
+                measure(&targets[s], flow, 1, d, &mut replay_results[i][s]).await;
+            }
+        }
+    }
+
+    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.1} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request)\n", d.as_secs_f64());
+    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | errors ours / rmcp |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for ((flow, conc), [o, r]) in e2e.iter().zip(&e2e_results) {
+        println!(
+            "| {} | {} | {:.0} | {:.0} | {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {} / {} |",
+            flow.label,
+            conc,
+            o.rate(),
+            r.rate(),
+            o.rate() / r.rate().max(1e-9),
+            o.ms(0.5),
+            o.ms(0.99),
+            r.ms(0.5),
+            r.ms(0.99),
+            o.cpu_per(o.requests),
+            r.cpu_per(r.requests),
+            o.errors,
+            r.errors
+        );
+    }
+    println!("\n#### Replay cost (`bench_rounds`: N questions, N + 1 requests per flow, concurrency 1; server CPU per complete flow)\n");
+    println!("| input rounds | ours CPU µs/flow | rmcp CPU µs/flow | ratio | ours flows/s | rmcp flows/s | errors ours / rmcp |");
+    println!("|---|---|---|---|---|---|---|");
+    for (flow, [o, r]) in replay.iter().zip(&replay_results) {
+        let (oc, rc) = (o.cpu_per(o.flows), r.cpu_per(r.flows));
+        println!(
+            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {} / {} |",
+            flow.label.split(' ').next().unwrap_or(""),
+            oc,
+            rc,
+            oc / rc.max(1e-9),
+            o.rate(),
+            r.rate(),
+            o.errors,
+            r.errors
+        );
+    }
+    println!("\n#### Server memory (KiB; RSS after warm-up, highest and last RSS seen after each end-to-end run, peak RSS of the process)\n");
+    println!(
+        "| server | flows served | RSS after warm-up | highest after a run | at the end | peak |"
+    );
+    println!("|---|---|---|---|---|---|");
+    for (s, t) in targets.iter().enumerate() {
+        let served: u64 = e2e_results.iter().map(|m| m[s].flows).sum::<u64>()
+            + replay_results.iter().map(|m| m[s].flows).sum::<u64>();
+        let (now, peak) = t.rss_kib();
+        println!(
+            "| {} | {} | {} | {} | {} | {} |",
+            t.name,
+            served,
+            rss_start[s].0,
+            rss_after_run[s].iter().max().copied().unwrap_or(0),
+            now,
+            peak
+        );
+    }
+    for (m, label) in e2e_results
+        .iter()
+        .flatten()
+        .chain(replay_results.iter().flatten())
+        .zip(std::iter::repeat("error"))
+    {
+        if let Some(e) = &m.first_error {
+            eprintln!("first {label}: {e}");
+        }
+    }
+    Ok(())
+}

@@ -1,0 +1,56 @@
+//! This project's side: the conformance fixture tools from `mcp-tests` plus `bench_rounds`, a
+//! tool that asks one question per round, written as a plain loop of `elicit` awaits.
+
+use std::sync::Arc;
+
+use mcp_runtime::prelude::*;
+use mcp_runtime::{ElicitForm, Server};
+
+/// One free-text answer.
+#[derive(ElicitForm)]
+pub struct AnswerForm {
+    /// The answer.
+    pub answer: String,
+}
+
+/// Asks `rounds` questions, one per round, and lists the answers.
+#[mcp_tool]
+pub async fn bench_rounds(rounds: u32) -> Result<String, ToolError> {
+    if rounds > 64 {
+        return Err(ToolError::new("rounds must be at most 64"));
+    }
+    let mut answers = Vec::with_capacity(rounds as usize);
+    for step in 0..rounds {
+        let a = elicit::<AnswerForm>(format!("Question {step}?"))
+            .key(format!("step{step}"))
+            .await?;
+        answers.push(match a {
+            Elicited::Accept(f) => f.answer,
+            Elicited::Decline => "declined".into(),
+            Elicited::Cancel => "cancelled".into(),
+        });
+    }
+    Ok(answers.join(","))
+}
+
+/// Serves this project's server on `listener` until the process ends.
+pub async fn serve(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    use mcp_tests::conformance::{
+        test_input_required_result_elicitation, test_input_required_result_multi_round,
+        test_simple_text,
+    };
+    let server = Server::builder()
+        .tool(test_simple_text)
+        .tool(test_input_required_result_elicitation)
+        .tool(test_input_required_result_multi_round)
+        .tool(bench_rounds)
+        .build()
+        .map_err(std::io::Error::other)?;
+    mcp_runtime::http::serve_listener(
+        Arc::new(server),
+        listener,
+        Default::default(),
+        std::future::pending(),
+    )
+    .await
+}

@@ -1,0 +1,122 @@
+//! The load generator's servers do the same job: every flow the benchmark runs completes with
+//! the expected text against both this project's server and the rmcp peer, and a tampered
+//! `requestState` is refused by both (so neither side skips the integrity check it is timed on).
+
+#[path = "../examples/load/generator.rs"]
+#[allow(dead_code)]
+mod generator;
+#[path = "../examples/load/ours.rs"]
+mod ours;
+#[path = "../examples/load/rmcp_peer.rs"]
+mod rmcp_peer;
+
+use generator::Flow;
+use serde_json::{json, Value};
+use std::time::Duration;
+
+async fn spawn(which: &str) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    match which {
+        "ours" => tokio::spawn(ours::serve(listener)),
+        _ => tokio::spawn(rmcp_peer::serve(listener)),
+    };
+    url
+}
+
+fn flows() -> Vec<Flow> {
+    vec![
+        Flow::plain(),
+        Flow::elicitation(),
+        Flow::multi_round(),
+        Flow::rounds(1),
+        Flow::rounds(5),
+    ]
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn every_flow_completes_on_both_servers() {
+    for which in ["ours", "rmcp"] {
+        let url = spawn(which).await;
+        let client = generator::client();
+        for flow in flows() {
+            let mut id = 0;
+            let rounds = generator::run_flow(&client, &url, &flow, &mut id)
+                .await
+                .unwrap_or_else(|e| panic!("{which}: {}: {e}", flow.label));
+            let want = match flow.tool {
+                "test_simple_text" => 1,
+                "test_input_required_result_elicitation" => 2,
+                "test_input_required_result_multi_round" => 3,
+                _ => flow.arguments["rounds"].as_u64().unwrap() + 1,
+            };
+            assert_eq!(rounds, want, "{which}: {}", flow.label);
+        }
+        // The bounded run counts flows and sees no errors under concurrency.
+        let o = generator::run(&url, &Flow::multi_round(), 4, Duration::from_millis(200)).await;
+        assert!(o.flows > 0 && o.errors == 0, "{which}: {o:?}");
+        assert_eq!(o.requests, o.flows * 3);
+    }
+}
+
+/// Round two of `bench_rounds(2)` with the state of round one altered in one character.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn both_servers_refuse_a_tampered_state() {
+    for which in ["ours", "rmcp"] {
+        let url = spawn(which).await;
+        let post = |params: Value| {
+            let url = url.clone();
+            async move {
+                let body =
+                    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+                let req = hyper::Request::post(url)
+                    .header("content-type", "application/json")
+                    .header("accept", "application/json, text/event-stream")
+                    .header("mcp-protocol-version", "2026-07-28")
+                    .header("mcp-method", "tools/call")
+                    .header("mcp-name", "bench_rounds")
+                    .body(http_body_util::Full::new(hyper::body::Bytes::from(
+                        body.to_string(),
+                    )))
+                    .unwrap();
+                let resp = generator::client().request(req).await.unwrap();
+                let bytes = http_body_util::BodyExt::collect(resp.into_body())
+                    .await
+                    .unwrap()
+                    .to_bytes();
+                serde_json::from_slice::<Value>(&bytes).unwrap()
+            }
+        };
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } },
+            "io.modelcontextprotocol/clientInfo": { "name": "t", "version": "1" }
+        });
+        let answer = |k: &str| json!({ k: { "action": "accept", "content": { "answer": k } } });
+        let first =
+            post(json!({"name": "bench_rounds", "arguments": {"rounds": 2}, "_meta": meta})).await;
+        assert_eq!(
+            first["result"]["resultType"], "input_required",
+            "{which}: {first}"
+        );
+        let second = post(
+            json!({"name": "bench_rounds", "arguments": {"rounds": 2}, "_meta": meta,
+            "inputResponses": answer("step0")}),
+        )
+        .await;
+        let state = second["result"]["requestState"]
+            .as_str()
+            .expect("state")
+            .to_string();
+        let mut bytes = state.into_bytes();
+        let mid = bytes.len() / 2;
+        bytes[mid] = if bytes[mid] == b'A' { b'B' } else { b'A' };
+        let tampered = String::from_utf8(bytes).unwrap();
+        let third = post(
+            json!({"name": "bench_rounds", "arguments": {"rounds": 2}, "_meta": meta,
+            "inputResponses": answer("step1"), "requestState": tampered}),
+        )
+        .await;
+        assert_eq!(third["error"]["code"], -32602, "{which}: {third}");
+    }
+}
