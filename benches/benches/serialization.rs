@@ -1,88 +1,248 @@
-//! Parse and write realistic messages with mcp-schema, rust-mcp-schema and the serde_json
-//! `IgnoredAny` floor, on the same bytes. Each message is parsed as what a peer would parse it
-//! into: requests as the client-request union, responses as the typed response of that method.
+//! Parse and write with mcp-schema, rmcp 3.11's model types and rust-mcp-schema 2.0, with the
+//! serde_json `IgnoredAny` floor, on the same bytes:
+//! - `serialization`: five realistic messages, one benchmark each;
+//! - `examples`: every 2026-07-28 spec example that is a whole wire message and that all three
+//!   libraries parse, grouped by kind (one benchmark runs the whole group).
+//!
+//! Each message is parsed into what its receiver parses it into with that library: mcp-schema
+//! and rust-mcp-schema use the request union or the typed response of the method; rmcp uses
+//! `ClientJsonRpcMessage` (what its server reads) or `ServerJsonRpcMessage` (what its client
+//! reads), which is how rmcp itself reads the wire.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
-use serde::de::IgnoredAny;
+use serde::de::{DeserializeOwned, IgnoredAny};
+use serde::Serialize;
 
-macro_rules! peer {
-    ($group:expr, $label:expr, $name:expr, $text:expr, $ty:ty) => {{
-        let text: &str = $text;
-        // Check once that this peer can represent the message at all.
-        if serde_json::from_str::<$ty>(text).is_ok() {
-            $group.bench_with_input(
-                BenchmarkId::new(concat!($label, "/parse"), $name),
-                text,
-                |b, t| b.iter(|| serde_json::from_str::<$ty>(black_box(t)).unwrap()),
-            );
-            let value: $ty = serde_json::from_str(text).unwrap();
-            $group.bench_with_input(
-                BenchmarkId::new(concat!($label, "/write"), $name),
-                &value,
-                |b, v| b.iter(|| serde_json::to_string(black_box(v)).unwrap()),
-            );
-        } else {
-            eprintln!("{} cannot represent {}", $label, $name);
-        }
-    }};
+/// Parse and write closures for one message with one library's type.
+struct Entry {
+    parse: Box<dyn Fn(&str) -> bool>,
+    write: Box<dyn Fn() -> usize>,
+    /// Whether writing the parsed value gives back the same JSON (nothing dropped or changed).
+    lossless: bool,
 }
 
-fn bench(c: &mut Criterion) {
-    for (name, text) in mcp_benches::messages() {
-        let mut group = c.benchmark_group("serialization");
-        group.throughput(Throughput::Bytes(text.len() as u64));
-        group.bench_with_input(
-            BenchmarkId::new("floor/ignored_any", name),
-            text.as_str(),
-            |b, t| b.iter(|| serde_json::from_str::<IgnoredAny>(black_box(t)).unwrap()),
-        );
-        match name {
-            "tools_call_1k" | "retry_3" => {
-                peer!(group, "mcp-schema", name, &text, mcp_schema::ClientRequest);
-                peer!(
-                    group,
-                    "rust-mcp-schema",
-                    name,
-                    &text,
-                    rust_mcp_schema::ClientRequest
-                );
-            }
-            "call_tool_result_10k" | "input_required_3" => {
-                peer!(
-                    group,
-                    "mcp-schema",
-                    name,
-                    &text,
-                    mcp_schema::CallToolResultResponse
-                );
-                peer!(
-                    group,
-                    "rust-mcp-schema",
-                    name,
-                    &text,
-                    rust_mcp_schema::CallToolResultResponse
-                );
-            }
-            _ => {
-                peer!(
-                    group,
-                    "mcp-schema",
-                    name,
-                    &text,
-                    mcp_schema::ListToolsResultResponse
-                );
-                peer!(
-                    group,
-                    "rust-mcp-schema",
-                    name,
-                    &text,
-                    rust_mcp_schema::ListToolsResultResponse
-                );
-            }
+/// `Some` when `T` parses `text`.
+fn entry<T: DeserializeOwned + Serialize + 'static>(text: &str) -> Option<Entry> {
+    let value: T = serde_json::from_str(text).ok()?;
+    let lossless = serde_json::to_value(&value).ok() == serde_json::from_str(text).ok();
+    Some(Entry {
+        lossless,
+        parse: Box::new(|t| serde_json::from_str::<T>(t).is_ok()),
+        write: Box::new(move || serde_json::to_string(&value).map_or(0, |s| s.len())),
+    })
+}
+
+/// What kind of wire message an example or realistic message is.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Kind {
+    ClientRequest,
+    Response,
+    Notification,
+    Error,
+}
+
+impl Kind {
+    fn label(self) -> &'static str {
+        match self {
+            Kind::ClientRequest => "client_requests",
+            Kind::Response => "result_responses",
+            Kind::Notification => "notifications",
+            Kind::Error => "error_responses",
         }
-        group.finish();
     }
 }
 
-criterion_group!(benches, bench);
+macro_rules! by_response_name {
+    ($lib:ident, $name:expr, $text:expr) => {
+        match $name {
+            "CallToolResultResponse" => entry::<$lib::CallToolResultResponse>($text),
+            "CompleteResultResponse" => entry::<$lib::CompleteResultResponse>($text),
+            "DiscoverResultResponse" => entry::<$lib::DiscoverResultResponse>($text),
+            "GetPromptResultResponse" => entry::<$lib::GetPromptResultResponse>($text),
+            "ListPromptsResultResponse" => entry::<$lib::ListPromptsResultResponse>($text),
+            "ListResourceTemplatesResultResponse" => {
+                entry::<$lib::ListResourceTemplatesResultResponse>($text)
+            }
+            "ListResourcesResultResponse" => entry::<$lib::ListResourcesResultResponse>($text),
+            "ListToolsResultResponse" => entry::<$lib::ListToolsResultResponse>($text),
+            "ReadResourceResultResponse" => entry::<$lib::ReadResourceResultResponse>($text),
+            "SubscriptionsListenResultResponse" => {
+                entry::<$lib::SubscriptionsListenResultResponse>($text)
+            }
+            _ => None,
+        }
+    };
+}
+
+/// The three libraries' entries for one message, in the order mcp-schema, rmcp,
+/// rust-mcp-schema; `None` where a library cannot parse it.
+fn entries(kind: Kind, response: &str, text: &str) -> [Option<Entry>; 3] {
+    match kind {
+        Kind::ClientRequest => [
+            entry::<mcp_schema::ClientRequest>(text),
+            entry::<rmcp::model::ClientJsonRpcMessage>(text),
+            entry::<rust_mcp_schema::ClientRequest>(text),
+        ],
+        Kind::Response => [
+            by_response_name!(mcp_schema, response, text),
+            entry::<rmcp::model::ServerJsonRpcMessage>(text),
+            by_response_name!(rust_mcp_schema, response, text),
+        ],
+        Kind::Notification => [
+            entry::<mcp_schema::ServerNotification>(text),
+            entry::<rmcp::model::ServerJsonRpcMessage>(text),
+            entry::<rust_mcp_schema::ServerNotification>(text),
+        ],
+        Kind::Error => [
+            entry::<mcp_schema::JSONRPCErrorResponse>(text),
+            entry::<rmcp::model::ServerJsonRpcMessage>(text),
+            entry::<rust_mcp_schema::JsonrpcErrorResponse>(text),
+        ],
+    }
+}
+
+const LIBS: [&str; 3] = ["mcp-schema", "rmcp", "rust-mcp-schema"];
+
+/// Writes what the report needs beside criterion's numbers (losslessness, set sizes) to
+/// `<target>/criterion/<name>.facts.json`.
+fn write_facts(name: &str, facts: serde_json::Value) {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let dir = target.join("criterion");
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(dir.join(format!("{name}.facts.json")), facts.to_string());
+}
+
+fn realistic(c: &mut Criterion) {
+    let mut facts = serde_json::Map::new();
+    let mut group = c.benchmark_group("serialization");
+    for (name, text) in mcp_benches::messages() {
+        group.throughput(Throughput::Bytes(text.len() as u64));
+        group.bench_with_input(
+            BenchmarkId::new("floor/parse", name),
+            text.as_str(),
+            |b, t| b.iter(|| serde_json::from_str::<IgnoredAny>(black_box(t)).is_ok()),
+        );
+        let (kind, response) = match name {
+            "tools_call_1k" | "retry_3" => (Kind::ClientRequest, ""),
+            "tools_list_50" => (Kind::Response, "ListToolsResultResponse"),
+            _ => (Kind::Response, "CallToolResultResponse"),
+        };
+        for (lib, e) in LIBS.iter().zip(entries(kind, response, &text)) {
+            let Some(e) = e else {
+                eprintln!("{lib} cannot represent {name}");
+                continue;
+            };
+            facts.insert(format!("{lib}/{name}"), e.lossless.into());
+            group.bench_with_input(
+                BenchmarkId::new(format!("{lib}/parse"), name),
+                text.as_str(),
+                |b, t| b.iter(|| (e.parse)(black_box(t))),
+            );
+            group.bench_function(BenchmarkId::new(format!("{lib}/write"), name), |b| {
+                b.iter(|| (e.write)())
+            });
+        }
+    }
+    group.finish();
+    write_facts("serialization", facts.into());
+}
+
+/// The spec examples every library parses, by kind: (kind, texts, entries per library).
+fn example_sets() -> Vec<(Kind, Vec<String>, [Vec<Entry>; 3])> {
+    let mut sets: Vec<(Kind, Vec<String>, [Vec<Entry>; 3])> = Vec::new();
+    let mut skipped = Vec::new();
+    for (type_name, file, value) in mcp_tests::examples() {
+        if value.get("jsonrpc").is_none() {
+            continue; // not a whole wire message
+        }
+        let kind = if type_name.ends_with("ResultResponse") {
+            Kind::Response
+        } else if type_name.ends_with("Notification") {
+            Kind::Notification
+        } else if type_name.ends_with("Error") {
+            Kind::Error
+        } else if type_name.ends_with("Request")
+            && mcp_schema::ClientRequest::VARIANT_SCHEMA_NAMES.contains(&type_name.as_str())
+        {
+            Kind::ClientRequest
+        } else {
+            continue; // server-to-client requests travel inside inputRequests now
+        };
+        let text = value.to_string();
+        let [a, b, c] = entries(kind, &type_name, &text);
+        let (Some(a), Some(b), Some(c)) = (a, b, c) else {
+            skipped.push(format!("{type_name}/{file}"));
+            continue;
+        };
+        let i = match sets.iter().position(|s| s.0 == kind) {
+            Some(i) => i,
+            None => {
+                sets.push((kind, Vec::new(), Default::default()));
+                sets.len() - 1
+            }
+        };
+        sets[i].1.push(text);
+        sets[i].2[0].push(a);
+        sets[i].2[1].push(b);
+        sets[i].2[2].push(c);
+    }
+    let mut facts = serde_json::Map::new();
+    facts.insert("skipped".into(), skipped.clone().into());
+    for (kind, texts, libs) in &sets {
+        let lossless: serde_json::Map<String, serde_json::Value> = LIBS
+            .iter()
+            .zip(libs)
+            .map(|(lib, es)| {
+                (
+                    lib.to_string(),
+                    es.iter().filter(|e| e.lossless).count().into(),
+                )
+            })
+            .collect();
+        facts.insert(
+            kind.label().into(),
+            serde_json::json!({ "count": texts.len(), "lossless": lossless }),
+        );
+    }
+    write_facts("examples", facts.into());
+    sets
+}
+
+fn examples(c: &mut Criterion) {
+    let mut group = c.benchmark_group("examples");
+    for (kind, texts, libs) in example_sets() {
+        let bytes: usize = texts.iter().map(String::len).sum();
+        let label = kind.label();
+        group.throughput(Throughput::Bytes(bytes as u64));
+        group.bench_with_input(BenchmarkId::new("floor/parse", label), &texts, |b, ts| {
+            b.iter(|| {
+                ts.iter()
+                    .filter(|t| serde_json::from_str::<IgnoredAny>(black_box(t)).is_ok())
+                    .count()
+            })
+        });
+        for (lib, entries) in LIBS.iter().zip(&libs) {
+            group.bench_with_input(
+                BenchmarkId::new(format!("{lib}/parse"), label),
+                &texts,
+                |b, ts| {
+                    b.iter(|| {
+                        ts.iter()
+                            .zip(entries)
+                            .filter(|(t, e)| (e.parse)(black_box(t)))
+                            .count()
+                    })
+                },
+            );
+            group.bench_function(BenchmarkId::new(format!("{lib}/write"), label), |b| {
+                b.iter(|| entries.iter().map(|e| (e.write)()).sum::<usize>())
+            });
+        }
+    }
+    group.finish();
+}
+
+criterion_group!(benches, realistic, examples);
 criterion_main!(benches);
