@@ -362,13 +362,15 @@ fn emit_struct(
 
 fn kind_pattern(kind: &str) -> TokenStream {
     match kind {
-        "object" => quote!(::serde_json::Value::Object(_)),
-        "array" => quote!(::serde_json::Value::Array(_)),
-        "string" => quote!(::serde_json::Value::String(_)),
-        "boolean" => quote!(::serde_json::Value::Bool(_)),
-        "null" => quote!(::serde_json::Value::Null),
-        "integer" => quote!(::serde_json::Value::Number(n) if n.is_i64() || n.is_u64()),
-        _ => quote!(::serde_json::Value::Number(_)),
+        "object" => quote!(__private::Content::Map(_)),
+        "array" => quote!(__private::Content::Seq(_)),
+        "string" => quote!(__private::Content::Str(_) | __private::Content::String(_)),
+        "boolean" => quote!(__private::Content::Bool(_)),
+        "null" => quote!(__private::Content::Null),
+        "integer" => quote!(__private::Content::U64(_) | __private::Content::I64(_)),
+        _ => quote!(
+            __private::Content::U64(_) | __private::Content::I64(_) | __private::Content::F64(_)
+        ),
     }
 }
 
@@ -432,7 +434,7 @@ fn emit_union(
             quote!(Self::#vname)
         };
         build_arms.push(quote! {
-            #idx => ::serde_json::from_value(value).map(#wrap).map_err(|e| __private::context(label, e)),
+            #idx => ::serde::Deserialize::deserialize(__private::ContentDeserializer::new(content)).map(#wrap).map_err(|e| __private::context(label, e)),
         });
         if from_count.get(&canonical(&v.ty)?) == Some(&1) {
             let wrap = if v.boxed {
@@ -461,13 +463,18 @@ fn emit_union(
         if members.is_empty() {
             continue;
         }
+        // Integers already have their own arm when both kinds are members.
+        let mut pattern = if *kind == "number" && expected.contains(&"integer") {
+            quote!(__private::Content::F64(_))
+        } else {
+            kind_pattern(kind)
+        };
         expected.push(*kind);
-        let mut pattern = kind_pattern(kind);
         let body = if *kind == "object" {
             let plan = plan_objects(variants, &members)
                 .ok_or_else(|| Error::msg(format!("union `{}` has no object member", t.name)))?;
             if !matches!(plan, ObjPlan::One(_)) {
-                pattern = quote!(::serde_json::Value::Object(map));
+                pattern = quote!(__private::Content::Map(map));
             }
             emit_plan(&plan, variants)
         } else {
@@ -494,7 +501,10 @@ fn emit_union(
             /// Picks the member by its discriminators and deserializes only that member, so an
             /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
             pub fn from_json(value: ::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
-                let (which, label): (usize, &'static str) = match &value {
+                ::serde::Deserialize::deserialize(value)
+            }
+            fn from_content(content: __private::Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error> {
+                let (which, label): (usize, &'static str) = match &content {
                     #(#kind_arms)*
                     other => return ::core::result::Result::Err(__private::error(&::std::format!(
                         "invalid {} for {}, {}", __private::kind(other), #union_name, #expected
@@ -513,8 +523,10 @@ fn emit_union(
         }
         impl<'de> ::serde::Deserialize<'de> for #name {
             fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(deserializer)?;
-                Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+                // Buffer the input (borrowing strings where it can), choose the member from the
+                // buffer, then build only that member from it.
+                let content = <__private::Content<'de> as ::serde::Deserialize>::deserialize(deserializer)?;
+                Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
             }
         }
         #(#froms)*
@@ -572,8 +584,8 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant]) -> TokenStream {
                 ),
             };
             quote! {{
-                let tag = map.get(#prop);
-                match tag.and_then(::serde_json::Value::as_str) {
+                let tag = __private::get(map, #prop);
+                match tag.and_then(__private::Content::as_str) {
                     #(#arms)*
                     #absent_arm
                     _ => #other,
@@ -622,44 +634,51 @@ fn private_module() -> TokenStream {
                 error(&::std::format!("{label}: {e}"))
             }
 
-            pub fn kind(v: &::serde_json::Value) -> &'static str {
+            pub fn kind(v: &Content<'_>) -> &'static str {
                 match v {
-                    ::serde_json::Value::Null => "null",
-                    ::serde_json::Value::Bool(_) => "boolean",
-                    ::serde_json::Value::Number(_) => "number",
-                    ::serde_json::Value::String(_) => "string",
-                    ::serde_json::Value::Array(_) => "array",
-                    ::serde_json::Value::Object(_) => "object",
+                    Content::Null => "null",
+                    Content::Bool(_) => "boolean",
+                    Content::U64(_) | Content::I64(_) | Content::F64(_) => "number",
+                    Content::Str(_) | Content::String(_) => "string",
+                    Content::Seq(_) => "array",
+                    Content::Map(_) => "object",
                 }
             }
 
-            pub fn show(v: ::core::option::Option<&::serde_json::Value>) -> ::std::string::String {
+            pub fn show(v: ::core::option::Option<&Content<'_>>) -> ::std::string::String {
                 match v {
-                    ::core::option::Option::Some(::serde_json::Value::String(s)) => ::std::format!("`{s}`"),
-                    ::core::option::Option::Some(other) => ::std::format!("of type {}", kind(other)),
+                    ::core::option::Option::Some(c) => match c.as_str() {
+                        ::core::option::Option::Some(s) => ::std::format!("`{s}`"),
+                        ::core::option::Option::None => ::std::format!("of type {}", kind(c)),
+                    },
                     ::core::option::Option::None => "(absent)".into(),
                 }
             }
 
-            fn has(map: &::serde_json::Map<::std::string::String, ::serde_json::Value>, path: &[&str]) -> bool {
+            /// The value of `key` in a buffered object (the last one, as serde_json keeps).
+            pub fn get<'a, 'de>(map: &'a [(Content<'de>, Content<'de>)], key: &str) -> ::core::option::Option<&'a Content<'de>> {
+                map.iter().rev().find(|(k, _)| k.as_str() == ::core::option::Option::Some(key)).map(|(_, v)| v)
+            }
+
+            fn has(map: &[(Content<'_>, Content<'_>)], path: &[&str]) -> bool {
                 let ::core::option::Option::Some((last, parents)) = path.split_last() else { return true };
                 let mut cur = map;
                 for key in parents {
-                    match cur.get(*key) {
-                        ::core::option::Option::Some(::serde_json::Value::Object(next)) => cur = next,
+                    match get(cur, key) {
+                        ::core::option::Option::Some(Content::Map(next)) => cur = next,
                         _ => return false,
                     }
                 }
-                cur.contains_key(*last)
+                get(cur, last).is_some()
             }
 
             /// The candidate whose distinguishing keys are all present and that matches the most of
             /// its own keys; failing that, the one missing the fewest (so its error names them).
-            pub fn choose(map: &::serde_json::Map<::std::string::String, ::serde_json::Value>, table: &[Candidate]) -> usize {
+            pub fn choose(map: &[(Content<'_>, Content<'_>)], table: &[Candidate]) -> usize {
                 let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
                 for (i, (required, unique)) in table.iter().enumerate() {
                     if required.iter().all(|p| has(map, p)) {
-                        let score = required.len() + unique.iter().filter(|k| map.contains_key(**k)).count();
+                        let score = required.len() + unique.iter().filter(|k| get(map, k).is_some()).count();
                         if best.is_none_or(|(_, s)| score > s) {
                             best = ::core::option::Option::Some((i, score));
                         }
@@ -676,6 +695,145 @@ fn private_module() -> TokenStream {
                     }
                 }
                 nearest.0
+            }
+
+            /// A buffered JSON value: what a union reads before it knows its member. Cheaper than
+            /// `serde_json::Value`: strings are borrowed from the input where possible and objects
+            /// are plain vectors, so nothing is hashed or copied twice.
+            pub enum Content<'de> {
+                Null,
+                Bool(bool),
+                U64(u64),
+                I64(i64),
+                F64(f64),
+                Str(&'de str),
+                String(::std::string::String),
+                Seq(::std::vec::Vec<Content<'de>>),
+                Map(::std::vec::Vec<(Content<'de>, Content<'de>)>),
+            }
+
+            impl<'de> Content<'de> {
+                pub fn as_str(&self) -> ::core::option::Option<&str> {
+                    match self {
+                        Content::Str(s) => ::core::option::Option::Some(s),
+                        Content::String(s) => ::core::option::Option::Some(s),
+                        _ => ::core::option::Option::None,
+                    }
+                }
+            }
+
+            impl<'de> ::serde::Deserialize<'de> for Content<'de> {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    struct Visitor;
+                    impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                        type Value = Content<'de>;
+                        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                            f.write_str("any JSON value")
+                        }
+                        fn visit_unit<E>(self) -> ::core::result::Result<Content<'de>, E> {
+                            ::core::result::Result::Ok(Content::Null)
+                        }
+                        fn visit_none<E>(self) -> ::core::result::Result<Content<'de>, E> {
+                            ::core::result::Result::Ok(Content::Null)
+                        }
+                        fn visit_some<D: ::serde::Deserializer<'de>>(self, d: D) -> ::core::result::Result<Content<'de>, D::Error> {
+                            ::serde::Deserialize::deserialize(d)
+                        }
+                        fn visit_bool<E>(self, v: bool) -> ::core::result::Result<Content<'de>, E> {
+                            ::core::result::Result::Ok(Content::Bool(v))
+                        }
+                        fn visit_u64<E>(self, v: u64) -> ::core::result::Result<Content<'de>, E> {
+                            ::core::result::Result::Ok(Content::U64(v))
+                        }
+                        fn visit_i64<E>(self, v: i64) -> ::core::result::Result<Content<'de>, E> {
+                            ::core::result::Result::Ok(Content::I64(v))
+                        }
+                        fn visit_f64<E>(self, v: f64) -> ::core::result::Result<Content<'de>, E> {
+                            ::core::result::Result::Ok(Content::F64(v))
+                        }
+                        fn visit_borrowed_str<E>(self, v: &'de str) -> ::core::result::Result<Content<'de>, E> {
+                            ::core::result::Result::Ok(Content::Str(v))
+                        }
+                        fn visit_str<E>(self, v: &str) -> ::core::result::Result<Content<'de>, E> {
+                            ::core::result::Result::Ok(Content::String(v.into()))
+                        }
+                        fn visit_string<E>(self, v: ::std::string::String) -> ::core::result::Result<Content<'de>, E> {
+                            ::core::result::Result::Ok(Content::String(v))
+                        }
+                        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, mut seq: A) -> ::core::result::Result<Content<'de>, A::Error> {
+                            let mut items = ::std::vec::Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                            while let ::core::option::Option::Some(item) = seq.next_element()? {
+                                items.push(item);
+                            }
+                            ::core::result::Result::Ok(Content::Seq(items))
+                        }
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<Content<'de>, A::Error> {
+                            let mut entries = ::std::vec::Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
+                            while let ::core::option::Option::Some(entry) = map.next_entry()? {
+                                entries.push(entry);
+                            }
+                            ::core::result::Result::Ok(Content::Map(entries))
+                        }
+                    }
+                    deserializer.deserialize_any(Visitor)
+                }
+            }
+
+            /// Replays a [`Content`] to any `Deserialize` type.
+            pub struct ContentDeserializer<'de>(Content<'de>);
+
+            impl<'de> ContentDeserializer<'de> {
+                pub fn new(content: Content<'de>) -> Self {
+                    ContentDeserializer(content)
+                }
+            }
+
+            impl<'de> ::serde::de::IntoDeserializer<'de, ::serde_json::Error> for Content<'de> {
+                type Deserializer = ContentDeserializer<'de>;
+                fn into_deserializer(self) -> ContentDeserializer<'de> {
+                    ContentDeserializer(self)
+                }
+            }
+
+            impl<'de> ::serde::Deserializer<'de> for ContentDeserializer<'de> {
+                type Error = ::serde_json::Error;
+                fn deserialize_any<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+                    match self.0 {
+                        Content::Null => visitor.visit_unit(),
+                        Content::Bool(v) => visitor.visit_bool(v),
+                        Content::U64(v) => visitor.visit_u64(v),
+                        Content::I64(v) => visitor.visit_i64(v),
+                        Content::F64(v) => visitor.visit_f64(v),
+                        Content::Str(v) => visitor.visit_borrowed_str(v),
+                        Content::String(v) => visitor.visit_string(v),
+                        Content::Seq(v) => {
+                            let mut seq = ::serde::de::value::SeqDeserializer::new(v.into_iter());
+                            let value = visitor.visit_seq(&mut seq)?;
+                            seq.end()?;
+                            ::core::result::Result::Ok(value)
+                        }
+                        Content::Map(v) => {
+                            let mut map = ::serde::de::value::MapDeserializer::new(v.into_iter());
+                            let value = visitor.visit_map(&mut map)?;
+                            map.end()?;
+                            ::core::result::Result::Ok(value)
+                        }
+                    }
+                }
+                fn deserialize_option<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+                    match self.0 {
+                        Content::Null => visitor.visit_none(),
+                        other => visitor.visit_some(ContentDeserializer(other)),
+                    }
+                }
+                fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(self, _name: &'static str, visitor: V) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+                    visitor.visit_newtype_struct(self)
+                }
+                ::serde::forward_to_deserialize_any! {
+                    bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+                    bytes byte_buf unit unit_struct seq tuple tuple_struct map struct enum
+                    identifier ignored_any
+                }
             }
 
             pub fn expect_const<'de, D: ::serde::Deserializer<'de>>(deserializer: D, expected: &'static str) -> ::core::result::Result<(), D::Error> {

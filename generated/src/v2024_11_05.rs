@@ -427,10 +427,15 @@ impl CallToolResultContentItem {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("resource") => (2usize, "resource"),
@@ -464,17 +469,23 @@ impl CallToolResultContentItem {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
@@ -500,10 +511,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultContentItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for CallToolResultContentItem {
@@ -1107,10 +1118,15 @@ impl ClientNotification {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("notifications/cancelled") => {
                         (0usize, "notifications/cancelled")
                     }
@@ -1154,22 +1170,30 @@ impl ClientNotification {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InitializedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::RootsListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
@@ -1202,10 +1226,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<CancelledNotification> for ClientNotification {
@@ -1298,10 +1322,15 @@ impl ClientRequest {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("initialize") => (0usize, "initialize"),
                     ::core::option::Option::Some("ping") => (1usize, "ping"),
                     ::core::option::Option::Some("resources/list") => {
@@ -1364,67 +1393,93 @@ impl ClientRequest {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InitializeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourcesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourceTemplatesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ReadResourceRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::SubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UnsubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListPromptsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetPromptRequest)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListToolsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CallToolRequest)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::SetLevelRequest)
                     .map_err(|e| __private::context(label, e))
             }
             12usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CompleteRequest)
                     .map_err(|e| __private::context(label, e))
             }
@@ -1482,10 +1537,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<InitializeRequest> for ClientRequest {
@@ -1583,8 +1638,13 @@ impl ClientResult {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[], &[]),
                     (&[&["content"], &["model"], &["role"]], &["stopReason"]),
@@ -1610,17 +1670,23 @@ impl ClientResult {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CreateMessageResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListRootsResult)
                     .map_err(|e| __private::context(label, e))
             }
@@ -1648,10 +1714,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<Result> for ClientResult {
@@ -1795,10 +1861,15 @@ impl CompleteRequestParamsRef {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
                     ::core::option::Option::Some("ref/resource") => {
                         (1usize, "ref/resource")
@@ -1833,12 +1904,16 @@ impl CompleteRequestParamsRef {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PromptReference)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceReference)
                     .map_err(|e| __private::context(label, e))
             }
@@ -1865,10 +1940,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
@@ -2614,10 +2689,15 @@ impl CreateMessageResultContent {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     _ if tag.is_none() => {
@@ -2650,12 +2730,16 @@ impl CreateMessageResultContent {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
@@ -2678,10 +2762,10 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for CreateMessageResultContent {
@@ -2908,8 +2992,13 @@ impl EmbeddedResourceResource {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["text"]], &[]),
                     (&[&["blob"]], &[]),
@@ -2933,12 +3022,16 @@ impl EmbeddedResourceResource {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
@@ -2965,10 +3058,10 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextResourceContents> for EmbeddedResourceResource {
@@ -4364,8 +4457,13 @@ impl JSONRPCMessage {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["id"], &["method"]], &[]),
                     (&[&["method"]], &[]),
@@ -4401,22 +4499,30 @@ impl JSONRPCMessage {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCResponse)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCError)
                     .map_err(|e| __private::context(label, e))
             }
@@ -4447,10 +4553,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
@@ -7541,9 +7647,16 @@ impl ProgressToken {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Str(_) | __private::Content::String(_) => {
+                (0usize, "String")
+            }
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
             other => {
@@ -7559,12 +7672,16 @@ impl ProgressToken {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
@@ -7587,10 +7704,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<::std::string::String> for ProgressToken {
@@ -7970,10 +8087,15 @@ impl PromptMessageContent {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("resource") => (2usize, "resource"),
@@ -8007,17 +8129,23 @@ impl PromptMessageContent {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
@@ -8043,10 +8171,10 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for PromptMessageContent {
@@ -8428,8 +8556,13 @@ impl ReadResourceResultContentsItem {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["text"]], &[]),
                     (&[&["blob"]], &[]),
@@ -8453,12 +8586,16 @@ impl ReadResourceResultContentsItem {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
@@ -8485,10 +8622,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
@@ -8811,9 +8948,16 @@ impl RequestId {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Str(_) | __private::Content::String(_) => {
+                (0usize, "String")
+            }
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
             other => {
@@ -8829,12 +8973,16 @@ impl RequestId {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
@@ -8857,10 +9005,10 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<::std::string::String> for RequestId {
@@ -10170,10 +10318,15 @@ impl SamplingMessageContent {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     _ if tag.is_none() => {
@@ -10206,12 +10359,16 @@ impl SamplingMessageContent {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
@@ -10234,10 +10391,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for SamplingMessageContent {
@@ -10789,10 +10946,15 @@ impl ServerNotification {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("notifications/cancelled") => {
                         (0usize, "notifications/cancelled")
                     }
@@ -10845,37 +11007,51 @@ impl ServerNotification {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceUpdatedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PromptListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::LoggingMessageNotification)
                     .map_err(|e| __private::context(label, e))
             }
@@ -10917,10 +11093,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<CancelledNotification> for ServerNotification {
@@ -10988,10 +11164,15 @@ impl ServerRequest {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("ping") => (0usize, "ping"),
                     ::core::option::Option::Some("sampling/createMessage") => {
                         (1usize, "sampling/createMessage")
@@ -11028,17 +11209,23 @@ impl ServerRequest {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CreateMessageRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListRootsRequest)
                     .map_err(|e| __private::context(label, e))
             }
@@ -11066,10 +11253,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<PingRequest> for ServerRequest {
@@ -11145,8 +11332,13 @@ impl ServerResult {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[], &[]),
                     (
@@ -11195,52 +11387,72 @@ impl ServerResult {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InitializeResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourcesResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourceTemplatesResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListPromptsResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListToolsResult)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CompleteResult)
                     .map_err(|e| __private::context(label, e))
             }
@@ -11289,10 +11501,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<Result> for ServerResult {
@@ -12541,58 +12753,58 @@ mod __private {
     pub fn context(label: &str, e: ::serde_json::Error) -> ::serde_json::Error {
         error(&::std::format!("{label}: {e}"))
     }
-    pub fn kind(v: &::serde_json::Value) -> &'static str {
+    pub fn kind(v: &Content<'_>) -> &'static str {
         match v {
-            ::serde_json::Value::Null => "null",
-            ::serde_json::Value::Bool(_) => "boolean",
-            ::serde_json::Value::Number(_) => "number",
-            ::serde_json::Value::String(_) => "string",
-            ::serde_json::Value::Array(_) => "array",
-            ::serde_json::Value::Object(_) => "object",
+            Content::Null => "null",
+            Content::Bool(_) => "boolean",
+            Content::U64(_) | Content::I64(_) | Content::F64(_) => "number",
+            Content::Str(_) | Content::String(_) => "string",
+            Content::Seq(_) => "array",
+            Content::Map(_) => "object",
         }
     }
-    pub fn show(
-        v: ::core::option::Option<&::serde_json::Value>,
-    ) -> ::std::string::String {
+    pub fn show(v: ::core::option::Option<&Content<'_>>) -> ::std::string::String {
         match v {
-            ::core::option::Option::Some(::serde_json::Value::String(s)) => {
-                ::std::format!("`{s}`")
-            }
-            ::core::option::Option::Some(other) => {
-                ::std::format!("of type {}", kind(other))
+            ::core::option::Option::Some(c) => {
+                match c.as_str() {
+                    ::core::option::Option::Some(s) => ::std::format!("`{s}`"),
+                    ::core::option::Option::None => ::std::format!("of type {}", kind(c)),
+                }
             }
             ::core::option::Option::None => "(absent)".into(),
         }
     }
-    fn has(
-        map: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        path: &[&str],
-    ) -> bool {
+    /// The value of `key` in a buffered object (the last one, as serde_json keeps).
+    pub fn get<'a, 'de>(
+        map: &'a [(Content<'de>, Content<'de>)],
+        key: &str,
+    ) -> ::core::option::Option<&'a Content<'de>> {
+        map.iter()
+            .rev()
+            .find(|(k, _)| k.as_str() == ::core::option::Option::Some(key))
+            .map(|(_, v)| v)
+    }
+    fn has(map: &[(Content<'_>, Content<'_>)], path: &[&str]) -> bool {
         let ::core::option::Option::Some((last, parents)) = path.split_last() else {
             return true
         };
         let mut cur = map;
         for key in parents {
-            match cur.get(*key) {
-                ::core::option::Option::Some(::serde_json::Value::Object(next)) => {
-                    cur = next;
-                }
+            match get(cur, key) {
+                ::core::option::Option::Some(Content::Map(next)) => cur = next,
                 _ => return false,
             }
         }
-        cur.contains_key(*last)
+        get(cur, last).is_some()
     }
     /// The candidate whose distinguishing keys are all present and that matches the most of
     /// its own keys; failing that, the one missing the fewest (so its error names them).
-    pub fn choose(
-        map: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        table: &[Candidate],
-    ) -> usize {
+    pub fn choose(map: &[(Content<'_>, Content<'_>)], table: &[Candidate]) -> usize {
         let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
         for (i, (required, unique)) in table.iter().enumerate() {
             if required.iter().all(|p| has(map, p)) {
                 let score = required.len()
-                    + unique.iter().filter(|k| map.contains_key(**k)).count();
+                    + unique.iter().filter(|k| get(map, k).is_some()).count();
                 if best.is_none_or(|(_, s)| score > s) {
                     best = ::core::option::Option::Some((i, score));
                 }
@@ -12609,6 +12821,191 @@ mod __private {
             }
         }
         nearest.0
+    }
+    /// A buffered JSON value: what a union reads before it knows its member. Cheaper than
+    /// `serde_json::Value`: strings are borrowed from the input where possible and objects
+    /// are plain vectors, so nothing is hashed or copied twice.
+    pub enum Content<'de> {
+        Null,
+        Bool(bool),
+        U64(u64),
+        I64(i64),
+        F64(f64),
+        Str(&'de str),
+        String(::std::string::String),
+        Seq(::std::vec::Vec<Content<'de>>),
+        Map(::std::vec::Vec<(Content<'de>, Content<'de>)>),
+    }
+    impl<'de> Content<'de> {
+        pub fn as_str(&self) -> ::core::option::Option<&str> {
+            match self {
+                Content::Str(s) => ::core::option::Option::Some(s),
+                Content::String(s) => ::core::option::Option::Some(s),
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Content<'de> {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::core::result::Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                type Value = Content<'de>;
+                fn expecting(
+                    &self,
+                    f: &mut ::core::fmt::Formatter<'_>,
+                ) -> ::core::fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_unit<E>(self) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Null)
+                }
+                fn visit_none<E>(self) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Null)
+                }
+                fn visit_some<D: ::serde::Deserializer<'de>>(
+                    self,
+                    d: D,
+                ) -> ::core::result::Result<Content<'de>, D::Error> {
+                    ::serde::Deserialize::deserialize(d)
+                }
+                fn visit_bool<E>(
+                    self,
+                    v: bool,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Bool(v))
+                }
+                fn visit_u64<E>(
+                    self,
+                    v: u64,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::U64(v))
+                }
+                fn visit_i64<E>(
+                    self,
+                    v: i64,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::I64(v))
+                }
+                fn visit_f64<E>(
+                    self,
+                    v: f64,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::F64(v))
+                }
+                fn visit_borrowed_str<E>(
+                    self,
+                    v: &'de str,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Str(v))
+                }
+                fn visit_str<E>(
+                    self,
+                    v: &str,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::String(v.into()))
+                }
+                fn visit_string<E>(
+                    self,
+                    v: ::std::string::String,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::String(v))
+                }
+                fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> ::core::result::Result<Content<'de>, A::Error> {
+                    let mut items = ::std::vec::Vec::with_capacity(
+                        seq.size_hint().unwrap_or(0).min(4096),
+                    );
+                    while let ::core::option::Option::Some(item) = seq.next_element()? {
+                        items.push(item);
+                    }
+                    ::core::result::Result::Ok(Content::Seq(items))
+                }
+                fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> ::core::result::Result<Content<'de>, A::Error> {
+                    let mut entries = ::std::vec::Vec::with_capacity(
+                        map.size_hint().unwrap_or(0).min(4096),
+                    );
+                    while let ::core::option::Option::Some(entry) = map.next_entry()? {
+                        entries.push(entry);
+                    }
+                    ::core::result::Result::Ok(Content::Map(entries))
+                }
+            }
+            deserializer.deserialize_any(Visitor)
+        }
+    }
+    /// Replays a [`Content`] to any `Deserialize` type.
+    pub struct ContentDeserializer<'de>(Content<'de>);
+    impl<'de> ContentDeserializer<'de> {
+        pub fn new(content: Content<'de>) -> Self {
+            ContentDeserializer(content)
+        }
+    }
+    impl<'de> ::serde::de::IntoDeserializer<'de, ::serde_json::Error> for Content<'de> {
+        type Deserializer = ContentDeserializer<'de>;
+        fn into_deserializer(self) -> ContentDeserializer<'de> {
+            ContentDeserializer(self)
+        }
+    }
+    impl<'de> ::serde::Deserializer<'de> for ContentDeserializer<'de> {
+        type Error = ::serde_json::Error;
+        fn deserialize_any<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            match self.0 {
+                Content::Null => visitor.visit_unit(),
+                Content::Bool(v) => visitor.visit_bool(v),
+                Content::U64(v) => visitor.visit_u64(v),
+                Content::I64(v) => visitor.visit_i64(v),
+                Content::F64(v) => visitor.visit_f64(v),
+                Content::Str(v) => visitor.visit_borrowed_str(v),
+                Content::String(v) => visitor.visit_string(v),
+                Content::Seq(v) => {
+                    let mut seq = ::serde::de::value::SeqDeserializer::new(
+                        v.into_iter(),
+                    );
+                    let value = visitor.visit_seq(&mut seq)?;
+                    seq.end()?;
+                    ::core::result::Result::Ok(value)
+                }
+                Content::Map(v) => {
+                    let mut map = ::serde::de::value::MapDeserializer::new(
+                        v.into_iter(),
+                    );
+                    let value = visitor.visit_map(&mut map)?;
+                    map.end()?;
+                    ::core::result::Result::Ok(value)
+                }
+            }
+        }
+        fn deserialize_option<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            match self.0 {
+                Content::Null => visitor.visit_none(),
+                other => visitor.visit_some(ContentDeserializer(other)),
+            }
+        }
+        fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(
+            self,
+            _name: &'static str,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            visitor.visit_newtype_struct(self)
+        }
+        ::serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf unit unit_struct seq tuple tuple_struct map struct enum identifier
+            ignored_any
+        }
     }
     pub fn expect_const<'de, D: ::serde::Deserializer<'de>>(
         deserializer: D,

@@ -1148,11 +1148,16 @@ impl CancelTaskResultTtl {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (0usize, "Integer")
             }
-            ::serde_json::Value::Null => (1usize, "Null"),
+            __private::Content::Null => (1usize, "Null"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -1166,12 +1171,16 @@ impl CancelTaskResultTtl {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Null)
                     .map_err(|e| __private::context(label, e))
             }
@@ -1194,10 +1203,10 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResultTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<i64> for CancelTaskResultTtl {
@@ -2740,10 +2749,15 @@ impl ClientNotification {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("notifications/cancelled") => {
                         (0usize, "notifications/cancelled")
                     }
@@ -2790,27 +2804,37 @@ impl ClientNotification {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InitializedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TaskStatusNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::RootsListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
@@ -2846,10 +2870,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<CancelledNotification> for ClientNotification {
@@ -2963,10 +2987,15 @@ impl ClientRequest {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("initialize") => (0usize, "initialize"),
                     ::core::option::Option::Some("ping") => (1usize, "ping"),
                     ::core::option::Option::Some("resources/list") => {
@@ -3037,87 +3066,121 @@ impl ClientRequest {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InitializeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourcesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourceTemplatesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ReadResourceRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::SubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UnsubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListPromptsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetPromptRequest)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListToolsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CallToolRequest)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetTaskRequest)
                     .map_err(|e| __private::context(label, e))
             }
             12usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetTaskPayloadRequest)
                     .map_err(|e| __private::context(label, e))
             }
             13usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CancelTaskRequest)
                     .map_err(|e| __private::context(label, e))
             }
             14usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListTasksRequest)
                     .map_err(|e| __private::context(label, e))
             }
             15usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::SetLevelRequest)
                     .map_err(|e| __private::context(label, e))
             }
             16usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CompleteRequest)
                     .map_err(|e| __private::context(label, e))
             }
@@ -3187,10 +3250,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<InitializeRequest> for ClientRequest {
@@ -3328,8 +3391,13 @@ impl ClientResult {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[], &[]),
                     (
@@ -3383,42 +3451,58 @@ impl ClientResult {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetTaskResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetTaskPayloadResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CancelTaskResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListTasksResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CreateMessageResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListRootsResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ElicitResult)
                     .map_err(|e| __private::context(label, e))
             }
@@ -3459,10 +3543,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<Result> for ClientResult {
@@ -3864,10 +3948,15 @@ impl CompleteRequestParamsRef {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
                     ::core::option::Option::Some("ref/resource") => {
                         (1usize, "ref/resource")
@@ -3902,12 +3991,16 @@ impl CompleteRequestParamsRef {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PromptReference)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceTemplateReference)
                     .map_err(|e| __private::context(label, e))
             }
@@ -3934,10 +4027,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
@@ -4256,10 +4349,15 @@ impl ContentBlock {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
@@ -4298,27 +4396,37 @@ impl ContentBlock {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceLink)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
@@ -4346,10 +4454,10 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for ContentBlock {
@@ -4940,10 +5048,15 @@ impl CreateMessageResultContent {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
@@ -4969,7 +5082,7 @@ impl CreateMessageResultContent {
                     }
                 }
             }
-            ::serde_json::Value::Array(_) => (5usize, "Array"),
+            __private::Content::Seq(_) => (5usize, "Array"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4983,32 +5096,44 @@ impl CreateMessageResultContent {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
@@ -5039,10 +5164,10 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for CreateMessageResultContent {
@@ -5757,10 +5882,15 @@ impl ElicitRequestParams {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("mode");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "mode");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("url") => (0usize, "url"),
                     ::core::option::Option::Some("form") => (1usize, "form"),
                     _ if tag.is_none() => (1usize, "ElicitRequestFormParams"),
@@ -5789,12 +5919,16 @@ impl ElicitRequestParams {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ElicitRequestURLParams)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ElicitRequestFormParams)
                     .map_err(|e| __private::context(label, e))
             }
@@ -5821,10 +5955,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<ElicitRequestURLParams> for ElicitRequestParams {
@@ -6150,13 +6284,20 @@ impl ElicitResultContentValue {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Array(_) => (0usize, "Array"),
-            ::serde_json::Value::String(_) => (1usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Seq(_) => (0usize, "Array"),
+            __private::Content::Str(_) | __private::Content::String(_) => {
+                (1usize, "String")
+            }
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (2usize, "Integer")
             }
-            ::serde_json::Value::Bool(_) => (3usize, "Boolean"),
+            __private::Content::Bool(_) => (3usize, "Boolean"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -6171,22 +6312,30 @@ impl ElicitResultContentValue {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Boolean)
                     .map_err(|e| __private::context(label, e))
             }
@@ -6211,10 +6360,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
@@ -6552,8 +6701,13 @@ impl EmbeddedResourceResource {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["text"]], &[]),
                     (&[&["blob"]], &[]),
@@ -6577,12 +6731,16 @@ impl EmbeddedResourceResource {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
@@ -6609,10 +6767,10 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextResourceContents> for EmbeddedResourceResource {
@@ -6789,10 +6947,15 @@ impl EnumSchema {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("string") => {
                         const TABLE: &[__private::Candidate] = &[
                             (&[&["enum"]], &[]),
@@ -6847,27 +7010,37 @@ impl EnumSchema {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
@@ -6903,10 +7076,10 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<UntitledSingleSelectEnumSchema> for EnumSchema {
@@ -7848,11 +8021,16 @@ impl GetTaskResultTtl {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (0usize, "Integer")
             }
-            ::serde_json::Value::Null => (1usize, "Null"),
+            __private::Content::Null => (1usize, "Null"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -7866,12 +8044,16 @@ impl GetTaskResultTtl {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Null)
                     .map_err(|e| __private::context(label, e))
             }
@@ -7894,10 +8076,10 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<i64> for GetTaskResultTtl {
@@ -9232,8 +9414,13 @@ impl JSONRPCMessage {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["id"], &["method"]], &[]),
                     (&[&["method"]], &[]),
@@ -9261,22 +9448,30 @@ impl JSONRPCMessage {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
             }
@@ -9309,10 +9504,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
@@ -9546,8 +9741,13 @@ impl JSONRPCResponse {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["result"]], &[]),
                     (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
@@ -9571,12 +9771,16 @@ impl JSONRPCResponse {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
             }
@@ -9603,10 +9807,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<JSONRPCResultResponse> for JSONRPCResponse {
@@ -11597,8 +11801,13 @@ impl MultiSelectEnumSchema {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["items", "enum"], &["items", "type"]], &[]),
                     (&[&["items", "anyOf"]], &[]),
@@ -11622,12 +11831,16 @@ impl MultiSelectEnumSchema {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
@@ -11654,10 +11867,10 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSchema {
@@ -12451,10 +12664,15 @@ impl PrimitiveSchemaDefinition {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("string") => {
                         const TABLE: &[__private::Candidate] = &[
                             (&[], &["format", "maxLength", "minLength"]),
@@ -12503,42 +12721,58 @@ impl PrimitiveSchemaDefinition {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::StringSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::NumberSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::BooleanSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
@@ -12579,10 +12813,10 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<StringSchema> for PrimitiveSchemaDefinition {
@@ -12879,9 +13113,16 @@ impl ProgressToken {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Str(_) | __private::Content::String(_) => {
+                (0usize, "String")
+            }
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
             other => {
@@ -12897,12 +13138,16 @@ impl ProgressToken {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
@@ -12925,10 +13170,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<::std::string::String> for ProgressToken {
@@ -13748,8 +13993,13 @@ impl ReadResourceResultContentsItem {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["text"]], &[]),
                     (&[&["blob"]], &[]),
@@ -13773,12 +14023,16 @@ impl ReadResourceResultContentsItem {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
@@ -13805,10 +14059,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
@@ -14076,9 +14330,16 @@ impl RequestId {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Str(_) | __private::Content::String(_) => {
+                (0usize, "String")
+            }
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
             other => {
@@ -14094,12 +14355,16 @@ impl RequestId {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
@@ -14122,10 +14387,10 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<::std::string::String> for RequestId {
@@ -15762,10 +16027,15 @@ impl SamplingMessageContent {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
@@ -15791,7 +16061,7 @@ impl SamplingMessageContent {
                     }
                 }
             }
-            ::serde_json::Value::Array(_) => (5usize, "Array"),
+            __private::Content::Seq(_) => (5usize, "Array"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -15805,32 +16075,44 @@ impl SamplingMessageContent {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
@@ -15861,10 +16143,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for SamplingMessageContent {
@@ -16023,10 +16305,15 @@ impl SamplingMessageContentBlock {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
@@ -16065,27 +16352,37 @@ impl SamplingMessageContentBlock {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
@@ -16115,10 +16412,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for SamplingMessageContentBlock {
@@ -17070,10 +17367,15 @@ impl ServerNotification {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("notifications/cancelled") => {
                         (0usize, "notifications/cancelled")
                     }
@@ -17132,47 +17434,65 @@ impl ServerNotification {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceUpdatedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PromptListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TaskStatusNotification)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::LoggingMessageNotification)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ElicitationCompleteNotification)
                     .map_err(|e| __private::context(label, e))
             }
@@ -17220,10 +17540,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<CancelledNotification> for ServerNotification {
@@ -17321,10 +17641,15 @@ impl ServerRequest {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("ping") => (0usize, "ping"),
                     ::core::option::Option::Some("tasks/get") => (1usize, "tasks/get"),
                     ::core::option::Option::Some("tasks/result") => {
@@ -17372,42 +17697,58 @@ impl ServerRequest {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetTaskRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetTaskPayloadRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CancelTaskRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListTasksRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CreateMessageRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListRootsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ElicitRequest)
                     .map_err(|e| __private::context(label, e))
             }
@@ -17450,10 +17791,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<PingRequest> for ServerRequest {
@@ -17570,8 +17911,13 @@ impl ServerResult {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[], &[]),
                     (
@@ -17646,72 +17992,100 @@ impl ServerResult {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InitializeResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourcesResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourceTemplatesResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListPromptsResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListToolsResult)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetTaskResult)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetTaskPayloadResult)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CancelTaskResult)
                     .map_err(|e| __private::context(label, e))
             }
             12usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListTasksResult)
                     .map_err(|e| __private::context(label, e))
             }
             13usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CompleteResult)
                     .map_err(|e| __private::context(label, e))
             }
@@ -17772,10 +18146,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<Result> for ServerResult {
@@ -18137,8 +18511,13 @@ impl SingleSelectEnumSchema {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["enum"]], &[]),
                     (&[&["oneOf"]], &[]),
@@ -18162,12 +18541,16 @@ impl SingleSelectEnumSchema {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
@@ -18194,10 +18577,10 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<UntitledSingleSelectEnumSchema> for SingleSelectEnumSchema {
@@ -18673,11 +19056,16 @@ impl TaskTtl {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (0usize, "Integer")
             }
-            ::serde_json::Value::Null => (1usize, "Null"),
+            __private::Content::Null => (1usize, "Null"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -18691,12 +19079,16 @@ impl TaskTtl {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Null)
                     .map_err(|e| __private::context(label, e))
             }
@@ -18719,10 +19111,10 @@ impl<'de> ::serde::Deserialize<'de> for TaskTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<i64> for TaskTtl {
@@ -19303,11 +19695,16 @@ impl TaskStatusNotificationParamsTtl {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (0usize, "Integer")
             }
-            ::serde_json::Value::Null => (1usize, "Null"),
+            __private::Content::Null => (1usize, "Null"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -19321,12 +19718,16 @@ impl TaskStatusNotificationParamsTtl {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Null)
                     .map_err(|e| __private::context(label, e))
             }
@@ -19349,10 +19750,10 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<i64> for TaskStatusNotificationParamsTtl {
@@ -22342,58 +22743,58 @@ mod __private {
     pub fn context(label: &str, e: ::serde_json::Error) -> ::serde_json::Error {
         error(&::std::format!("{label}: {e}"))
     }
-    pub fn kind(v: &::serde_json::Value) -> &'static str {
+    pub fn kind(v: &Content<'_>) -> &'static str {
         match v {
-            ::serde_json::Value::Null => "null",
-            ::serde_json::Value::Bool(_) => "boolean",
-            ::serde_json::Value::Number(_) => "number",
-            ::serde_json::Value::String(_) => "string",
-            ::serde_json::Value::Array(_) => "array",
-            ::serde_json::Value::Object(_) => "object",
+            Content::Null => "null",
+            Content::Bool(_) => "boolean",
+            Content::U64(_) | Content::I64(_) | Content::F64(_) => "number",
+            Content::Str(_) | Content::String(_) => "string",
+            Content::Seq(_) => "array",
+            Content::Map(_) => "object",
         }
     }
-    pub fn show(
-        v: ::core::option::Option<&::serde_json::Value>,
-    ) -> ::std::string::String {
+    pub fn show(v: ::core::option::Option<&Content<'_>>) -> ::std::string::String {
         match v {
-            ::core::option::Option::Some(::serde_json::Value::String(s)) => {
-                ::std::format!("`{s}`")
-            }
-            ::core::option::Option::Some(other) => {
-                ::std::format!("of type {}", kind(other))
+            ::core::option::Option::Some(c) => {
+                match c.as_str() {
+                    ::core::option::Option::Some(s) => ::std::format!("`{s}`"),
+                    ::core::option::Option::None => ::std::format!("of type {}", kind(c)),
+                }
             }
             ::core::option::Option::None => "(absent)".into(),
         }
     }
-    fn has(
-        map: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        path: &[&str],
-    ) -> bool {
+    /// The value of `key` in a buffered object (the last one, as serde_json keeps).
+    pub fn get<'a, 'de>(
+        map: &'a [(Content<'de>, Content<'de>)],
+        key: &str,
+    ) -> ::core::option::Option<&'a Content<'de>> {
+        map.iter()
+            .rev()
+            .find(|(k, _)| k.as_str() == ::core::option::Option::Some(key))
+            .map(|(_, v)| v)
+    }
+    fn has(map: &[(Content<'_>, Content<'_>)], path: &[&str]) -> bool {
         let ::core::option::Option::Some((last, parents)) = path.split_last() else {
             return true
         };
         let mut cur = map;
         for key in parents {
-            match cur.get(*key) {
-                ::core::option::Option::Some(::serde_json::Value::Object(next)) => {
-                    cur = next;
-                }
+            match get(cur, key) {
+                ::core::option::Option::Some(Content::Map(next)) => cur = next,
                 _ => return false,
             }
         }
-        cur.contains_key(*last)
+        get(cur, last).is_some()
     }
     /// The candidate whose distinguishing keys are all present and that matches the most of
     /// its own keys; failing that, the one missing the fewest (so its error names them).
-    pub fn choose(
-        map: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        table: &[Candidate],
-    ) -> usize {
+    pub fn choose(map: &[(Content<'_>, Content<'_>)], table: &[Candidate]) -> usize {
         let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
         for (i, (required, unique)) in table.iter().enumerate() {
             if required.iter().all(|p| has(map, p)) {
                 let score = required.len()
-                    + unique.iter().filter(|k| map.contains_key(**k)).count();
+                    + unique.iter().filter(|k| get(map, k).is_some()).count();
                 if best.is_none_or(|(_, s)| score > s) {
                     best = ::core::option::Option::Some((i, score));
                 }
@@ -22410,6 +22811,191 @@ mod __private {
             }
         }
         nearest.0
+    }
+    /// A buffered JSON value: what a union reads before it knows its member. Cheaper than
+    /// `serde_json::Value`: strings are borrowed from the input where possible and objects
+    /// are plain vectors, so nothing is hashed or copied twice.
+    pub enum Content<'de> {
+        Null,
+        Bool(bool),
+        U64(u64),
+        I64(i64),
+        F64(f64),
+        Str(&'de str),
+        String(::std::string::String),
+        Seq(::std::vec::Vec<Content<'de>>),
+        Map(::std::vec::Vec<(Content<'de>, Content<'de>)>),
+    }
+    impl<'de> Content<'de> {
+        pub fn as_str(&self) -> ::core::option::Option<&str> {
+            match self {
+                Content::Str(s) => ::core::option::Option::Some(s),
+                Content::String(s) => ::core::option::Option::Some(s),
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Content<'de> {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::core::result::Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                type Value = Content<'de>;
+                fn expecting(
+                    &self,
+                    f: &mut ::core::fmt::Formatter<'_>,
+                ) -> ::core::fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_unit<E>(self) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Null)
+                }
+                fn visit_none<E>(self) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Null)
+                }
+                fn visit_some<D: ::serde::Deserializer<'de>>(
+                    self,
+                    d: D,
+                ) -> ::core::result::Result<Content<'de>, D::Error> {
+                    ::serde::Deserialize::deserialize(d)
+                }
+                fn visit_bool<E>(
+                    self,
+                    v: bool,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Bool(v))
+                }
+                fn visit_u64<E>(
+                    self,
+                    v: u64,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::U64(v))
+                }
+                fn visit_i64<E>(
+                    self,
+                    v: i64,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::I64(v))
+                }
+                fn visit_f64<E>(
+                    self,
+                    v: f64,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::F64(v))
+                }
+                fn visit_borrowed_str<E>(
+                    self,
+                    v: &'de str,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Str(v))
+                }
+                fn visit_str<E>(
+                    self,
+                    v: &str,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::String(v.into()))
+                }
+                fn visit_string<E>(
+                    self,
+                    v: ::std::string::String,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::String(v))
+                }
+                fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> ::core::result::Result<Content<'de>, A::Error> {
+                    let mut items = ::std::vec::Vec::with_capacity(
+                        seq.size_hint().unwrap_or(0).min(4096),
+                    );
+                    while let ::core::option::Option::Some(item) = seq.next_element()? {
+                        items.push(item);
+                    }
+                    ::core::result::Result::Ok(Content::Seq(items))
+                }
+                fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> ::core::result::Result<Content<'de>, A::Error> {
+                    let mut entries = ::std::vec::Vec::with_capacity(
+                        map.size_hint().unwrap_or(0).min(4096),
+                    );
+                    while let ::core::option::Option::Some(entry) = map.next_entry()? {
+                        entries.push(entry);
+                    }
+                    ::core::result::Result::Ok(Content::Map(entries))
+                }
+            }
+            deserializer.deserialize_any(Visitor)
+        }
+    }
+    /// Replays a [`Content`] to any `Deserialize` type.
+    pub struct ContentDeserializer<'de>(Content<'de>);
+    impl<'de> ContentDeserializer<'de> {
+        pub fn new(content: Content<'de>) -> Self {
+            ContentDeserializer(content)
+        }
+    }
+    impl<'de> ::serde::de::IntoDeserializer<'de, ::serde_json::Error> for Content<'de> {
+        type Deserializer = ContentDeserializer<'de>;
+        fn into_deserializer(self) -> ContentDeserializer<'de> {
+            ContentDeserializer(self)
+        }
+    }
+    impl<'de> ::serde::Deserializer<'de> for ContentDeserializer<'de> {
+        type Error = ::serde_json::Error;
+        fn deserialize_any<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            match self.0 {
+                Content::Null => visitor.visit_unit(),
+                Content::Bool(v) => visitor.visit_bool(v),
+                Content::U64(v) => visitor.visit_u64(v),
+                Content::I64(v) => visitor.visit_i64(v),
+                Content::F64(v) => visitor.visit_f64(v),
+                Content::Str(v) => visitor.visit_borrowed_str(v),
+                Content::String(v) => visitor.visit_string(v),
+                Content::Seq(v) => {
+                    let mut seq = ::serde::de::value::SeqDeserializer::new(
+                        v.into_iter(),
+                    );
+                    let value = visitor.visit_seq(&mut seq)?;
+                    seq.end()?;
+                    ::core::result::Result::Ok(value)
+                }
+                Content::Map(v) => {
+                    let mut map = ::serde::de::value::MapDeserializer::new(
+                        v.into_iter(),
+                    );
+                    let value = visitor.visit_map(&mut map)?;
+                    map.end()?;
+                    ::core::result::Result::Ok(value)
+                }
+            }
+        }
+        fn deserialize_option<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            match self.0 {
+                Content::Null => visitor.visit_none(),
+                other => visitor.visit_some(ContentDeserializer(other)),
+            }
+        }
+        fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(
+            self,
+            _name: &'static str,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            visitor.visit_newtype_struct(self)
+        }
+        ::serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf unit unit_struct seq tuple tuple_struct map struct enum identifier
+            ignored_any
+        }
     }
     pub fn expect_const<'de, D: ::serde::Deserializer<'de>>(
         deserializer: D,

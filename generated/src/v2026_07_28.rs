@@ -1100,10 +1100,15 @@ impl CallToolResultResponseResult {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("resultType");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "resultType");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("input_required") => {
                         (0usize, "input_required")
                     }
@@ -1123,12 +1128,16 @@ impl CallToolResultResponseResult {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
@@ -1155,10 +1164,10 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<InputRequiredResult> for CallToolResultResponseResult {
@@ -1958,10 +1967,15 @@ impl ClientRequest {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("server/discover") => {
                         (0usize, "server/discover")
                     }
@@ -2019,52 +2033,72 @@ impl ClientRequest {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::DiscoverRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourcesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourceTemplatesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ReadResourceRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::SubscriptionsListenRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListPromptsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetPromptRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListToolsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CallToolRequest)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CompleteRequest)
                     .map_err(|e| __private::context(label, e))
             }
@@ -2115,10 +2149,10 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<DiscoverRequest> for ClientRequest {
@@ -2463,10 +2497,15 @@ impl CompleteRequestParamsRef {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("ref/prompt") => (0usize, "ref/prompt"),
                     ::core::option::Option::Some("ref/resource") => {
                         (1usize, "ref/resource")
@@ -2501,12 +2540,16 @@ impl CompleteRequestParamsRef {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PromptReference)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceTemplateReference)
                     .map_err(|e| __private::context(label, e))
             }
@@ -2533,10 +2576,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
@@ -2949,10 +2992,15 @@ impl ContentBlock {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
@@ -2991,27 +3039,37 @@ impl ContentBlock {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceLink)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
@@ -3039,10 +3097,10 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for ContentBlock {
@@ -3475,10 +3533,15 @@ impl CreateMessageResultContent {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
@@ -3504,7 +3567,7 @@ impl CreateMessageResultContent {
                     }
                 }
             }
-            ::serde_json::Value::Array(_) => (5usize, "Array"),
+            __private::Content::Seq(_) => (5usize, "Array"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -3518,32 +3581,44 @@ impl CreateMessageResultContent {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
@@ -3574,10 +3649,10 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for CreateMessageResultContent {
@@ -4473,10 +4548,15 @@ impl ElicitRequestParams {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("mode");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "mode");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("form") => (0usize, "form"),
                     ::core::option::Option::Some("url") => (1usize, "url"),
                     _ if tag.is_none() => (0usize, "ElicitRequestFormParams"),
@@ -4505,12 +4585,16 @@ impl ElicitRequestParams {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ElicitRequestFormParams)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ElicitRequestURLParams)
                     .map_err(|e| __private::context(label, e))
             }
@@ -4537,10 +4621,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<ElicitRequestFormParams> for ElicitRequestParams {
@@ -4757,14 +4841,19 @@ impl ElicitResultContentValue {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Array(_) => (0usize, "Array"),
-            ::serde_json::Value::String(_) => (1usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
-                (2usize, "Number")
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Seq(_) => (0usize, "Array"),
+            __private::Content::Str(_) | __private::Content::String(_) => {
+                (1usize, "String")
             }
-            ::serde_json::Value::Number(_) => (2usize, "Number"),
-            ::serde_json::Value::Bool(_) => (3usize, "Boolean"),
+            __private::Content::U64(_) | __private::Content::I64(_) => (2usize, "Number"),
+            __private::Content::F64(_) => (2usize, "Number"),
+            __private::Content::Bool(_) => (3usize, "Boolean"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -4779,22 +4868,30 @@ impl ElicitResultContentValue {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Number)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Boolean)
                     .map_err(|e| __private::context(label, e))
             }
@@ -4819,10 +4916,10 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
@@ -4957,8 +5054,13 @@ impl EmbeddedResourceResource {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["text"]], &[]),
                     (&[&["blob"]], &[]),
@@ -4982,12 +5084,16 @@ impl EmbeddedResourceResource {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
@@ -5014,10 +5120,10 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextResourceContents> for EmbeddedResourceResource {
@@ -5190,10 +5296,15 @@ impl EnumSchema {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("string") => {
                         const TABLE: &[__private::Candidate] = &[
                             (&[&["enum"]], &[]),
@@ -5248,27 +5359,37 @@ impl EnumSchema {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
@@ -5304,10 +5425,10 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<UntitledSingleSelectEnumSchema> for EnumSchema {
@@ -5776,10 +5897,15 @@ impl GetPromptResultResponseResult {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("resultType");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "resultType");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("input_required") => {
                         (0usize, "input_required")
                     }
@@ -5799,12 +5925,16 @@ impl GetPromptResultResponseResult {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
@@ -5831,10 +5961,10 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<InputRequiredResult> for GetPromptResultResponseResult {
@@ -6629,10 +6759,15 @@ impl InputRequest {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("sampling/createMessage") => {
                         (0usize, "sampling/createMessage")
                     }
@@ -6671,17 +6806,23 @@ impl InputRequest {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CreateMessageRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListRootsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ElicitRequest)
                     .map_err(|e| __private::context(label, e))
             }
@@ -6711,10 +6852,10 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<CreateMessageRequest> for InputRequest {
@@ -6900,8 +7041,13 @@ impl InputResponse {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["content"], &["model"], &["role"]], &["_meta", "stopReason"]),
                     (&[&["roots"]], &[]),
@@ -6927,17 +7073,23 @@ impl InputResponse {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CreateMessageResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListRootsResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ElicitResult)
                     .map_err(|e| __private::context(label, e))
             }
@@ -6965,10 +7117,10 @@ impl<'de> ::serde::Deserialize<'de> for InputResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<CreateMessageResult> for InputResponse {
@@ -7462,8 +7614,13 @@ impl JSONRPCMessage {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["id"], &["method"]], &[]),
                     (&[&["method"]], &[]),
@@ -7491,22 +7648,30 @@ impl JSONRPCMessage {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
             }
@@ -7539,10 +7704,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
@@ -7776,8 +7941,13 @@ impl JSONRPCResponse {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["result"]], &[]),
                     (&[&["error"], &["error", "code"], &["error", "message"]], &[]),
@@ -7801,12 +7971,16 @@ impl JSONRPCResponse {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
             }
@@ -7833,10 +8007,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<JSONRPCResultResponse> for JSONRPCResponse {
@@ -10540,8 +10714,13 @@ impl MultiSelectEnumSchema {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["items", "enum"], &["items", "type"]], &[]),
                     (&[&["items", "anyOf"]], &[]),
@@ -10565,12 +10744,16 @@ impl MultiSelectEnumSchema {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
@@ -10597,10 +10780,10 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSchema {
@@ -11384,10 +11567,15 @@ impl PrimitiveSchemaDefinition {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("string") => {
                         const TABLE: &[__private::Candidate] = &[
                             (&[], &["format", "maxLength", "minLength"]),
@@ -11436,42 +11624,58 @@ impl PrimitiveSchemaDefinition {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::StringSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::NumberSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::BooleanSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
@@ -11512,10 +11716,10 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<StringSchema> for PrimitiveSchemaDefinition {
@@ -11807,9 +12011,16 @@ impl ProgressToken {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Str(_) | __private::Content::String(_) => {
+                (0usize, "String")
+            }
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
             other => {
@@ -11825,12 +12036,16 @@ impl ProgressToken {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
@@ -11853,10 +12068,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<::std::string::String> for ProgressToken {
@@ -12625,8 +12840,13 @@ impl ReadResourceResultContentsItem {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["text"]], &[]),
                     (&[&["blob"]], &[]),
@@ -12650,12 +12870,16 @@ impl ReadResourceResultContentsItem {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
@@ -12682,10 +12906,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
@@ -12853,10 +13077,15 @@ impl ReadResourceResultResponseResult {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("resultType");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "resultType");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("input_required") => {
                         (0usize, "input_required")
                     }
@@ -12876,12 +13105,16 @@ impl ReadResourceResultResponseResult {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
@@ -12908,10 +13141,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<InputRequiredResult> for ReadResourceResultResponseResult {
@@ -13112,9 +13345,16 @@ impl RequestId {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::String(_) => (0usize, "String"),
-            ::serde_json::Value::Number(n) if n.is_i64() || n.is_u64() => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Str(_) | __private::Content::String(_) => {
+                (0usize, "String")
+            }
+            __private::Content::U64(_) | __private::Content::I64(_) => {
                 (1usize, "Integer")
             }
             other => {
@@ -13130,12 +13370,16 @@ impl RequestId {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
             }
@@ -13158,10 +13402,10 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<::std::string::String> for RequestId {
@@ -14836,10 +15080,15 @@ impl SamplingMessageContent {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
@@ -14865,7 +15114,7 @@ impl SamplingMessageContent {
                     }
                 }
             }
-            ::serde_json::Value::Array(_) => (5usize, "Array"),
+            __private::Content::Seq(_) => (5usize, "Array"),
             other => {
                 return ::core::result::Result::Err(
                     __private::error(
@@ -14879,32 +15128,44 @@ impl SamplingMessageContent {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
@@ -14935,10 +15196,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for SamplingMessageContent {
@@ -15092,10 +15353,15 @@ impl SamplingMessageContentBlock {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("type");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "type");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("text") => (0usize, "text"),
                     ::core::option::Option::Some("image") => (1usize, "image"),
                     ::core::option::Option::Some("audio") => (2usize, "audio"),
@@ -15134,27 +15400,37 @@ impl SamplingMessageContentBlock {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
@@ -15184,10 +15460,10 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<TextContent> for SamplingMessageContentBlock {
@@ -15626,10 +15902,15 @@ impl ServerNotification {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("method");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "method");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("notifications/cancelled") => {
                         (0usize, "notifications/cancelled")
                     }
@@ -15685,42 +15966,58 @@ impl ServerNotification {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::SubscriptionsAcknowledgedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ResourceUpdatedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::PromptListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ToolListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::LoggingMessageNotification)
                     .map_err(|e| __private::context(label, e))
             }
@@ -15765,10 +16062,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<CancelledNotification> for ServerNotification {
@@ -15878,10 +16175,15 @@ impl ServerResult {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
-                let tag = map.get("resultType");
-                match tag.and_then(::serde_json::Value::as_str) {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
+                let tag = __private::get(map, "resultType");
+                match tag.and_then(__private::Content::as_str) {
                     ::core::option::Option::Some("input_required") => {
                         (1usize, "input_required")
                     }
@@ -15935,62 +16237,86 @@ impl ServerResult {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::DiscoverResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourcesResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListResourceTemplatesResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::SubscriptionsListenResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListPromptsResult)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::ListToolsResult)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::CompleteResult)
                     .map_err(|e| __private::context(label, e))
             }
@@ -16045,10 +16371,10 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<Result> for ServerResult {
@@ -16137,8 +16463,13 @@ impl SingleSelectEnumSchema {
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
-        let (which, label): (usize, &'static str) = match &value {
-            ::serde_json::Value::Object(map) => {
+        ::serde::Deserialize::deserialize(value)
+    }
+    fn from_content(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        let (which, label): (usize, &'static str) = match &content {
+            __private::Content::Map(map) => {
                 const TABLE: &[__private::Candidate] = &[
                     (&[&["enum"]], &[]),
                     (&[&["oneOf"]], &[]),
@@ -16162,12 +16493,16 @@ impl SingleSelectEnumSchema {
         };
         match which {
             0usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
-                ::serde_json::from_value(value)
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::new(content),
+                    )
                     .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
@@ -16194,10 +16529,10 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let value = <::serde_json::Value as ::serde::Deserialize>::deserialize(
-            deserializer,
-        )?;
-        Self::from_json(value).map_err(<D::Error as ::serde::de::Error>::custom)
+        let content = <__private::Content<
+            'de,
+        > as ::serde::Deserialize>::deserialize(deserializer)?;
+        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
 impl ::core::convert::From<UntitledSingleSelectEnumSchema> for SingleSelectEnumSchema {
@@ -19458,58 +19793,58 @@ mod __private {
     pub fn context(label: &str, e: ::serde_json::Error) -> ::serde_json::Error {
         error(&::std::format!("{label}: {e}"))
     }
-    pub fn kind(v: &::serde_json::Value) -> &'static str {
+    pub fn kind(v: &Content<'_>) -> &'static str {
         match v {
-            ::serde_json::Value::Null => "null",
-            ::serde_json::Value::Bool(_) => "boolean",
-            ::serde_json::Value::Number(_) => "number",
-            ::serde_json::Value::String(_) => "string",
-            ::serde_json::Value::Array(_) => "array",
-            ::serde_json::Value::Object(_) => "object",
+            Content::Null => "null",
+            Content::Bool(_) => "boolean",
+            Content::U64(_) | Content::I64(_) | Content::F64(_) => "number",
+            Content::Str(_) | Content::String(_) => "string",
+            Content::Seq(_) => "array",
+            Content::Map(_) => "object",
         }
     }
-    pub fn show(
-        v: ::core::option::Option<&::serde_json::Value>,
-    ) -> ::std::string::String {
+    pub fn show(v: ::core::option::Option<&Content<'_>>) -> ::std::string::String {
         match v {
-            ::core::option::Option::Some(::serde_json::Value::String(s)) => {
-                ::std::format!("`{s}`")
-            }
-            ::core::option::Option::Some(other) => {
-                ::std::format!("of type {}", kind(other))
+            ::core::option::Option::Some(c) => {
+                match c.as_str() {
+                    ::core::option::Option::Some(s) => ::std::format!("`{s}`"),
+                    ::core::option::Option::None => ::std::format!("of type {}", kind(c)),
+                }
             }
             ::core::option::Option::None => "(absent)".into(),
         }
     }
-    fn has(
-        map: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        path: &[&str],
-    ) -> bool {
+    /// The value of `key` in a buffered object (the last one, as serde_json keeps).
+    pub fn get<'a, 'de>(
+        map: &'a [(Content<'de>, Content<'de>)],
+        key: &str,
+    ) -> ::core::option::Option<&'a Content<'de>> {
+        map.iter()
+            .rev()
+            .find(|(k, _)| k.as_str() == ::core::option::Option::Some(key))
+            .map(|(_, v)| v)
+    }
+    fn has(map: &[(Content<'_>, Content<'_>)], path: &[&str]) -> bool {
         let ::core::option::Option::Some((last, parents)) = path.split_last() else {
             return true
         };
         let mut cur = map;
         for key in parents {
-            match cur.get(*key) {
-                ::core::option::Option::Some(::serde_json::Value::Object(next)) => {
-                    cur = next;
-                }
+            match get(cur, key) {
+                ::core::option::Option::Some(Content::Map(next)) => cur = next,
                 _ => return false,
             }
         }
-        cur.contains_key(*last)
+        get(cur, last).is_some()
     }
     /// The candidate whose distinguishing keys are all present and that matches the most of
     /// its own keys; failing that, the one missing the fewest (so its error names them).
-    pub fn choose(
-        map: &::serde_json::Map<::std::string::String, ::serde_json::Value>,
-        table: &[Candidate],
-    ) -> usize {
+    pub fn choose(map: &[(Content<'_>, Content<'_>)], table: &[Candidate]) -> usize {
         let mut best: ::core::option::Option<(usize, usize)> = ::core::option::Option::None;
         for (i, (required, unique)) in table.iter().enumerate() {
             if required.iter().all(|p| has(map, p)) {
                 let score = required.len()
-                    + unique.iter().filter(|k| map.contains_key(**k)).count();
+                    + unique.iter().filter(|k| get(map, k).is_some()).count();
                 if best.is_none_or(|(_, s)| score > s) {
                     best = ::core::option::Option::Some((i, score));
                 }
@@ -19526,6 +19861,191 @@ mod __private {
             }
         }
         nearest.0
+    }
+    /// A buffered JSON value: what a union reads before it knows its member. Cheaper than
+    /// `serde_json::Value`: strings are borrowed from the input where possible and objects
+    /// are plain vectors, so nothing is hashed or copied twice.
+    pub enum Content<'de> {
+        Null,
+        Bool(bool),
+        U64(u64),
+        I64(i64),
+        F64(f64),
+        Str(&'de str),
+        String(::std::string::String),
+        Seq(::std::vec::Vec<Content<'de>>),
+        Map(::std::vec::Vec<(Content<'de>, Content<'de>)>),
+    }
+    impl<'de> Content<'de> {
+        pub fn as_str(&self) -> ::core::option::Option<&str> {
+            match self {
+                Content::Str(s) => ::core::option::Option::Some(s),
+                Content::String(s) => ::core::option::Option::Some(s),
+                _ => ::core::option::Option::None,
+            }
+        }
+    }
+    impl<'de> ::serde::Deserialize<'de> for Content<'de> {
+        fn deserialize<D: ::serde::Deserializer<'de>>(
+            deserializer: D,
+        ) -> ::core::result::Result<Self, D::Error> {
+            struct Visitor;
+            impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                type Value = Content<'de>;
+                fn expecting(
+                    &self,
+                    f: &mut ::core::fmt::Formatter<'_>,
+                ) -> ::core::fmt::Result {
+                    f.write_str("any JSON value")
+                }
+                fn visit_unit<E>(self) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Null)
+                }
+                fn visit_none<E>(self) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Null)
+                }
+                fn visit_some<D: ::serde::Deserializer<'de>>(
+                    self,
+                    d: D,
+                ) -> ::core::result::Result<Content<'de>, D::Error> {
+                    ::serde::Deserialize::deserialize(d)
+                }
+                fn visit_bool<E>(
+                    self,
+                    v: bool,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Bool(v))
+                }
+                fn visit_u64<E>(
+                    self,
+                    v: u64,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::U64(v))
+                }
+                fn visit_i64<E>(
+                    self,
+                    v: i64,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::I64(v))
+                }
+                fn visit_f64<E>(
+                    self,
+                    v: f64,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::F64(v))
+                }
+                fn visit_borrowed_str<E>(
+                    self,
+                    v: &'de str,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::Str(v))
+                }
+                fn visit_str<E>(
+                    self,
+                    v: &str,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::String(v.into()))
+                }
+                fn visit_string<E>(
+                    self,
+                    v: ::std::string::String,
+                ) -> ::core::result::Result<Content<'de>, E> {
+                    ::core::result::Result::Ok(Content::String(v))
+                }
+                fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                    self,
+                    mut seq: A,
+                ) -> ::core::result::Result<Content<'de>, A::Error> {
+                    let mut items = ::std::vec::Vec::with_capacity(
+                        seq.size_hint().unwrap_or(0).min(4096),
+                    );
+                    while let ::core::option::Option::Some(item) = seq.next_element()? {
+                        items.push(item);
+                    }
+                    ::core::result::Result::Ok(Content::Seq(items))
+                }
+                fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                    self,
+                    mut map: A,
+                ) -> ::core::result::Result<Content<'de>, A::Error> {
+                    let mut entries = ::std::vec::Vec::with_capacity(
+                        map.size_hint().unwrap_or(0).min(4096),
+                    );
+                    while let ::core::option::Option::Some(entry) = map.next_entry()? {
+                        entries.push(entry);
+                    }
+                    ::core::result::Result::Ok(Content::Map(entries))
+                }
+            }
+            deserializer.deserialize_any(Visitor)
+        }
+    }
+    /// Replays a [`Content`] to any `Deserialize` type.
+    pub struct ContentDeserializer<'de>(Content<'de>);
+    impl<'de> ContentDeserializer<'de> {
+        pub fn new(content: Content<'de>) -> Self {
+            ContentDeserializer(content)
+        }
+    }
+    impl<'de> ::serde::de::IntoDeserializer<'de, ::serde_json::Error> for Content<'de> {
+        type Deserializer = ContentDeserializer<'de>;
+        fn into_deserializer(self) -> ContentDeserializer<'de> {
+            ContentDeserializer(self)
+        }
+    }
+    impl<'de> ::serde::Deserializer<'de> for ContentDeserializer<'de> {
+        type Error = ::serde_json::Error;
+        fn deserialize_any<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            match self.0 {
+                Content::Null => visitor.visit_unit(),
+                Content::Bool(v) => visitor.visit_bool(v),
+                Content::U64(v) => visitor.visit_u64(v),
+                Content::I64(v) => visitor.visit_i64(v),
+                Content::F64(v) => visitor.visit_f64(v),
+                Content::Str(v) => visitor.visit_borrowed_str(v),
+                Content::String(v) => visitor.visit_string(v),
+                Content::Seq(v) => {
+                    let mut seq = ::serde::de::value::SeqDeserializer::new(
+                        v.into_iter(),
+                    );
+                    let value = visitor.visit_seq(&mut seq)?;
+                    seq.end()?;
+                    ::core::result::Result::Ok(value)
+                }
+                Content::Map(v) => {
+                    let mut map = ::serde::de::value::MapDeserializer::new(
+                        v.into_iter(),
+                    );
+                    let value = visitor.visit_map(&mut map)?;
+                    map.end()?;
+                    ::core::result::Result::Ok(value)
+                }
+            }
+        }
+        fn deserialize_option<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            match self.0 {
+                Content::Null => visitor.visit_none(),
+                other => visitor.visit_some(ContentDeserializer(other)),
+            }
+        }
+        fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(
+            self,
+            _name: &'static str,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            visitor.visit_newtype_struct(self)
+        }
+        ::serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf unit unit_struct seq tuple tuple_struct map struct enum identifier
+            ignored_any
+        }
     }
     pub fn expect_const<'de, D: ::serde::Deserializer<'de>>(
         deserializer: D,

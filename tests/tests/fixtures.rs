@@ -326,3 +326,62 @@ fn constructors_build_valid_messages() {
     assert!(s::methods::allows_input_required("prompts/get"));
     assert!(!s::methods::allows_input_required("tools/list"));
 }
+
+/// Unions buffer their input before choosing a member; whatever that buffer sees (borrowed or
+/// escaped strings, every number kind, nulls, deep nesting, duplicate keys) must come out as a
+/// plain `serde_json::Value` parse of the same text would have it.
+#[test]
+fn union_buffering_keeps_every_value_exact() {
+    let text = r#"{"jsonrpc":"2.0","id":-7,"method":"tools/call","params":{
+        "name":"caf\u00e9\n\"quoted\"","arguments":{"max":18446744073709551615,"min":-9223372036854775808,
+        "f":1.5e300,"tiny":-0.0,"one":1.0,"nil":null,"t":true,"s":"plain","e":"tab\there \ud83d\ude00",
+        "deep":[[[{"a":[{"b":null}]}]]],"empty":{},"list":[]},"_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/clientInfo":{"name":"x","version":"1"}}}}"#;
+    let plain: Value = serde_json::from_str(text).unwrap();
+    for parsed in [
+        serde_json::from_str::<s::ClientRequest>(text).unwrap(),
+        serde_json::from_slice::<s::ClientRequest>(text.as_bytes()).unwrap(),
+        serde_json::from_reader::<_, s::ClientRequest>(text.as_bytes()).unwrap(),
+        serde_json::from_value::<s::ClientRequest>(plain.clone()).unwrap(),
+    ] {
+        assert_eq!(parsed.variant_name(), "CallToolRequest");
+        let back = serde_json::to_value(&parsed).unwrap();
+        assert_eq!(back, plain);
+        // Numbers keep their kind, not just their value.
+        let written = serde_json::to_string(&parsed).unwrap();
+        for exact in [
+            "18446744073709551615",
+            "-9223372036854775808",
+            "1.5e+300",
+            "\"one\":1.0",
+        ] {
+            assert!(written.contains(exact), "{exact} in {written}");
+        }
+    }
+    // A union nested in a union member, with its discriminator after the payload.
+    let nested = r#"{"resultType":"complete","content":[{"text":"late tag","type":"text"},
+        {"mimeType":"image/png","data":"AA==","type":"image"}]}"#;
+    let r: s::ServerResult = serde_json::from_str(nested).unwrap();
+    assert_eq!(
+        serde_json::to_value(&r).unwrap(),
+        serde_json::from_str::<Value>(nested).unwrap()
+    );
+    // Duplicate keys: refused, or read as serde_json would keep them (the last one wins).
+    let dup = r#"{"type":"image","type":"text","text":"hi"}"#;
+    if let Ok(c) = serde_json::from_str::<s::ContentBlock>(dup) {
+        assert_eq!(c.variant_name(), "TextContent");
+    }
+    // Truncated or mistyped input is an error, never a panic.
+    for bad in [
+        &text[..text.len() / 2],
+        r#"{"type":1}"#,
+        r#"{"type":null,"text":"x"}"#,
+        "[]",
+        "null",
+    ] {
+        assert!(
+            serde_json::from_str::<s::ContentBlock>(bad).is_err(),
+            "{bad}"
+        );
+    }
+}

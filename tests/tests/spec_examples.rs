@@ -14,7 +14,17 @@ fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(
     // Parse from text, as a server does, not from a `Value`.
     let text = v.to_string();
     let typed: T = serde_json::from_str(&text).map_err(|e| e.to_string())?;
-    serde_json::to_value(&typed).map_err(|e| e.to_string())
+    let out = serde_json::to_value(&typed).map_err(|e| e.to_string())?;
+    // The same from a reader (strings arrive owned, not borrowed) and from a `Value`.
+    let from_reader: T = serde_json::from_reader(text.as_bytes()).map_err(|e| e.to_string())?;
+    let from_value: T = serde_json::from_value(v.clone()).map_err(|e| e.to_string())?;
+    for (how, other) in [("reader", from_reader), ("value", from_value)] {
+        let other = serde_json::to_value(&other).map_err(|e| e.to_string())?;
+        if other != out {
+            return Err(format!("parsed from a {how} differently: {other} vs {out}"));
+        }
+    }
+    Ok(out)
 }
 
 macro_rules! types {
