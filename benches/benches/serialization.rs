@@ -124,6 +124,12 @@ fn realistic(c: &mut Criterion) {
             text.as_str(),
             |b, t| b.iter(|| serde_json::from_str::<IgnoredAny>(black_box(t)).is_ok()),
         );
+        // Untyped reference: what building any owned tree of this message costs.
+        group.bench_with_input(
+            BenchmarkId::new("value/parse", name),
+            text.as_str(),
+            |b, t| b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(t)).is_ok()),
+        );
         let (kind, response) = match name {
             "tools_call_1k" | "retry_3" => (Kind::ClientRequest, ""),
             "tools_list_50" => (Kind::Response, "ListToolsResultResponse"),

@@ -389,6 +389,7 @@ fn emit_union(
     let mut ser_arms = Vec::new();
     let mut name_arms = Vec::new();
     let mut build_arms = Vec::new();
+    let mut stream_arms = Vec::new();
     let mut froms = Vec::new();
     let mut schema_names = Vec::new();
     let mut from_count = BTreeMap::<String, usize>::new();
@@ -434,7 +435,15 @@ fn emit_union(
             quote!(Self::#vname)
         };
         build_arms.push(quote! {
-            #idx => ::serde::Deserialize::deserialize(__private::ContentDeserializer::new(content)).map(#wrap).map_err(|e| __private::context(label, e)),
+            #idx => ::serde::Deserialize::deserialize(__private::ContentDeserializer::<::serde_json::Error>::new(content)).map(#wrap).map_err(|e| __private::context(label, e)),
+        });
+        let stream_wrap = if v.boxed {
+            quote!(|v| #name::#vname(::std::boxed::Box::new(v)))
+        } else {
+            quote!(#name::#vname)
+        };
+        stream_arms.push(quote! {
+            #idx => ::serde::Deserialize::deserialize(rest).map(#stream_wrap),
         });
         if from_count.get(&canonical(&v.ty)?) == Some(&1) {
             let wrap = if v.boxed {
@@ -451,6 +460,7 @@ fn emit_union(
     }
 
     // Dispatch: first on the JSON kind, then (for objects) on the planned discriminators.
+    let mut object_plan = None;
     let mut kind_arms = Vec::new();
     let mut expected = Vec::new();
     for kind in KINDS {
@@ -476,7 +486,9 @@ fn emit_union(
             if !matches!(plan, ObjPlan::One(_)) {
                 pattern = quote!(__private::Content::Map(map));
             }
-            emit_plan(&plan, variants)
+            let code = emit_plan(&plan, variants);
+            object_plan = Some(plan);
+            code
         } else {
             let first = members[0];
             let label = variants[first].name.as_str();
@@ -486,6 +498,95 @@ fn emit_union(
     }
     let expected = format!("expected {}", expected.join(" or "));
     let union_name = t.name.as_str();
+    let deserialize = match object_plan.as_ref().and_then(|p| emit_by_tag(p, variants)) {
+        // The tag alone picks the member: read the object up to the tag, then hand the member
+        // what was read plus the rest of the input, unbuffered.
+        Some((prop, by_tag)) => quote! {
+            impl<'de> ::serde::Deserialize<'de> for #name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    struct Visitor;
+                    impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                        type Value = #name;
+                        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                            f.write_str(#union_name)
+                        }
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<#name, A::Error> {
+                            let mut read = ::std::vec::Vec::new();
+                            while let ::core::option::Option::Some(key) = map.next_key::<__private::Content<'de>>()? {
+                                let value: __private::Content<'de> = map.next_value()?;
+                                let chosen = if key.as_str() == ::core::option::Option::Some(#prop) {
+                                    #name::by_tag(&value)
+                                } else {
+                                    ::core::option::Option::None
+                                };
+                                read.push((key, value));
+                                if let ::core::option::Option::Some((which, label)) = chosen {
+                                    let rest = __private::Prefixed::new(read, map);
+                                    let built: ::core::result::Result<#name, A::Error> = match which {
+                                        #(#stream_arms)*
+                                        _ => ::core::result::Result::Err(<A::Error as ::serde::de::Error>::custom("no member chosen")),
+                                    };
+                                    return built.map_err(|e| __private::context_any(label, e));
+                                }
+                            }
+                            #name::from_content(__private::Content::Map(read)).map_err(<A::Error as ::serde::de::Error>::custom)
+                        }
+                        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, seq: A) -> ::core::result::Result<#name, A::Error> {
+                            let content = __private::Content::visit_seq(seq)?;
+                            #name::from_content(content).map_err(<A::Error as ::serde::de::Error>::custom)
+                        }
+                        fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> ::core::result::Result<#name, E> {
+                            #name::from_content(__private::Content::Bool(v)).map_err(E::custom)
+                        }
+                        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> ::core::result::Result<#name, E> {
+                            #name::from_content(__private::Content::U64(v)).map_err(E::custom)
+                        }
+                        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> ::core::result::Result<#name, E> {
+                            #name::from_content(__private::Content::I64(v)).map_err(E::custom)
+                        }
+                        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> ::core::result::Result<#name, E> {
+                            #name::from_content(__private::Content::F64(v)).map_err(E::custom)
+                        }
+                        fn visit_borrowed_str<E: ::serde::de::Error>(self, v: &'de str) -> ::core::result::Result<#name, E> {
+                            #name::from_content(__private::Content::Str(v)).map_err(E::custom)
+                        }
+                        fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<#name, E> {
+                            #name::from_content(__private::Content::String(v.into())).map_err(E::custom)
+                        }
+                        fn visit_string<E: ::serde::de::Error>(self, v: ::std::string::String) -> ::core::result::Result<#name, E> {
+                            #name::from_content(__private::Content::String(v)).map_err(E::custom)
+                        }
+                        fn visit_unit<E: ::serde::de::Error>(self) -> ::core::result::Result<#name, E> {
+                            #name::from_content(__private::Content::Null).map_err(E::custom)
+                        }
+                        fn visit_none<E: ::serde::de::Error>(self) -> ::core::result::Result<#name, E> {
+                            #name::from_content(__private::Content::Null).map_err(E::custom)
+                        }
+                        fn visit_some<D: ::serde::Deserializer<'de>>(self, d: D) -> ::core::result::Result<#name, D::Error> {
+                            ::serde::Deserialize::deserialize(d)
+                        }
+                    }
+                    deserializer.deserialize_any(Visitor)
+                }
+            }
+            impl #name {
+                /// The member a discriminator value alone decides, if it does.
+                fn by_tag(tag: &__private::Content<'_>) -> ::core::option::Option<(usize, &'static str)> {
+                    #by_tag
+                }
+            }
+        },
+        None => quote! {
+            impl<'de> ::serde::Deserialize<'de> for #name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    // Buffer the input (borrowing strings where it can), choose the member from the
+                    // buffer, then build only that member from it.
+                    let content = <__private::Content<'de> as ::serde::Deserialize>::deserialize(deserializer)?;
+                    Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+                }
+            }
+        },
+    };
     Ok(quote! {
         #doc
         #[derive(Debug, Clone, PartialEq)]
@@ -521,16 +622,56 @@ fn emit_union(
                 match self { #(#ser_arms)* }
             }
         }
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                // Buffer the input (borrowing strings where it can), choose the member from the
-                // buffer, then build only that member from it.
-                let content = <__private::Content<'de> as ::serde::Deserialize>::deserialize(deserializer)?;
-                Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
-            }
-        }
+        #deserialize
         #(#froms)*
     })
+}
+
+/// For a plan that starts with a discriminator: the property and the body of `by_tag`, which
+/// names the member a value of it decides on its own (`None` where more must be read).
+fn emit_by_tag(plan: &ObjPlan, variants: &[Variant]) -> Option<(String, TokenStream)> {
+    let ObjPlan::Tag {
+        prop, cases, other, ..
+    } = plan
+    else {
+        return None;
+    };
+    let one = |p: &ObjPlan| match p {
+        ObjPlan::One(i) => {
+            let label = variants[*i]
+                .schema_name
+                .as_deref()
+                .unwrap_or(&variants[*i].name);
+            quote!(::core::option::Option::Some((#i, #label)))
+        }
+        _ => quote!(::core::option::Option::None),
+    };
+    let arms: Vec<TokenStream> = cases
+        .iter()
+        .map(|(value, sub)| {
+            let code = match sub {
+                ObjPlan::One(i) => quote!(::core::option::Option::Some((#i, #value))),
+                _ => quote!(::core::option::Option::None),
+            };
+            quote!(::core::option::Option::Some(#value) => #code,)
+        })
+        .collect();
+    if !cases.iter().any(|(_, sub)| matches!(sub, ObjPlan::One(_))) {
+        return None;
+    }
+    let other = match other {
+        Some(p) => one(p),
+        None => quote!(::core::option::Option::None),
+    };
+    Some((
+        prop.clone(),
+        quote! {
+            match tag.as_str() {
+                #(#arms)*
+                _ => #other,
+            }
+        },
+    ))
 }
 
 fn emit_plan(plan: &ObjPlan, variants: &[Variant]) -> TokenStream {
@@ -634,6 +775,65 @@ fn private_module() -> TokenStream {
                 error(&::std::format!("{label}: {e}"))
             }
 
+            /// `label: message` for any error type; a position serde_json already appended is
+            /// dropped, since serde_json appends it again on the way out.
+            pub fn context_any<E: ::serde::de::Error>(label: &str, e: E) -> E {
+                let text = e.to_string();
+                let message = match text.rfind(" at line ") {
+                    ::core::option::Option::Some(at) if text[at..].contains(" column ") => &text[..at],
+                    _ => text.as_str(),
+                };
+                E::custom(::std::format!("{label}: {message}"))
+            }
+
+            /// A map whose first entries were already read into [`Content`]: replays them, then
+            /// reads on from the input.
+            pub struct Prefixed<'de, A> {
+                read: ::std::vec::IntoIter<(Content<'de>, Content<'de>)>,
+                value: ::core::option::Option<Content<'de>>,
+                rest: A,
+            }
+
+            impl<'de, A> Prefixed<'de, A> {
+                pub fn new(read: ::std::vec::Vec<(Content<'de>, Content<'de>)>, rest: A) -> Self {
+                    Prefixed { read: read.into_iter(), value: ::core::option::Option::None, rest }
+                }
+            }
+
+            impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::de::MapAccess<'de> for Prefixed<'de, A> {
+                type Error = A::Error;
+                fn next_key_seed<K: ::serde::de::DeserializeSeed<'de>>(&mut self, seed: K) -> ::core::result::Result<::core::option::Option<K::Value>, A::Error> {
+                    match self.read.next() {
+                        ::core::option::Option::Some((key, value)) => {
+                            self.value = ::core::option::Option::Some(value);
+                            seed.deserialize(ContentDeserializer::<A::Error>::new(key)).map(::core::option::Option::Some)
+                        }
+                        ::core::option::Option::None => self.rest.next_key_seed(seed),
+                    }
+                }
+                fn next_value_seed<V: ::serde::de::DeserializeSeed<'de>>(&mut self, seed: V) -> ::core::result::Result<V::Value, A::Error> {
+                    match self.value.take() {
+                        ::core::option::Option::Some(value) => seed.deserialize(ContentDeserializer::<A::Error>::new(value)),
+                        ::core::option::Option::None => self.rest.next_value_seed(seed),
+                    }
+                }
+                fn size_hint(&self) -> ::core::option::Option<usize> {
+                    self.rest.size_hint().map(|n| n + self.read.len())
+                }
+            }
+
+            impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::Deserializer<'de> for Prefixed<'de, A> {
+                type Error = A::Error;
+                fn deserialize_any<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, A::Error> {
+                    visitor.visit_map(self)
+                }
+                ::serde::forward_to_deserialize_any! {
+                    bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
+                    bytes byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct
+                    map struct enum identifier ignored_any
+                }
+            }
+
             pub fn kind(v: &Content<'_>) -> &'static str {
                 match v {
                     Content::Null => "null",
@@ -720,6 +920,14 @@ fn private_module() -> TokenStream {
                         _ => ::core::option::Option::None,
                     }
                 }
+
+                pub fn visit_seq<A: ::serde::de::SeqAccess<'de>>(mut seq: A) -> ::core::result::Result<Content<'de>, A::Error> {
+                    let mut items = ::std::vec::Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
+                    while let ::core::option::Option::Some(item) = seq.next_element()? {
+                        items.push(item);
+                    }
+                    ::core::result::Result::Ok(Content::Seq(items))
+                }
             }
 
             impl<'de> ::serde::Deserialize<'de> for Content<'de> {
@@ -760,12 +968,8 @@ fn private_module() -> TokenStream {
                         fn visit_string<E>(self, v: ::std::string::String) -> ::core::result::Result<Content<'de>, E> {
                             ::core::result::Result::Ok(Content::String(v))
                         }
-                        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, mut seq: A) -> ::core::result::Result<Content<'de>, A::Error> {
-                            let mut items = ::std::vec::Vec::with_capacity(seq.size_hint().unwrap_or(0).min(4096));
-                            while let ::core::option::Option::Some(item) = seq.next_element()? {
-                                items.push(item);
-                            }
-                            ::core::result::Result::Ok(Content::Seq(items))
+                        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, seq: A) -> ::core::result::Result<Content<'de>, A::Error> {
+                            Content::visit_seq(seq)
                         }
                         fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<Content<'de>, A::Error> {
                             let mut entries = ::std::vec::Vec::with_capacity(map.size_hint().unwrap_or(0).min(4096));
@@ -779,25 +983,25 @@ fn private_module() -> TokenStream {
                 }
             }
 
-            /// Replays a [`Content`] to any `Deserialize` type.
-            pub struct ContentDeserializer<'de>(Content<'de>);
+            /// Replays a [`Content`] to any `Deserialize` type, with errors of type `E`.
+            pub struct ContentDeserializer<'de, E>(Content<'de>, ::core::marker::PhantomData<E>);
 
-            impl<'de> ContentDeserializer<'de> {
+            impl<'de, E> ContentDeserializer<'de, E> {
                 pub fn new(content: Content<'de>) -> Self {
-                    ContentDeserializer(content)
+                    ContentDeserializer(content, ::core::marker::PhantomData)
                 }
             }
 
-            impl<'de> ::serde::de::IntoDeserializer<'de, ::serde_json::Error> for Content<'de> {
-                type Deserializer = ContentDeserializer<'de>;
-                fn into_deserializer(self) -> ContentDeserializer<'de> {
-                    ContentDeserializer(self)
+            impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E> for Content<'de> {
+                type Deserializer = ContentDeserializer<'de, E>;
+                fn into_deserializer(self) -> ContentDeserializer<'de, E> {
+                    ContentDeserializer::new(self)
                 }
             }
 
-            impl<'de> ::serde::Deserializer<'de> for ContentDeserializer<'de> {
-                type Error = ::serde_json::Error;
-                fn deserialize_any<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+            impl<'de, E: ::serde::de::Error> ::serde::Deserializer<'de> for ContentDeserializer<'de, E> {
+                type Error = E;
+                fn deserialize_any<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
                     match self.0 {
                         Content::Null => visitor.visit_unit(),
                         Content::Bool(v) => visitor.visit_bool(v),
@@ -820,13 +1024,13 @@ fn private_module() -> TokenStream {
                         }
                     }
                 }
-                fn deserialize_option<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+                fn deserialize_option<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
                     match self.0 {
                         Content::Null => visitor.visit_none(),
-                        other => visitor.visit_some(ContentDeserializer(other)),
+                        other => visitor.visit_some(ContentDeserializer::<E>::new(other)),
                     }
                 }
-                fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(self, _name: &'static str, visitor: V) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+                fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(self, _name: &'static str, visitor: V) -> ::core::result::Result<V::Value, E> {
                     visitor.visit_newtype_struct(self)
                 }
                 ::serde::forward_to_deserialize_any! {

@@ -470,21 +470,27 @@ impl CallToolResultContentItem {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
@@ -511,10 +517,159 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultContentItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResultContentItem;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("CallToolResultContentItem")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolResultContentItem, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        CallToolResultContentItem::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            CallToolResultContentItem,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CallToolResultContentItem::TextContent)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CallToolResultContentItem::ImageContent)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CallToolResultContentItem::EmbeddedResource)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                CallToolResultContentItem::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<CallToolResultContentItem, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                CallToolResultContentItem::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<CallToolResultContentItem, E> {
+                CallToolResultContentItem::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<CallToolResultContentItem, E> {
+                CallToolResultContentItem::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<CallToolResultContentItem, E> {
+                CallToolResultContentItem::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<CallToolResultContentItem, E> {
+                CallToolResultContentItem::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<CallToolResultContentItem, E> {
+                CallToolResultContentItem::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<CallToolResultContentItem, E> {
+                CallToolResultContentItem::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<CallToolResultContentItem, E> {
+                CallToolResultContentItem::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CallToolResultContentItem, E> {
+                CallToolResultContentItem::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CallToolResultContentItem, E> {
+                CallToolResultContentItem::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<CallToolResultContentItem, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl CallToolResultContentItem {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("text") => {
+                ::core::option::Option::Some((0usize, "text"))
+            }
+            ::core::option::Option::Some("image") => {
+                ::core::option::Option::Some((1usize, "image"))
+            }
+            ::core::option::Option::Some("resource") => {
+                ::core::option::Option::Some((2usize, "resource"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<TextContent> for CallToolResultContentItem {
@@ -1171,28 +1326,36 @@ impl ClientNotification {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::InitializedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::RootsListChangedNotification)
                     .map_err(|e| __private::context(label, e))
@@ -1226,10 +1389,168 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ClientNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientNotification, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("method")
+                    {
+                        ClientNotification::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            ClientNotification,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientNotification::CancelledNotification)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientNotification::InitializedNotification)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientNotification::ProgressNotification)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientNotification::RootsListChangedNotification)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ClientNotification::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ClientNotification, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ClientNotification::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ClientNotification, E> {
+                ClientNotification::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ClientNotification, E> {
+                ClientNotification::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ClientNotification, E> {
+                ClientNotification::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ClientNotification, E> {
+                ClientNotification::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ClientNotification, E> {
+                ClientNotification::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ClientNotification, E> {
+                ClientNotification::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ClientNotification, E> {
+                ClientNotification::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ClientNotification, E> {
+                ClientNotification::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ClientNotification, E> {
+                ClientNotification::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ClientNotification, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ClientNotification {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("notifications/cancelled") => {
+                ::core::option::Option::Some((0usize, "notifications/cancelled"))
+            }
+            ::core::option::Option::Some("notifications/initialized") => {
+                ::core::option::Option::Some((1usize, "notifications/initialized"))
+            }
+            ::core::option::Option::Some("notifications/progress") => {
+                ::core::option::Option::Some((2usize, "notifications/progress"))
+            }
+            ::core::option::Option::Some("notifications/roots/list_changed") => {
+                ::core::option::Option::Some((
+                    3usize,
+                    "notifications/roots/list_changed",
+                ))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<CancelledNotification> for ClientNotification {
@@ -1394,91 +1715,117 @@ impl ClientRequest {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::InitializeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListResourcesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListResourceTemplatesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ReadResourceRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::SubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::UnsubscribeRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListPromptsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::GetPromptRequest)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListToolsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CallToolRequest)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::SetLevelRequest)
                     .map_err(|e| __private::context(label, e))
             }
             12usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CompleteRequest)
                     .map_err(|e| __private::context(label, e))
@@ -1537,10 +1884,223 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ClientRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientRequest, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("method")
+                    {
+                        ClientRequest::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<ClientRequest, A::Error> = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::InitializeRequest)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::PingRequest)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ListResourcesRequest)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ListResourceTemplatesRequest)
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ReadResourceRequest)
+                            }
+                            5usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::SubscribeRequest)
+                            }
+                            6usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::UnsubscribeRequest)
+                            }
+                            7usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ListPromptsRequest)
+                            }
+                            8usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::GetPromptRequest)
+                            }
+                            9usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ListToolsRequest)
+                            }
+                            10usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::CallToolRequest)
+                            }
+                            11usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::SetLevelRequest)
+                            }
+                            12usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::CompleteRequest)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ClientRequest::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ClientRequest, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ClientRequest::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ClientRequest, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ClientRequest {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("initialize") => {
+                ::core::option::Option::Some((0usize, "initialize"))
+            }
+            ::core::option::Option::Some("ping") => {
+                ::core::option::Option::Some((1usize, "ping"))
+            }
+            ::core::option::Option::Some("resources/list") => {
+                ::core::option::Option::Some((2usize, "resources/list"))
+            }
+            ::core::option::Option::Some("resources/templates/list") => {
+                ::core::option::Option::Some((3usize, "resources/templates/list"))
+            }
+            ::core::option::Option::Some("resources/read") => {
+                ::core::option::Option::Some((4usize, "resources/read"))
+            }
+            ::core::option::Option::Some("resources/subscribe") => {
+                ::core::option::Option::Some((5usize, "resources/subscribe"))
+            }
+            ::core::option::Option::Some("resources/unsubscribe") => {
+                ::core::option::Option::Some((6usize, "resources/unsubscribe"))
+            }
+            ::core::option::Option::Some("prompts/list") => {
+                ::core::option::Option::Some((7usize, "prompts/list"))
+            }
+            ::core::option::Option::Some("prompts/get") => {
+                ::core::option::Option::Some((8usize, "prompts/get"))
+            }
+            ::core::option::Option::Some("tools/list") => {
+                ::core::option::Option::Some((9usize, "tools/list"))
+            }
+            ::core::option::Option::Some("tools/call") => {
+                ::core::option::Option::Some((10usize, "tools/call"))
+            }
+            ::core::option::Option::Some("logging/setLevel") => {
+                ::core::option::Option::Some((11usize, "logging/setLevel"))
+            }
+            ::core::option::Option::Some("completion/complete") => {
+                ::core::option::Option::Some((12usize, "completion/complete"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<InitializeRequest> for ClientRequest {
@@ -1671,21 +2231,27 @@ impl ClientResult {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CreateMessageResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListRootsResult)
                     .map_err(|e| __private::context(label, e))
@@ -1905,14 +2471,18 @@ impl CompleteRequestParamsRef {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::PromptReference)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ResourceReference)
                     .map_err(|e| __private::context(label, e))
@@ -1940,10 +2510,152 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsRef;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("CompleteRequestParamsRef")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        CompleteRequestParamsRef::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            CompleteRequestParamsRef,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CompleteRequestParamsRef::PromptReference)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CompleteRequestParamsRef::ResourceReference)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                CompleteRequestParamsRef::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                CompleteRequestParamsRef::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl CompleteRequestParamsRef {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("ref/prompt") => {
+                ::core::option::Option::Some((0usize, "ref/prompt"))
+            }
+            ::core::option::Option::Some("ref/resource") => {
+                ::core::option::Option::Some((1usize, "ref/resource"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
@@ -2731,14 +3443,18 @@ impl CreateMessageResultContent {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
@@ -2762,10 +3478,152 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageResultContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("CreateMessageResultContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageResultContent, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        CreateMessageResultContent::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            CreateMessageResultContent,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CreateMessageResultContent::TextContent)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CreateMessageResultContent::ImageContent)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                CreateMessageResultContent::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<CreateMessageResultContent, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                CreateMessageResultContent::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<CreateMessageResultContent, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl CreateMessageResultContent {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("text") => {
+                ::core::option::Option::Some((0usize, "text"))
+            }
+            ::core::option::Option::Some("image") => {
+                ::core::option::Option::Some((1usize, "image"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<TextContent> for CreateMessageResultContent {
@@ -3023,14 +3881,18 @@ impl EmbeddedResourceResource {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
@@ -4500,28 +5362,36 @@ impl JSONRPCMessage {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCResponse)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCError)
                     .map_err(|e| __private::context(label, e))
@@ -7673,14 +8543,18 @@ impl ProgressToken {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
@@ -8130,21 +9004,27 @@ impl PromptMessageContent {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
@@ -8171,10 +9051,157 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PromptMessageContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("PromptMessageContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PromptMessageContent, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        PromptMessageContent::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            PromptMessageContent,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(PromptMessageContent::TextContent)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(PromptMessageContent::ImageContent)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(PromptMessageContent::EmbeddedResource)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                PromptMessageContent::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<PromptMessageContent, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                PromptMessageContent::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<PromptMessageContent, E> {
+                PromptMessageContent::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<PromptMessageContent, E> {
+                PromptMessageContent::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<PromptMessageContent, E> {
+                PromptMessageContent::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<PromptMessageContent, E> {
+                PromptMessageContent::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<PromptMessageContent, E> {
+                PromptMessageContent::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<PromptMessageContent, E> {
+                PromptMessageContent::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<PromptMessageContent, E> {
+                PromptMessageContent::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<PromptMessageContent, E> {
+                PromptMessageContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<PromptMessageContent, E> {
+                PromptMessageContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<PromptMessageContent, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl PromptMessageContent {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("text") => {
+                ::core::option::Option::Some((0usize, "text"))
+            }
+            ::core::option::Option::Some("image") => {
+                ::core::option::Option::Some((1usize, "image"))
+            }
+            ::core::option::Option::Some("resource") => {
+                ::core::option::Option::Some((2usize, "resource"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<TextContent> for PromptMessageContent {
@@ -8587,14 +9614,18 @@ impl ReadResourceResultContentsItem {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
@@ -8974,14 +10005,18 @@ impl RequestId {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
@@ -10360,14 +11395,18 @@ impl SamplingMessageContent {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
@@ -10391,10 +11430,152 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SamplingMessageContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("SamplingMessageContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SamplingMessageContent, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        SamplingMessageContent::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            SamplingMessageContent,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContent::TextContent)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContent::ImageContent)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                SamplingMessageContent::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<SamplingMessageContent, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                SamplingMessageContent::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<SamplingMessageContent, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl SamplingMessageContent {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("text") => {
+                ::core::option::Option::Some((0usize, "text"))
+            }
+            ::core::option::Option::Some("image") => {
+                ::core::option::Option::Some((1usize, "image"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<TextContent> for SamplingMessageContent {
@@ -11008,49 +12189,63 @@ impl ServerNotification {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ResourceListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ResourceUpdatedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::PromptListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ToolListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::LoggingMessageNotification)
                     .map_err(|e| __private::context(label, e))
@@ -11093,10 +12288,195 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ServerNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerNotification, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("method")
+                    {
+                        ServerNotification::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            ServerNotification,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::CancelledNotification)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::ProgressNotification)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::ResourceListChangedNotification)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::ResourceUpdatedNotification)
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::PromptListChangedNotification)
+                            }
+                            5usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::ToolListChangedNotification)
+                            }
+                            6usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::LoggingMessageNotification)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ServerNotification::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ServerNotification, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ServerNotification::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ServerNotification, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ServerNotification {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("notifications/cancelled") => {
+                ::core::option::Option::Some((0usize, "notifications/cancelled"))
+            }
+            ::core::option::Option::Some("notifications/progress") => {
+                ::core::option::Option::Some((1usize, "notifications/progress"))
+            }
+            ::core::option::Option::Some("notifications/resources/list_changed") => {
+                ::core::option::Option::Some((
+                    2usize,
+                    "notifications/resources/list_changed",
+                ))
+            }
+            ::core::option::Option::Some("notifications/resources/updated") => {
+                ::core::option::Option::Some((3usize, "notifications/resources/updated"))
+            }
+            ::core::option::Option::Some("notifications/prompts/list_changed") => {
+                ::core::option::Option::Some((
+                    4usize,
+                    "notifications/prompts/list_changed",
+                ))
+            }
+            ::core::option::Option::Some("notifications/tools/list_changed") => {
+                ::core::option::Option::Some((
+                    5usize,
+                    "notifications/tools/list_changed",
+                ))
+            }
+            ::core::option::Option::Some("notifications/message") => {
+                ::core::option::Option::Some((6usize, "notifications/message"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<CancelledNotification> for ServerNotification {
@@ -11210,21 +12590,27 @@ impl ServerRequest {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::PingRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CreateMessageRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListRootsRequest)
                     .map_err(|e| __private::context(label, e))
@@ -11253,10 +12639,153 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ServerRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerRequest, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("method")
+                    {
+                        ServerRequest::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<ServerRequest, A::Error> = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerRequest::PingRequest)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerRequest::CreateMessageRequest)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerRequest::ListRootsRequest)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ServerRequest::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ServerRequest, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ServerRequest::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ServerRequest, E> {
+                ServerRequest::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ServerRequest, E> {
+                ServerRequest::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ServerRequest, E> {
+                ServerRequest::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ServerRequest, E> {
+                ServerRequest::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ServerRequest, E> {
+                ServerRequest::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ServerRequest, E> {
+                ServerRequest::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ServerRequest, E> {
+                ServerRequest::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ServerRequest, E> {
+                ServerRequest::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ServerRequest, E> {
+                ServerRequest::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ServerRequest, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ServerRequest {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("ping") => {
+                ::core::option::Option::Some((0usize, "ping"))
+            }
+            ::core::option::Option::Some("sampling/createMessage") => {
+                ::core::option::Option::Some((1usize, "sampling/createMessage"))
+            }
+            ::core::option::Option::Some("roots/list") => {
+                ::core::option::Option::Some((2usize, "roots/list"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<PingRequest> for ServerRequest {
@@ -11388,70 +12917,90 @@ impl ServerResult {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::InitializeResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListResourcesResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListResourceTemplatesResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListPromptsResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListToolsResult)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CompleteResult)
                     .map_err(|e| __private::context(label, e))
@@ -12753,6 +14302,83 @@ mod __private {
     pub fn context(label: &str, e: ::serde_json::Error) -> ::serde_json::Error {
         error(&::std::format!("{label}: {e}"))
     }
+    /// `label: message` for any error type; a position serde_json already appended is
+    /// dropped, since serde_json appends it again on the way out.
+    pub fn context_any<E: ::serde::de::Error>(label: &str, e: E) -> E {
+        let text = e.to_string();
+        let message = match text.rfind(" at line ") {
+            ::core::option::Option::Some(at) if text[at..].contains(" column ") => {
+                &text[..at]
+            }
+            _ => text.as_str(),
+        };
+        E::custom(::std::format!("{label}: {message}"))
+    }
+    /// A map whose first entries were already read into [`Content`]: replays them, then
+    /// reads on from the input.
+    pub struct Prefixed<'de, A> {
+        read: ::std::vec::IntoIter<(Content<'de>, Content<'de>)>,
+        value: ::core::option::Option<Content<'de>>,
+        rest: A,
+    }
+    impl<'de, A> Prefixed<'de, A> {
+        pub fn new(
+            read: ::std::vec::Vec<(Content<'de>, Content<'de>)>,
+            rest: A,
+        ) -> Self {
+            Prefixed {
+                read: read.into_iter(),
+                value: ::core::option::Option::None,
+                rest,
+            }
+        }
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::de::MapAccess<'de>
+    for Prefixed<'de, A> {
+        type Error = A::Error;
+        fn next_key_seed<K: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> ::core::result::Result<::core::option::Option<K::Value>, A::Error> {
+            match self.read.next() {
+                ::core::option::Option::Some((key, value)) => {
+                    self.value = ::core::option::Option::Some(value);
+                    seed.deserialize(ContentDeserializer::<A::Error>::new(key))
+                        .map(::core::option::Option::Some)
+                }
+                ::core::option::Option::None => self.rest.next_key_seed(seed),
+            }
+        }
+        fn next_value_seed<V: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> ::core::result::Result<V::Value, A::Error> {
+            match self.value.take() {
+                ::core::option::Option::Some(value) => {
+                    seed.deserialize(ContentDeserializer::<A::Error>::new(value))
+                }
+                ::core::option::Option::None => self.rest.next_value_seed(seed),
+            }
+        }
+        fn size_hint(&self) -> ::core::option::Option<usize> {
+            self.rest.size_hint().map(|n| n + self.read.len())
+        }
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::Deserializer<'de>
+    for Prefixed<'de, A> {
+        type Error = A::Error;
+        fn deserialize_any<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, A::Error> {
+            visitor.visit_map(self)
+        }
+        ::serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
+            struct enum identifier ignored_any
+        }
+    }
     pub fn kind(v: &Content<'_>) -> &'static str {
         match v {
             Content::Null => "null",
@@ -12844,6 +14470,17 @@ mod __private {
                 _ => ::core::option::Option::None,
             }
         }
+        pub fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+            mut seq: A,
+        ) -> ::core::result::Result<Content<'de>, A::Error> {
+            let mut items = ::std::vec::Vec::with_capacity(
+                seq.size_hint().unwrap_or(0).min(4096),
+            );
+            while let ::core::option::Option::Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            ::core::result::Result::Ok(Content::Seq(items))
+        }
     }
     impl<'de> ::serde::Deserialize<'de> for Content<'de> {
         fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -12914,15 +14551,9 @@ mod __private {
                 }
                 fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
                     self,
-                    mut seq: A,
+                    seq: A,
                 ) -> ::core::result::Result<Content<'de>, A::Error> {
-                    let mut items = ::std::vec::Vec::with_capacity(
-                        seq.size_hint().unwrap_or(0).min(4096),
-                    );
-                    while let ::core::option::Option::Some(item) = seq.next_element()? {
-                        items.push(item);
-                    }
-                    ::core::result::Result::Ok(Content::Seq(items))
+                    Content::visit_seq(seq)
                 }
                 fn visit_map<A: ::serde::de::MapAccess<'de>>(
                     self,
@@ -12940,25 +14571,27 @@ mod __private {
             deserializer.deserialize_any(Visitor)
         }
     }
-    /// Replays a [`Content`] to any `Deserialize` type.
-    pub struct ContentDeserializer<'de>(Content<'de>);
-    impl<'de> ContentDeserializer<'de> {
+    /// Replays a [`Content`] to any `Deserialize` type, with errors of type `E`.
+    pub struct ContentDeserializer<'de, E>(Content<'de>, ::core::marker::PhantomData<E>);
+    impl<'de, E> ContentDeserializer<'de, E> {
         pub fn new(content: Content<'de>) -> Self {
-            ContentDeserializer(content)
+            ContentDeserializer(content, ::core::marker::PhantomData)
         }
     }
-    impl<'de> ::serde::de::IntoDeserializer<'de, ::serde_json::Error> for Content<'de> {
-        type Deserializer = ContentDeserializer<'de>;
-        fn into_deserializer(self) -> ContentDeserializer<'de> {
-            ContentDeserializer(self)
+    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E>
+    for Content<'de> {
+        type Deserializer = ContentDeserializer<'de, E>;
+        fn into_deserializer(self) -> ContentDeserializer<'de, E> {
+            ContentDeserializer::new(self)
         }
     }
-    impl<'de> ::serde::Deserializer<'de> for ContentDeserializer<'de> {
-        type Error = ::serde_json::Error;
+    impl<'de, E: ::serde::de::Error> ::serde::Deserializer<'de>
+    for ContentDeserializer<'de, E> {
+        type Error = E;
         fn deserialize_any<V: ::serde::de::Visitor<'de>>(
             self,
             visitor: V,
-        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+        ) -> ::core::result::Result<V::Value, E> {
             match self.0 {
                 Content::Null => visitor.visit_unit(),
                 Content::Bool(v) => visitor.visit_bool(v),
@@ -12988,17 +14621,17 @@ mod __private {
         fn deserialize_option<V: ::serde::de::Visitor<'de>>(
             self,
             visitor: V,
-        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+        ) -> ::core::result::Result<V::Value, E> {
             match self.0 {
                 Content::Null => visitor.visit_none(),
-                other => visitor.visit_some(ContentDeserializer(other)),
+                other => visitor.visit_some(ContentDeserializer::<E>::new(other)),
             }
         }
         fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(
             self,
             _name: &'static str,
             visitor: V,
-        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+        ) -> ::core::result::Result<V::Value, E> {
             visitor.visit_newtype_struct(self)
         }
         ::serde::forward_to_deserialize_any! {

@@ -1129,14 +1129,18 @@ impl CallToolResultResponseResult {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
@@ -1164,10 +1168,153 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CallToolResultResponseResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("CallToolResultResponseResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CallToolResultResponseResult, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("resultType")
+                    {
+                        CallToolResultResponseResult::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            CallToolResultResponseResult,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CallToolResultResponseResult::InputRequiredResult)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CallToolResultResponseResult::CallToolResult)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                CallToolResultResponseResult::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<CallToolResultResponseResult, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                CallToolResultResponseResult::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
+                CallToolResultResponseResult::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
+                CallToolResultResponseResult::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
+                CallToolResultResponseResult::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
+                CallToolResultResponseResult::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
+                CallToolResultResponseResult::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
+                CallToolResultResponseResult::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
+                CallToolResultResponseResult::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
+                CallToolResultResponseResult::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
+                CallToolResultResponseResult::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<CallToolResultResponseResult, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl CallToolResultResponseResult {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("input_required") => {
+                ::core::option::Option::Some((0usize, "input_required"))
+            }
+            ::core::option::Option::Some("complete") => {
+                ::core::option::Option::Some((1usize, "complete"))
+            }
+            _ => ::core::option::Option::Some((1usize, "CallToolResult")),
+        }
     }
 }
 impl ::core::convert::From<InputRequiredResult> for CallToolResultResponseResult {
@@ -2034,70 +2181,90 @@ impl ClientRequest {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::DiscoverRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListResourcesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListResourceTemplatesRequest)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ReadResourceRequest)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::SubscriptionsListenRequest)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListPromptsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::GetPromptRequest)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListToolsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CallToolRequest)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CompleteRequest)
                     .map_err(|e| __private::context(label, e))
@@ -2149,10 +2316,202 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ClientRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ClientRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ClientRequest, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("method")
+                    {
+                        ClientRequest::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<ClientRequest, A::Error> = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::DiscoverRequest)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ListResourcesRequest)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ListResourceTemplatesRequest)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ReadResourceRequest)
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::SubscriptionsListenRequest)
+                            }
+                            5usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ListPromptsRequest)
+                            }
+                            6usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::GetPromptRequest)
+                            }
+                            7usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::ListToolsRequest)
+                            }
+                            8usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::CallToolRequest)
+                            }
+                            9usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ClientRequest::CompleteRequest)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ClientRequest::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ClientRequest, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ClientRequest::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ClientRequest, E> {
+                ClientRequest::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ClientRequest, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ClientRequest {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("server/discover") => {
+                ::core::option::Option::Some((0usize, "server/discover"))
+            }
+            ::core::option::Option::Some("resources/list") => {
+                ::core::option::Option::Some((1usize, "resources/list"))
+            }
+            ::core::option::Option::Some("resources/templates/list") => {
+                ::core::option::Option::Some((2usize, "resources/templates/list"))
+            }
+            ::core::option::Option::Some("resources/read") => {
+                ::core::option::Option::Some((3usize, "resources/read"))
+            }
+            ::core::option::Option::Some("subscriptions/listen") => {
+                ::core::option::Option::Some((4usize, "subscriptions/listen"))
+            }
+            ::core::option::Option::Some("prompts/list") => {
+                ::core::option::Option::Some((5usize, "prompts/list"))
+            }
+            ::core::option::Option::Some("prompts/get") => {
+                ::core::option::Option::Some((6usize, "prompts/get"))
+            }
+            ::core::option::Option::Some("tools/list") => {
+                ::core::option::Option::Some((7usize, "tools/list"))
+            }
+            ::core::option::Option::Some("tools/call") => {
+                ::core::option::Option::Some((8usize, "tools/call"))
+            }
+            ::core::option::Option::Some("completion/complete") => {
+                ::core::option::Option::Some((9usize, "completion/complete"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<DiscoverRequest> for ClientRequest {
@@ -2541,14 +2900,18 @@ impl CompleteRequestParamsRef {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::PromptReference)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ResourceTemplateReference)
                     .map_err(|e| __private::context(label, e))
@@ -2576,10 +2939,152 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CompleteRequestParamsRef;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("CompleteRequestParamsRef")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        CompleteRequestParamsRef::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            CompleteRequestParamsRef,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CompleteRequestParamsRef::PromptReference)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CompleteRequestParamsRef::ResourceTemplateReference)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                CompleteRequestParamsRef::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                CompleteRequestParamsRef::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, E> {
+                CompleteRequestParamsRef::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<CompleteRequestParamsRef, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl CompleteRequestParamsRef {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("ref/prompt") => {
+                ::core::option::Option::Some((0usize, "ref/prompt"))
+            }
+            ::core::option::Option::Some("ref/resource") => {
+                ::core::option::Option::Some((1usize, "ref/resource"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
@@ -3040,35 +3545,45 @@ impl ContentBlock {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ResourceLink)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
@@ -3097,10 +3612,162 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ContentBlock;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ContentBlock")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ContentBlock, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        ContentBlock::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<ContentBlock, A::Error> = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ContentBlock::TextContent)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ContentBlock::ImageContent)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ContentBlock::AudioContent)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ContentBlock::ResourceLink)
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ContentBlock::EmbeddedResource)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ContentBlock::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ContentBlock, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ContentBlock::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ContentBlock, E> {
+                ContentBlock::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ContentBlock, E> {
+                ContentBlock::from_content(__private::Content::U64(v)).map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ContentBlock, E> {
+                ContentBlock::from_content(__private::Content::I64(v)).map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ContentBlock, E> {
+                ContentBlock::from_content(__private::Content::F64(v)).map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ContentBlock, E> {
+                ContentBlock::from_content(__private::Content::Str(v)).map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ContentBlock, E> {
+                ContentBlock::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ContentBlock, E> {
+                ContentBlock::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ContentBlock, E> {
+                ContentBlock::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ContentBlock, E> {
+                ContentBlock::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ContentBlock, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ContentBlock {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("text") => {
+                ::core::option::Option::Some((0usize, "text"))
+            }
+            ::core::option::Option::Some("image") => {
+                ::core::option::Option::Some((1usize, "image"))
+            }
+            ::core::option::Option::Some("audio") => {
+                ::core::option::Option::Some((2usize, "audio"))
+            }
+            ::core::option::Option::Some("resource_link") => {
+                ::core::option::Option::Some((3usize, "resource_link"))
+            }
+            ::core::option::Option::Some("resource") => {
+                ::core::option::Option::Some((4usize, "resource"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<TextContent> for ContentBlock {
@@ -3582,42 +4249,54 @@ impl CreateMessageResultContent {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
@@ -3649,10 +4328,177 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = CreateMessageResultContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("CreateMessageResultContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<CreateMessageResultContent, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        CreateMessageResultContent::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            CreateMessageResultContent,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CreateMessageResultContent::TextContent)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CreateMessageResultContent::ImageContent)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CreateMessageResultContent::AudioContent)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CreateMessageResultContent::ToolUseContent)
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CreateMessageResultContent::ToolResultContent)
+                            }
+                            5usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(CreateMessageResultContent::Array)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                CreateMessageResultContent::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<CreateMessageResultContent, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                CreateMessageResultContent::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<CreateMessageResultContent, E> {
+                CreateMessageResultContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<CreateMessageResultContent, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl CreateMessageResultContent {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("text") => {
+                ::core::option::Option::Some((0usize, "text"))
+            }
+            ::core::option::Option::Some("image") => {
+                ::core::option::Option::Some((1usize, "image"))
+            }
+            ::core::option::Option::Some("audio") => {
+                ::core::option::Option::Some((2usize, "audio"))
+            }
+            ::core::option::Option::Some("tool_use") => {
+                ::core::option::Option::Some((3usize, "tool_use"))
+            }
+            ::core::option::Option::Some("tool_result") => {
+                ::core::option::Option::Some((4usize, "tool_result"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<TextContent> for CreateMessageResultContent {
@@ -4586,14 +5432,18 @@ impl ElicitRequestParams {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ElicitRequestFormParams)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ElicitRequestURLParams)
                     .map_err(|e| __private::context(label, e))
@@ -4621,10 +5471,150 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ElicitRequestParams;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ElicitRequestParams")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ElicitRequestParams, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("mode")
+                    {
+                        ElicitRequestParams::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            ElicitRequestParams,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ElicitRequestParams::ElicitRequestFormParams)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ElicitRequestParams::ElicitRequestURLParams)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ElicitRequestParams::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ElicitRequestParams, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ElicitRequestParams::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ElicitRequestParams, E> {
+                ElicitRequestParams::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ElicitRequestParams, E> {
+                ElicitRequestParams::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ElicitRequestParams, E> {
+                ElicitRequestParams::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ElicitRequestParams, E> {
+                ElicitRequestParams::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ElicitRequestParams, E> {
+                ElicitRequestParams::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ElicitRequestParams, E> {
+                ElicitRequestParams::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ElicitRequestParams, E> {
+                ElicitRequestParams::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ElicitRequestParams, E> {
+                ElicitRequestParams::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ElicitRequestParams, E> {
+                ElicitRequestParams::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ElicitRequestParams, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ElicitRequestParams {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("form") => {
+                ::core::option::Option::Some((0usize, "form"))
+            }
+            ::core::option::Option::Some("url") => {
+                ::core::option::Option::Some((1usize, "url"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<ElicitRequestFormParams> for ElicitRequestParams {
@@ -4869,28 +5859,36 @@ impl ElicitResultContentValue {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Number)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Boolean)
                     .map_err(|e| __private::context(label, e))
@@ -5085,14 +6083,18 @@ impl EmbeddedResourceResource {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
@@ -5360,35 +6362,45 @@ impl EnumSchema {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
@@ -5926,14 +6938,18 @@ impl GetPromptResultResponseResult {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
@@ -5961,10 +6977,157 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = GetPromptResultResponseResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("GetPromptResultResponseResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("resultType")
+                    {
+                        GetPromptResultResponseResult::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            GetPromptResultResponseResult,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(GetPromptResultResponseResult::InputRequiredResult)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(GetPromptResultResponseResult::GetPromptResult)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                GetPromptResultResponseResult::from_content(
+                        __private::Content::Map(read),
+                    )
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                GetPromptResultResponseResult::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
+                GetPromptResultResponseResult::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
+                GetPromptResultResponseResult::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
+                GetPromptResultResponseResult::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
+                GetPromptResultResponseResult::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
+                GetPromptResultResponseResult::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
+                GetPromptResultResponseResult::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
+                GetPromptResultResponseResult::from_content(
+                        __private::Content::String(v),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
+                GetPromptResultResponseResult::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
+                GetPromptResultResponseResult::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<GetPromptResultResponseResult, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl GetPromptResultResponseResult {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("input_required") => {
+                ::core::option::Option::Some((0usize, "input_required"))
+            }
+            ::core::option::Option::Some("complete") => {
+                ::core::option::Option::Some((1usize, "complete"))
+            }
+            _ => ::core::option::Option::Some((1usize, "GetPromptResult")),
+        }
     }
 }
 impl ::core::convert::From<InputRequiredResult> for GetPromptResultResponseResult {
@@ -6807,21 +7970,27 @@ impl InputRequest {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CreateMessageRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListRootsRequest)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ElicitRequest)
                     .map_err(|e| __private::context(label, e))
@@ -6852,10 +8021,149 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = InputRequest;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("InputRequest")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<InputRequest, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("method")
+                    {
+                        InputRequest::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<InputRequest, A::Error> = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(InputRequest::CreateMessageRequest)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(InputRequest::ListRootsRequest)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(InputRequest::ElicitRequest)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                InputRequest::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<InputRequest, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                InputRequest::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<InputRequest, E> {
+                InputRequest::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<InputRequest, E> {
+                InputRequest::from_content(__private::Content::U64(v)).map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<InputRequest, E> {
+                InputRequest::from_content(__private::Content::I64(v)).map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<InputRequest, E> {
+                InputRequest::from_content(__private::Content::F64(v)).map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<InputRequest, E> {
+                InputRequest::from_content(__private::Content::Str(v)).map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<InputRequest, E> {
+                InputRequest::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<InputRequest, E> {
+                InputRequest::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<InputRequest, E> {
+                InputRequest::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<InputRequest, E> {
+                InputRequest::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<InputRequest, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl InputRequest {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("sampling/createMessage") => {
+                ::core::option::Option::Some((0usize, "sampling/createMessage"))
+            }
+            ::core::option::Option::Some("roots/list") => {
+                ::core::option::Option::Some((1usize, "roots/list"))
+            }
+            ::core::option::Option::Some("elicitation/create") => {
+                ::core::option::Option::Some((2usize, "elicitation/create"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<CreateMessageRequest> for InputRequest {
@@ -7074,21 +8382,27 @@ impl InputResponse {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CreateMessageResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListRootsResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ElicitResult)
                     .map_err(|e| __private::context(label, e))
@@ -7649,28 +8963,36 @@ impl JSONRPCMessage {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCRequest)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
@@ -7972,14 +9294,18 @@ impl JSONRPCResponse {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCResultResponse)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::JSONRPCErrorResponse)
                     .map_err(|e| __private::context(label, e))
@@ -10745,14 +12071,18 @@ impl MultiSelectEnumSchema {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
@@ -11625,56 +12955,72 @@ impl PrimitiveSchemaDefinition {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::StringSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::NumberSchema)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::BooleanSchema)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::UntitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TitledMultiSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::LegacyTitledEnumSchema)
                     .map_err(|e| __private::context(label, e))
@@ -11716,10 +13062,187 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = PrimitiveSchemaDefinition;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("PrimitiveSchemaDefinition")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        PrimitiveSchemaDefinition::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            PrimitiveSchemaDefinition,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(PrimitiveSchemaDefinition::StringSchema)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(PrimitiveSchemaDefinition::NumberSchema)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(PrimitiveSchemaDefinition::BooleanSchema)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(
+                                        PrimitiveSchemaDefinition::UntitledSingleSelectEnumSchema,
+                                    )
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(
+                                        PrimitiveSchemaDefinition::TitledSingleSelectEnumSchema,
+                                    )
+                            }
+                            5usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(
+                                        PrimitiveSchemaDefinition::UntitledMultiSelectEnumSchema,
+                                    )
+                            }
+                            6usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(PrimitiveSchemaDefinition::TitledMultiSelectEnumSchema)
+                            }
+                            7usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(PrimitiveSchemaDefinition::LegacyTitledEnumSchema)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                PrimitiveSchemaDefinition::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                PrimitiveSchemaDefinition::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, E> {
+                PrimitiveSchemaDefinition::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, E> {
+                PrimitiveSchemaDefinition::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, E> {
+                PrimitiveSchemaDefinition::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, E> {
+                PrimitiveSchemaDefinition::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, E> {
+                PrimitiveSchemaDefinition::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, E> {
+                PrimitiveSchemaDefinition::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, E> {
+                PrimitiveSchemaDefinition::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, E> {
+                PrimitiveSchemaDefinition::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, E> {
+                PrimitiveSchemaDefinition::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<PrimitiveSchemaDefinition, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl PrimitiveSchemaDefinition {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("string") => ::core::option::Option::None,
+            ::core::option::Option::Some("integer") => {
+                ::core::option::Option::Some((1usize, "integer"))
+            }
+            ::core::option::Option::Some("number") => {
+                ::core::option::Option::Some((1usize, "number"))
+            }
+            ::core::option::Option::Some("boolean") => {
+                ::core::option::Option::Some((2usize, "boolean"))
+            }
+            ::core::option::Option::Some("array") => ::core::option::Option::None,
+            _ => ::core::option::Option::Some((1usize, "NumberSchema")),
+        }
     }
 }
 impl ::core::convert::From<StringSchema> for PrimitiveSchemaDefinition {
@@ -12037,14 +13560,18 @@ impl ProgressToken {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
@@ -12871,14 +14398,18 @@ impl ReadResourceResultContentsItem {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextResourceContents)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::BlobResourceContents)
                     .map_err(|e| __private::context(label, e))
@@ -13106,14 +14637,18 @@ impl ReadResourceResultResponseResult {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
@@ -13141,10 +14676,167 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ReadResourceResultResponseResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ReadResourceResultResponseResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("resultType")
+                    {
+                        ReadResourceResultResponseResult::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            ReadResourceResultResponseResult,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ReadResourceResultResponseResult::InputRequiredResult)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ReadResourceResultResponseResult::ReadResourceResult)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ReadResourceResultResponseResult::from_content(
+                        __private::Content::Map(read),
+                    )
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ReadResourceResultResponseResult::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
+                ReadResourceResultResponseResult::from_content(
+                        __private::Content::Bool(v),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
+                ReadResourceResultResponseResult::from_content(
+                        __private::Content::U64(v),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
+                ReadResourceResultResponseResult::from_content(
+                        __private::Content::I64(v),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
+                ReadResourceResultResponseResult::from_content(
+                        __private::Content::F64(v),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
+                ReadResourceResultResponseResult::from_content(
+                        __private::Content::Str(v),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
+                ReadResourceResultResponseResult::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
+                ReadResourceResultResponseResult::from_content(
+                        __private::Content::String(v),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
+                ReadResourceResultResponseResult::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
+                ReadResourceResultResponseResult::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ReadResourceResultResponseResult, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ReadResourceResultResponseResult {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("input_required") => {
+                ::core::option::Option::Some((0usize, "input_required"))
+            }
+            ::core::option::Option::Some("complete") => {
+                ::core::option::Option::Some((1usize, "complete"))
+            }
+            _ => ::core::option::Option::Some((1usize, "ReadResourceResult")),
+        }
     }
 }
 impl ::core::convert::From<InputRequiredResult> for ReadResourceResultResponseResult {
@@ -13371,14 +15063,18 @@ impl RequestId {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
@@ -15129,42 +16825,54 @@ impl SamplingMessageContent {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
@@ -15196,10 +16904,177 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SamplingMessageContent;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("SamplingMessageContent")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SamplingMessageContent, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        SamplingMessageContent::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            SamplingMessageContent,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContent::TextContent)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContent::ImageContent)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContent::AudioContent)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContent::ToolUseContent)
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContent::ToolResultContent)
+                            }
+                            5usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContent::Array)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                SamplingMessageContent::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<SamplingMessageContent, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                SamplingMessageContent::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<SamplingMessageContent, E> {
+                SamplingMessageContent::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<SamplingMessageContent, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl SamplingMessageContent {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("text") => {
+                ::core::option::Option::Some((0usize, "text"))
+            }
+            ::core::option::Option::Some("image") => {
+                ::core::option::Option::Some((1usize, "image"))
+            }
+            ::core::option::Option::Some("audio") => {
+                ::core::option::Option::Some((2usize, "audio"))
+            }
+            ::core::option::Option::Some("tool_use") => {
+                ::core::option::Option::Some((3usize, "tool_use"))
+            }
+            ::core::option::Option::Some("tool_result") => {
+                ::core::option::Option::Some((4usize, "tool_result"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<TextContent> for SamplingMessageContent {
@@ -15401,35 +17276,45 @@ impl SamplingMessageContentBlock {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TextContent)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ToolUseContent)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
@@ -15460,10 +17345,173 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = SamplingMessageContentBlock;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("SamplingMessageContentBlock")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str() == ::core::option::Option::Some("type")
+                    {
+                        SamplingMessageContentBlock::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            SamplingMessageContentBlock,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContentBlock::TextContent)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContentBlock::ImageContent)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContentBlock::AudioContent)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContentBlock::ToolUseContent)
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(SamplingMessageContentBlock::ToolResultContent)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                SamplingMessageContentBlock::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                SamplingMessageContentBlock::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, E> {
+                SamplingMessageContentBlock::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, E> {
+                SamplingMessageContentBlock::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, E> {
+                SamplingMessageContentBlock::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, E> {
+                SamplingMessageContentBlock::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, E> {
+                SamplingMessageContentBlock::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, E> {
+                SamplingMessageContentBlock::from_content(
+                        __private::Content::String(v.into()),
+                    )
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, E> {
+                SamplingMessageContentBlock::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, E> {
+                SamplingMessageContentBlock::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, E> {
+                SamplingMessageContentBlock::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<SamplingMessageContentBlock, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl SamplingMessageContentBlock {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("text") => {
+                ::core::option::Option::Some((0usize, "text"))
+            }
+            ::core::option::Option::Some("image") => {
+                ::core::option::Option::Some((1usize, "image"))
+            }
+            ::core::option::Option::Some("audio") => {
+                ::core::option::Option::Some((2usize, "audio"))
+            }
+            ::core::option::Option::Some("tool_use") => {
+                ::core::option::Option::Some((3usize, "tool_use"))
+            }
+            ::core::option::Option::Some("tool_result") => {
+                ::core::option::Option::Some((4usize, "tool_result"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<TextContent> for SamplingMessageContentBlock {
@@ -15967,56 +18015,72 @@ impl ServerNotification {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CancelledNotification)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ProgressNotification)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ResourceListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::SubscriptionsAcknowledgedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ResourceUpdatedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::PromptListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ToolListChangedNotification)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::LoggingMessageNotification)
                     .map_err(|e| __private::context(label, e))
@@ -16062,10 +18126,207 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerNotification;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ServerNotification")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerNotification, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("method")
+                    {
+                        ServerNotification::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<
+                            ServerNotification,
+                            A::Error,
+                        > = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::CancelledNotification)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::ProgressNotification)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::ResourceListChangedNotification)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(
+                                        ServerNotification::SubscriptionsAcknowledgedNotification,
+                                    )
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::ResourceUpdatedNotification)
+                            }
+                            5usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::PromptListChangedNotification)
+                            }
+                            6usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::ToolListChangedNotification)
+                            }
+                            7usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerNotification::LoggingMessageNotification)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ServerNotification::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ServerNotification, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ServerNotification::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::U64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::I64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::F64(v))
+                    .map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::Str(v))
+                    .map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ServerNotification, E> {
+                ServerNotification::from_content(__private::Content::Null)
+                    .map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ServerNotification, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ServerNotification {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("notifications/cancelled") => {
+                ::core::option::Option::Some((0usize, "notifications/cancelled"))
+            }
+            ::core::option::Option::Some("notifications/progress") => {
+                ::core::option::Option::Some((1usize, "notifications/progress"))
+            }
+            ::core::option::Option::Some("notifications/resources/list_changed") => {
+                ::core::option::Option::Some((
+                    2usize,
+                    "notifications/resources/list_changed",
+                ))
+            }
+            ::core::option::Option::Some("notifications/subscriptions/acknowledged") => {
+                ::core::option::Option::Some((
+                    3usize,
+                    "notifications/subscriptions/acknowledged",
+                ))
+            }
+            ::core::option::Option::Some("notifications/resources/updated") => {
+                ::core::option::Option::Some((4usize, "notifications/resources/updated"))
+            }
+            ::core::option::Option::Some("notifications/prompts/list_changed") => {
+                ::core::option::Option::Some((
+                    5usize,
+                    "notifications/prompts/list_changed",
+                ))
+            }
+            ::core::option::Option::Some("notifications/tools/list_changed") => {
+                ::core::option::Option::Some((
+                    6usize,
+                    "notifications/tools/list_changed",
+                ))
+            }
+            ::core::option::Option::Some("notifications/message") => {
+                ::core::option::Option::Some((7usize, "notifications/message"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<CancelledNotification> for ServerNotification {
@@ -16238,84 +18499,108 @@ impl ServerResult {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Result)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::InputRequiredResult)
                     .map_err(|e| __private::context(label, e))
             }
             2usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::DiscoverResult)
                     .map_err(|e| __private::context(label, e))
             }
             3usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListResourcesResult)
                     .map_err(|e| __private::context(label, e))
             }
             4usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListResourceTemplatesResult)
                     .map_err(|e| __private::context(label, e))
             }
             5usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ReadResourceResult)
                     .map_err(|e| __private::context(label, e))
             }
             6usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::SubscriptionsListenResult)
                     .map_err(|e| __private::context(label, e))
             }
             7usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListPromptsResult)
                     .map_err(|e| __private::context(label, e))
             }
             8usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::GetPromptResult)
                     .map_err(|e| __private::context(label, e))
             }
             9usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::ListToolsResult)
                     .map_err(|e| __private::context(label, e))
             }
             10usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CallToolResult)
                     .map_err(|e| __private::context(label, e))
             }
             11usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::CompleteResult)
                     .map_err(|e| __private::context(label, e))
@@ -16371,10 +18656,180 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = ServerResult;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("ServerResult")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<ServerResult, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("resultType")
+                    {
+                        ServerResult::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<ServerResult, A::Error> = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::Result)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::InputRequiredResult)
+                            }
+                            2usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::DiscoverResult)
+                            }
+                            3usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::ListResourcesResult)
+                            }
+                            4usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::ListResourceTemplatesResult)
+                            }
+                            5usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::ReadResourceResult)
+                            }
+                            6usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::SubscriptionsListenResult)
+                            }
+                            7usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::ListPromptsResult)
+                            }
+                            8usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::GetPromptResult)
+                            }
+                            9usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::ListToolsResult)
+                            }
+                            10usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::CallToolResult)
+                            }
+                            11usize => {
+                                ::serde::Deserialize::deserialize(rest)
+                                    .map(ServerResult::CompleteResult)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                ServerResult::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<ServerResult, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                ServerResult::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<ServerResult, E> {
+                ServerResult::from_content(__private::Content::Bool(v))
+                    .map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<ServerResult, E> {
+                ServerResult::from_content(__private::Content::U64(v)).map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<ServerResult, E> {
+                ServerResult::from_content(__private::Content::I64(v)).map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<ServerResult, E> {
+                ServerResult::from_content(__private::Content::F64(v)).map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<ServerResult, E> {
+                ServerResult::from_content(__private::Content::Str(v)).map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<ServerResult, E> {
+                ServerResult::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<ServerResult, E> {
+                ServerResult::from_content(__private::Content::String(v))
+                    .map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ServerResult, E> {
+                ServerResult::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<ServerResult, E> {
+                ServerResult::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<ServerResult, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl ServerResult {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("complete") => ::core::option::Option::None,
+            ::core::option::Option::Some("input_required") => {
+                ::core::option::Option::Some((1usize, "input_required"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<Result> for ServerResult {
@@ -16494,14 +18949,18 @@ impl SingleSelectEnumSchema {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::UntitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::TitledSingleSelectEnumSchema)
                     .map_err(|e| __private::context(label, e))
@@ -19793,6 +22252,83 @@ mod __private {
     pub fn context(label: &str, e: ::serde_json::Error) -> ::serde_json::Error {
         error(&::std::format!("{label}: {e}"))
     }
+    /// `label: message` for any error type; a position serde_json already appended is
+    /// dropped, since serde_json appends it again on the way out.
+    pub fn context_any<E: ::serde::de::Error>(label: &str, e: E) -> E {
+        let text = e.to_string();
+        let message = match text.rfind(" at line ") {
+            ::core::option::Option::Some(at) if text[at..].contains(" column ") => {
+                &text[..at]
+            }
+            _ => text.as_str(),
+        };
+        E::custom(::std::format!("{label}: {message}"))
+    }
+    /// A map whose first entries were already read into [`Content`]: replays them, then
+    /// reads on from the input.
+    pub struct Prefixed<'de, A> {
+        read: ::std::vec::IntoIter<(Content<'de>, Content<'de>)>,
+        value: ::core::option::Option<Content<'de>>,
+        rest: A,
+    }
+    impl<'de, A> Prefixed<'de, A> {
+        pub fn new(
+            read: ::std::vec::Vec<(Content<'de>, Content<'de>)>,
+            rest: A,
+        ) -> Self {
+            Prefixed {
+                read: read.into_iter(),
+                value: ::core::option::Option::None,
+                rest,
+            }
+        }
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::de::MapAccess<'de>
+    for Prefixed<'de, A> {
+        type Error = A::Error;
+        fn next_key_seed<K: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> ::core::result::Result<::core::option::Option<K::Value>, A::Error> {
+            match self.read.next() {
+                ::core::option::Option::Some((key, value)) => {
+                    self.value = ::core::option::Option::Some(value);
+                    seed.deserialize(ContentDeserializer::<A::Error>::new(key))
+                        .map(::core::option::Option::Some)
+                }
+                ::core::option::Option::None => self.rest.next_key_seed(seed),
+            }
+        }
+        fn next_value_seed<V: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> ::core::result::Result<V::Value, A::Error> {
+            match self.value.take() {
+                ::core::option::Option::Some(value) => {
+                    seed.deserialize(ContentDeserializer::<A::Error>::new(value))
+                }
+                ::core::option::Option::None => self.rest.next_value_seed(seed),
+            }
+        }
+        fn size_hint(&self) -> ::core::option::Option<usize> {
+            self.rest.size_hint().map(|n| n + self.read.len())
+        }
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::Deserializer<'de>
+    for Prefixed<'de, A> {
+        type Error = A::Error;
+        fn deserialize_any<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, A::Error> {
+            visitor.visit_map(self)
+        }
+        ::serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
+            struct enum identifier ignored_any
+        }
+    }
     pub fn kind(v: &Content<'_>) -> &'static str {
         match v {
             Content::Null => "null",
@@ -19884,6 +22420,17 @@ mod __private {
                 _ => ::core::option::Option::None,
             }
         }
+        pub fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+            mut seq: A,
+        ) -> ::core::result::Result<Content<'de>, A::Error> {
+            let mut items = ::std::vec::Vec::with_capacity(
+                seq.size_hint().unwrap_or(0).min(4096),
+            );
+            while let ::core::option::Option::Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            ::core::result::Result::Ok(Content::Seq(items))
+        }
     }
     impl<'de> ::serde::Deserialize<'de> for Content<'de> {
         fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -19954,15 +22501,9 @@ mod __private {
                 }
                 fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
                     self,
-                    mut seq: A,
+                    seq: A,
                 ) -> ::core::result::Result<Content<'de>, A::Error> {
-                    let mut items = ::std::vec::Vec::with_capacity(
-                        seq.size_hint().unwrap_or(0).min(4096),
-                    );
-                    while let ::core::option::Option::Some(item) = seq.next_element()? {
-                        items.push(item);
-                    }
-                    ::core::result::Result::Ok(Content::Seq(items))
+                    Content::visit_seq(seq)
                 }
                 fn visit_map<A: ::serde::de::MapAccess<'de>>(
                     self,
@@ -19980,25 +22521,27 @@ mod __private {
             deserializer.deserialize_any(Visitor)
         }
     }
-    /// Replays a [`Content`] to any `Deserialize` type.
-    pub struct ContentDeserializer<'de>(Content<'de>);
-    impl<'de> ContentDeserializer<'de> {
+    /// Replays a [`Content`] to any `Deserialize` type, with errors of type `E`.
+    pub struct ContentDeserializer<'de, E>(Content<'de>, ::core::marker::PhantomData<E>);
+    impl<'de, E> ContentDeserializer<'de, E> {
         pub fn new(content: Content<'de>) -> Self {
-            ContentDeserializer(content)
+            ContentDeserializer(content, ::core::marker::PhantomData)
         }
     }
-    impl<'de> ::serde::de::IntoDeserializer<'de, ::serde_json::Error> for Content<'de> {
-        type Deserializer = ContentDeserializer<'de>;
-        fn into_deserializer(self) -> ContentDeserializer<'de> {
-            ContentDeserializer(self)
+    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E>
+    for Content<'de> {
+        type Deserializer = ContentDeserializer<'de, E>;
+        fn into_deserializer(self) -> ContentDeserializer<'de, E> {
+            ContentDeserializer::new(self)
         }
     }
-    impl<'de> ::serde::Deserializer<'de> for ContentDeserializer<'de> {
-        type Error = ::serde_json::Error;
+    impl<'de, E: ::serde::de::Error> ::serde::Deserializer<'de>
+    for ContentDeserializer<'de, E> {
+        type Error = E;
         fn deserialize_any<V: ::serde::de::Visitor<'de>>(
             self,
             visitor: V,
-        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+        ) -> ::core::result::Result<V::Value, E> {
             match self.0 {
                 Content::Null => visitor.visit_unit(),
                 Content::Bool(v) => visitor.visit_bool(v),
@@ -20028,17 +22571,17 @@ mod __private {
         fn deserialize_option<V: ::serde::de::Visitor<'de>>(
             self,
             visitor: V,
-        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+        ) -> ::core::result::Result<V::Value, E> {
             match self.0 {
                 Content::Null => visitor.visit_none(),
-                other => visitor.visit_some(ContentDeserializer(other)),
+                other => visitor.visit_some(ContentDeserializer::<E>::new(other)),
             }
         }
         fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(
             self,
             _name: &'static str,
             visitor: V,
-        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+        ) -> ::core::result::Result<V::Value, E> {
             visitor.visit_newtype_struct(self)
         }
         ::serde::forward_to_deserialize_any! {

@@ -72,14 +72,18 @@ impl PingId {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::String)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Integer)
                     .map_err(|e| __private::context(label, e))
@@ -487,14 +491,18 @@ impl Message {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Ping)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Pong)
                     .map_err(|e| __private::context(label, e))
@@ -518,10 +526,138 @@ impl<'de> ::serde::Deserialize<'de> for Message {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        let content = <__private::Content<
-            'de,
-        > as ::serde::Deserialize>::deserialize(deserializer)?;
-        Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
+        struct Visitor;
+        impl<'de> ::serde::de::Visitor<'de> for Visitor {
+            type Value = Message;
+            fn expecting(
+                &self,
+                f: &mut ::core::fmt::Formatter<'_>,
+            ) -> ::core::fmt::Result {
+                f.write_str("Message")
+            }
+            fn visit_map<A: ::serde::de::MapAccess<'de>>(
+                self,
+                mut map: A,
+            ) -> ::core::result::Result<Message, A::Error> {
+                let mut read = ::std::vec::Vec::new();
+                while let ::core::option::Option::Some(key) = map
+                    .next_key::<__private::Content<'de>>()?
+                {
+                    let value: __private::Content<'de> = map.next_value()?;
+                    let chosen = if key.as_str()
+                        == ::core::option::Option::Some("method")
+                    {
+                        Message::by_tag(&value)
+                    } else {
+                        ::core::option::Option::None
+                    };
+                    read.push((key, value));
+                    if let ::core::option::Option::Some((which, label)) = chosen {
+                        let rest = __private::Prefixed::new(read, map);
+                        let built: ::core::result::Result<Message, A::Error> = match which {
+                            0usize => {
+                                ::serde::Deserialize::deserialize(rest).map(Message::Ping)
+                            }
+                            1usize => {
+                                ::serde::Deserialize::deserialize(rest).map(Message::Pong)
+                            }
+                            _ => {
+                                ::core::result::Result::Err(
+                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                                )
+                            }
+                        };
+                        return built.map_err(|e| __private::context_any(label, e));
+                    }
+                }
+                Message::from_content(__private::Content::Map(read))
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+                self,
+                seq: A,
+            ) -> ::core::result::Result<Message, A::Error> {
+                let content = __private::Content::visit_seq(seq)?;
+                Message::from_content(content)
+                    .map_err(<A::Error as ::serde::de::Error>::custom)
+            }
+            fn visit_bool<E: ::serde::de::Error>(
+                self,
+                v: bool,
+            ) -> ::core::result::Result<Message, E> {
+                Message::from_content(__private::Content::Bool(v)).map_err(E::custom)
+            }
+            fn visit_u64<E: ::serde::de::Error>(
+                self,
+                v: u64,
+            ) -> ::core::result::Result<Message, E> {
+                Message::from_content(__private::Content::U64(v)).map_err(E::custom)
+            }
+            fn visit_i64<E: ::serde::de::Error>(
+                self,
+                v: i64,
+            ) -> ::core::result::Result<Message, E> {
+                Message::from_content(__private::Content::I64(v)).map_err(E::custom)
+            }
+            fn visit_f64<E: ::serde::de::Error>(
+                self,
+                v: f64,
+            ) -> ::core::result::Result<Message, E> {
+                Message::from_content(__private::Content::F64(v)).map_err(E::custom)
+            }
+            fn visit_borrowed_str<E: ::serde::de::Error>(
+                self,
+                v: &'de str,
+            ) -> ::core::result::Result<Message, E> {
+                Message::from_content(__private::Content::Str(v)).map_err(E::custom)
+            }
+            fn visit_str<E: ::serde::de::Error>(
+                self,
+                v: &str,
+            ) -> ::core::result::Result<Message, E> {
+                Message::from_content(__private::Content::String(v.into()))
+                    .map_err(E::custom)
+            }
+            fn visit_string<E: ::serde::de::Error>(
+                self,
+                v: ::std::string::String,
+            ) -> ::core::result::Result<Message, E> {
+                Message::from_content(__private::Content::String(v)).map_err(E::custom)
+            }
+            fn visit_unit<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<Message, E> {
+                Message::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_none<E: ::serde::de::Error>(
+                self,
+            ) -> ::core::result::Result<Message, E> {
+                Message::from_content(__private::Content::Null).map_err(E::custom)
+            }
+            fn visit_some<D: ::serde::Deserializer<'de>>(
+                self,
+                d: D,
+            ) -> ::core::result::Result<Message, D::Error> {
+                ::serde::Deserialize::deserialize(d)
+            }
+        }
+        deserializer.deserialize_any(Visitor)
+    }
+}
+impl Message {
+    /// The member a discriminator value alone decides, if it does.
+    fn by_tag(
+        tag: &__private::Content<'_>,
+    ) -> ::core::option::Option<(usize, &'static str)> {
+        match tag.as_str() {
+            ::core::option::Option::Some("ping") => {
+                ::core::option::Option::Some((0usize, "ping"))
+            }
+            ::core::option::Option::Some("pong") => {
+                ::core::option::Option::Some((1usize, "pong"))
+            }
+            _ => ::core::option::Option::None,
+        }
     }
 }
 impl ::core::convert::From<Ping> for Message {
@@ -708,14 +844,18 @@ impl Contents {
         match which {
             0usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Text)
                     .map_err(|e| __private::context(label, e))
             }
             1usize => {
                 ::serde::Deserialize::deserialize(
-                        __private::ContentDeserializer::new(content),
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
                     )
                     .map(Self::Blob)
                     .map_err(|e| __private::context(label, e))
@@ -838,6 +978,83 @@ mod __private {
     pub fn context(label: &str, e: ::serde_json::Error) -> ::serde_json::Error {
         error(&::std::format!("{label}: {e}"))
     }
+    /// `label: message` for any error type; a position serde_json already appended is
+    /// dropped, since serde_json appends it again on the way out.
+    pub fn context_any<E: ::serde::de::Error>(label: &str, e: E) -> E {
+        let text = e.to_string();
+        let message = match text.rfind(" at line ") {
+            ::core::option::Option::Some(at) if text[at..].contains(" column ") => {
+                &text[..at]
+            }
+            _ => text.as_str(),
+        };
+        E::custom(::std::format!("{label}: {message}"))
+    }
+    /// A map whose first entries were already read into [`Content`]: replays them, then
+    /// reads on from the input.
+    pub struct Prefixed<'de, A> {
+        read: ::std::vec::IntoIter<(Content<'de>, Content<'de>)>,
+        value: ::core::option::Option<Content<'de>>,
+        rest: A,
+    }
+    impl<'de, A> Prefixed<'de, A> {
+        pub fn new(
+            read: ::std::vec::Vec<(Content<'de>, Content<'de>)>,
+            rest: A,
+        ) -> Self {
+            Prefixed {
+                read: read.into_iter(),
+                value: ::core::option::Option::None,
+                rest,
+            }
+        }
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::de::MapAccess<'de>
+    for Prefixed<'de, A> {
+        type Error = A::Error;
+        fn next_key_seed<K: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: K,
+        ) -> ::core::result::Result<::core::option::Option<K::Value>, A::Error> {
+            match self.read.next() {
+                ::core::option::Option::Some((key, value)) => {
+                    self.value = ::core::option::Option::Some(value);
+                    seed.deserialize(ContentDeserializer::<A::Error>::new(key))
+                        .map(::core::option::Option::Some)
+                }
+                ::core::option::Option::None => self.rest.next_key_seed(seed),
+            }
+        }
+        fn next_value_seed<V: ::serde::de::DeserializeSeed<'de>>(
+            &mut self,
+            seed: V,
+        ) -> ::core::result::Result<V::Value, A::Error> {
+            match self.value.take() {
+                ::core::option::Option::Some(value) => {
+                    seed.deserialize(ContentDeserializer::<A::Error>::new(value))
+                }
+                ::core::option::Option::None => self.rest.next_value_seed(seed),
+            }
+        }
+        fn size_hint(&self) -> ::core::option::Option<usize> {
+            self.rest.size_hint().map(|n| n + self.read.len())
+        }
+    }
+    impl<'de, A: ::serde::de::MapAccess<'de>> ::serde::Deserializer<'de>
+    for Prefixed<'de, A> {
+        type Error = A::Error;
+        fn deserialize_any<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, A::Error> {
+            visitor.visit_map(self)
+        }
+        ::serde::forward_to_deserialize_any! {
+            bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
+            struct enum identifier ignored_any
+        }
+    }
     pub fn kind(v: &Content<'_>) -> &'static str {
         match v {
             Content::Null => "null",
@@ -929,6 +1146,17 @@ mod __private {
                 _ => ::core::option::Option::None,
             }
         }
+        pub fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+            mut seq: A,
+        ) -> ::core::result::Result<Content<'de>, A::Error> {
+            let mut items = ::std::vec::Vec::with_capacity(
+                seq.size_hint().unwrap_or(0).min(4096),
+            );
+            while let ::core::option::Option::Some(item) = seq.next_element()? {
+                items.push(item);
+            }
+            ::core::result::Result::Ok(Content::Seq(items))
+        }
     }
     impl<'de> ::serde::Deserialize<'de> for Content<'de> {
         fn deserialize<D: ::serde::Deserializer<'de>>(
@@ -999,15 +1227,9 @@ mod __private {
                 }
                 fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
                     self,
-                    mut seq: A,
+                    seq: A,
                 ) -> ::core::result::Result<Content<'de>, A::Error> {
-                    let mut items = ::std::vec::Vec::with_capacity(
-                        seq.size_hint().unwrap_or(0).min(4096),
-                    );
-                    while let ::core::option::Option::Some(item) = seq.next_element()? {
-                        items.push(item);
-                    }
-                    ::core::result::Result::Ok(Content::Seq(items))
+                    Content::visit_seq(seq)
                 }
                 fn visit_map<A: ::serde::de::MapAccess<'de>>(
                     self,
@@ -1025,25 +1247,27 @@ mod __private {
             deserializer.deserialize_any(Visitor)
         }
     }
-    /// Replays a [`Content`] to any `Deserialize` type.
-    pub struct ContentDeserializer<'de>(Content<'de>);
-    impl<'de> ContentDeserializer<'de> {
+    /// Replays a [`Content`] to any `Deserialize` type, with errors of type `E`.
+    pub struct ContentDeserializer<'de, E>(Content<'de>, ::core::marker::PhantomData<E>);
+    impl<'de, E> ContentDeserializer<'de, E> {
         pub fn new(content: Content<'de>) -> Self {
-            ContentDeserializer(content)
+            ContentDeserializer(content, ::core::marker::PhantomData)
         }
     }
-    impl<'de> ::serde::de::IntoDeserializer<'de, ::serde_json::Error> for Content<'de> {
-        type Deserializer = ContentDeserializer<'de>;
-        fn into_deserializer(self) -> ContentDeserializer<'de> {
-            ContentDeserializer(self)
+    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E>
+    for Content<'de> {
+        type Deserializer = ContentDeserializer<'de, E>;
+        fn into_deserializer(self) -> ContentDeserializer<'de, E> {
+            ContentDeserializer::new(self)
         }
     }
-    impl<'de> ::serde::Deserializer<'de> for ContentDeserializer<'de> {
-        type Error = ::serde_json::Error;
+    impl<'de, E: ::serde::de::Error> ::serde::Deserializer<'de>
+    for ContentDeserializer<'de, E> {
+        type Error = E;
         fn deserialize_any<V: ::serde::de::Visitor<'de>>(
             self,
             visitor: V,
-        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+        ) -> ::core::result::Result<V::Value, E> {
             match self.0 {
                 Content::Null => visitor.visit_unit(),
                 Content::Bool(v) => visitor.visit_bool(v),
@@ -1073,17 +1297,17 @@ mod __private {
         fn deserialize_option<V: ::serde::de::Visitor<'de>>(
             self,
             visitor: V,
-        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+        ) -> ::core::result::Result<V::Value, E> {
             match self.0 {
                 Content::Null => visitor.visit_none(),
-                other => visitor.visit_some(ContentDeserializer(other)),
+                other => visitor.visit_some(ContentDeserializer::<E>::new(other)),
             }
         }
         fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(
             self,
             _name: &'static str,
             visitor: V,
-        ) -> ::core::result::Result<V::Value, ::serde_json::Error> {
+        ) -> ::core::result::Result<V::Value, E> {
             visitor.visit_newtype_struct(self)
         }
         ::serde::forward_to_deserialize_any! {
