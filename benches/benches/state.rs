@@ -63,7 +63,7 @@ fn bench(c: &mut Criterion) {
         group.bench_with_input(BenchmarkId::new("rmcp/open", slug), &rtoken, |b, t| {
             b.iter(|| {
                 let ad = rmcp_binding(black_box(&args));
-                rmcp.open_json_with::<indexmap::IndexMap<String, Value>>(t, &ad)
+                rmcp.open_json_with::<mcp_runtime::state::Journal>(t, &ad)
                     .unwrap()
             })
         });

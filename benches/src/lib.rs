@@ -89,15 +89,11 @@ fn form_answer(i: usize) -> Value {
 
 /// `requestState` journals: (slug, label, journal) for 1, 3 and 10 form answers and one 4 KiB
 /// sampling answer.
-pub fn journals() -> Vec<(
-    &'static str,
-    &'static str,
-    indexmap::IndexMap<String, Value>,
-)> {
+pub fn journals() -> Vec<(&'static str, &'static str, mcp_runtime::state::Journal)> {
     let forms = |n: usize| {
-        (0..n)
-            .map(|i| (format!("elicit-3fa2b1c0-{i}"), form_answer(i)))
-            .collect()
+        mcp_runtime::state::journal_of(
+            (0..n).map(|i| (format!("elicit-3fa2b1c0-{i}"), form_answer(i))),
+        )
     };
     let sampling = json!({"role": "assistant", "model": "m-1",
         "content": {"type": "text", "text": "lorem ipsum dolor sit amet ".repeat(152)}});
@@ -108,9 +104,7 @@ pub fn journals() -> Vec<(
         (
             "4k_sampling",
             "4 KiB sampling answer",
-            [("sample-9a8b7c6d".to_string(), sampling)]
-                .into_iter()
-                .collect(),
+            mcp_runtime::state::journal_of([("sample-9a8b7c6d", sampling)]),
         ),
     ]
 }

@@ -11,6 +11,7 @@ use mcp_schema::{
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
+use serde_json::value::RawValue;
 use serde_json::{Map, Number, Value};
 use std::fmt;
 use std::future::{Future, IntoFuture};
@@ -72,23 +73,33 @@ async fn ask<T>(
     request: InputRequest,
     supported: impl Fn(&ClientCapabilities) -> bool,
     required: ClientCapabilities,
-    parse: impl Fn(&Value) -> Option<T>,
+    parse: impl Fn(Answer<'_>) -> Option<T>,
 ) -> Result<T, AskError> {
     let step = with_call(|call| {
         let mut st = call.lock();
         let key = st.key(kind, site, explicit.as_deref());
         if let Some(v) = st.journal.get(&key) {
-            if let Some(t) = parse(v) {
+            if let Some(t) = parse(Answer::Raw(v)) {
                 return Step::Answered(t);
             }
             st.journal.shift_remove(&key);
         }
-        if let Some(v) = st.responses.get(&key).cloned() {
-            if let Some(t) = parse(&v) {
-                st.journal.insert(key, v);
+        let answered = st.responses.get(&key).map(|v| {
+            let t = parse(Answer::Value(v));
+            let raw = t
+                .as_ref()
+                .and_then(|_| serde_json::value::to_raw_value(v).ok());
+            (t, raw)
+        });
+        match answered {
+            Some((Some(t), raw)) => {
+                if let Some(raw) = raw {
+                    st.journal.insert(key, raw);
+                }
                 return Step::Answered(t);
             }
-            tracing::debug!(key, "unusable answer; asking again");
+            Some((None, _)) => tracing::debug!(key, "unusable answer; asking again"),
+            None => {}
         }
         if !supported(&st.info.capabilities) {
             return Step::Missing;
@@ -126,8 +137,25 @@ fn caps_elicitation(form: bool) -> ClientCapabilities {
     }
 }
 
-fn parse_action(v: &Value) -> Option<ElicitResult> {
-    serde_json::from_value::<ElicitResult>(v.clone()).ok()
+/// An answer to parse: one sent on this request, or one recorded in the journal as JSON text.
+#[derive(Clone, Copy)]
+enum Answer<'a> {
+    Value(&'a Value),
+    Raw(&'a RawValue),
+}
+
+impl Answer<'_> {
+    /// The answer as `T`, if it is one.
+    fn parse<T: DeserializeOwned>(self) -> Option<T> {
+        match self {
+            Answer::Value(v) => T::deserialize(v).ok(),
+            Answer::Raw(r) => serde_json::from_str(r.get()).ok(),
+        }
+    }
+}
+
+fn parse_action(v: Answer<'_>) -> Option<ElicitResult> {
+    v.parse::<ElicitResult>()
 }
 
 /// Ask the user to fill in the form `T` (derive [`crate::ElicitForm`]), showing `message`.
@@ -342,7 +370,7 @@ impl IntoFuture for Sample {
                     .is_some_and(|s| !needs_tools || s.tools.is_some())
             },
             required,
-            |v| serde_json::from_value::<CreateMessageResult>(v.clone()).ok(),
+            |v| v.parse::<CreateMessageResult>(),
         ))
     }
 }
@@ -386,11 +414,7 @@ impl IntoFuture for ListRoots {
                 roots: Some(ClientCapabilitiesRoots::default()),
                 ..Default::default()
             },
-            |v| {
-                serde_json::from_value::<ListRootsResult>(v.clone())
-                    .ok()
-                    .map(|r| r.roots)
-            },
+            |v| v.parse::<ListRootsResult>().map(|r| r.roots),
         ))
     }
 }
@@ -406,17 +430,18 @@ where
     let recorded = with_call(|call| {
         let mut st = call.lock();
         let key = st.key("step", Location::caller(), Some(&format!("step:{name}")));
-        let value = st.journal.get(&key).cloned();
+        let value = st
+            .journal
+            .get(&key)
+            .and_then(|raw| serde_json::from_str::<T>(raw.get()).ok());
         (key, value)
     });
-    if let Some((_, Some(v))) = &recorded {
-        if let Ok(t) = serde_json::from_value::<T>(v.clone()) {
-            return Ok(t);
-        }
+    if let Some((_, Some(t))) = recorded {
+        return Ok(t);
     }
     let out = fut.await?;
     if let Some((key, _)) = recorded {
-        if let Ok(v) = serde_json::to_value(&out) {
+        if let Ok(v) = serde_json::value::to_raw_value(&out) {
             with_call(|call| call.lock().journal.insert(key, v));
         }
     }

@@ -38,7 +38,7 @@ pub(crate) struct CallState {
     /// Answers on this request (`inputResponses`), by key, unvalidated.
     pub(crate) responses: IndexMap<String, Value>,
     /// Answers and step results recorded in earlier rounds and in this one.
-    pub(crate) journal: IndexMap<String, Value>,
+    pub(crate) journal: crate::state::Journal,
     /// Input requests registered in this round, by key.
     pub(crate) pending: IndexMap<String, InputRequest>,
     /// How often each call site or explicit key was used in this run, for unique keys.
@@ -119,7 +119,7 @@ pub enum Outcome<T> {
         /// Input requests registered before suspension, by key.
         requests: IndexMap<String, InputRequest>,
         /// Answers and step results so far.
-        journal: IndexMap<String, Value>,
+        journal: crate::state::Journal,
     },
 }
 

@@ -204,11 +204,8 @@ fn binding(args: &Value) -> Binding<'_> {
 
 fn sealed_token() -> String {
     let args = json!({"x": 1});
-    let mut journal = indexmap::IndexMap::new();
-    journal.insert(
-        "k".to_string(),
-        json!({"action": "accept", "content": {"a": "b"}}),
-    );
+    let journal =
+        mcp_runtime::state::journal_of([("k", json!({"action": "accept", "content": {"a": "b"}}))]);
     codec().seal(&binding(&args), "fp", journal).unwrap()
 }
 
@@ -221,8 +218,8 @@ fn expiry_is_enforced() {
         .unwrap();
     assert!(c.open_at(&t, &binding(&args), 1_059).is_ok());
     assert_eq!(
-        c.open_at(&t, &binding(&args), 1_061),
-        Err(StateError::Expired)
+        c.open_at(&t, &binding(&args), 1_061).err(),
+        Some(StateError::Expired)
     );
 }
 
