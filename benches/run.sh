@@ -14,6 +14,8 @@ step() { echo "[$(( $(date +%s) - started ))s] $*" >&2; }
 step "building the benchmarks"
 cargo bench -q -p mcp-benches --no-run 2>/dev/null
 cargo build -q --release -p mcp-benches --example load
+# Start from no results, so nothing from an earlier run can reach a table.
+rm -rf target/criterion
 step "serialization (criterion)"
 cargo bench -q -p mcp-benches --bench serialization -- --warm-up-time 0.5 --measurement-time "$measure" >/dev/null 2>&1
 step "requestState (criterion)"
