@@ -65,11 +65,11 @@ measure() { # profile view side
     echo "$e - $s" | bc
   done | median
 }
-echo "| build | profile | mcp-schema (s) | rust-mcp-schema 2.0.0 (s) | ratio |"
+echo "| build | profile | mcp-schema (s) | rust-mcp-schema 2.0.0 (s) | ratio peer/ours |"
 echo "|---|---|---|---|---|"
 for view in crate user; do
   for prof in dev release; do
     o=$(measure $prof $view ours); t=$(measure $prof $view theirs)
-    echo "| $view | $prof | $o | $t | $(echo "scale=2; $o / $t" | bc) |"
+    echo "| $view | $prof | $o | $t | $(echo "scale=2; $t / $o" | bc) |"
   done
 done

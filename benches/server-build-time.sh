@@ -120,7 +120,7 @@ for side in ours rmcp; do
     secs cargo build -q -p "one-tool-$side"
   done | median)
 done
-echo "| one-tool server (dev profile) | mcp-runtime (s) | rmcp 3.11 (s) | ratio ours/rmcp |"
+echo "| one-tool server (dev profile) | mcp-runtime (s) | rmcp 3.11 (s) | ratio rmcp/ours |"
 echo "|---|---|---|---|"
-echo "| clean build, dependencies included | ${clean[ours]} | ${clean[rmcp]} | $(echo "scale=2; ${clean[ours]} / ${clean[rmcp]}" | bc) |"
-echo "| edit the tool body, rebuild (median of $runs) | ${edit[ours]} | ${edit[rmcp]} | $(echo "scale=2; ${edit[ours]} / ${edit[rmcp]}" | bc) |"
+echo "| clean build, dependencies included | ${clean[ours]} | ${clean[rmcp]} | $(echo "scale=2; ${clean[rmcp]} / ${clean[ours]}" | bc) |"
+echo "| edit the tool body, rebuild (median of $runs) | ${edit[ours]} | ${edit[rmcp]} | $(echo "scale=2; ${edit[rmcp]} / ${edit[ours]}" | bc) |"

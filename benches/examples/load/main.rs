@@ -247,7 +247,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     }
 
     println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.1} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request)\n", d.as_secs_f64());
-    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | errors ours / rmcp |");
+    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | errors ours / rmcp |");
     println!("|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, conc), [o, r]) in e2e.iter().zip(&e2e_results) {
         println!(
@@ -268,7 +268,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         );
     }
     println!("\n#### Replay cost (`bench_rounds`: N questions, N + 1 requests per flow, concurrency 1; server CPU per complete flow)\n");
-    println!("| input rounds | ours CPU µs/flow | rmcp CPU µs/flow | ratio | ours flows/s | rmcp flows/s | errors ours / rmcp |");
+    println!("| input rounds | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | ours flows/s | rmcp flows/s | errors ours / rmcp |");
     println!("|---|---|---|---|---|---|---|");
     for (flow, [o, r]) in replay.iter().zip(&replay_results) {
         let (oc, rc) = (o.cpu_per(o.flows), r.cpu_per(r.flows));
@@ -277,7 +277,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             flow.label.split(' ').next().unwrap_or(""),
             oc,
             rc,
-            oc / rc.max(1e-9),
+            rc / oc.max(1e-9),
             o.rate(),
             r.rate(),
             o.errors,
