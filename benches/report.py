@@ -43,8 +43,8 @@ def ser_table(group, names, lossless):
     res = load(group)
     if not res:
         return
-    print("| message | bytes | op | mcp-schema | rmcp | ratio rmcp/ours | rust-mcp-schema | ratio rms/ours | IgnoredAny floor | ours/floor |")
-    print("|---|---|---|---|---|---|---|---|---|---|")
+    print("| message | bytes | op | mcp-schema | rmcp | ratio rmcp/ours | rust-mcp-schema | ratio rms/ours | IgnoredAny floor | ours/floor | untyped Value parse |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in names:
         floor = res.get(("floor/parse", n))
         for op in ("parse", "write"):
@@ -60,10 +60,12 @@ def ser_table(group, names, lossless):
                     continue
                 note = lossless(peer, n)
                 row += [f"{t(r[0])} ({mbps(r[0], size):.0f} MB/s){note}", f"{r[0] / ours[0]:.2f}"]
+            value = res.get(("value/parse", n))
             if floor and op == "parse":
                 row += [t(floor[0]), f"{ours[0] / floor[0]:.1f}x"]
+                row += [f"{t(value[0])} ({value[0] / floor[0]:.1f}x floor)" if value else "-"]
             else:
-                row += ["-", "-"]
+                row += ["-", "-", "-"]
             print("| " + " | ".join(row) + " |")
     print()
 

@@ -2,13 +2,13 @@
 # Run the whole benchmark suite side by side with rmcp 3.11 and rust-mcp-schema 2.0 and rewrite
 # the generated part of BENCHMARKS.md. About 13 minutes on a 2-core machine, building the
 # benchmarks included. Usage: benches/run.sh
-# Knobs (environment): BENCH_TIME (criterion measurement seconds, default 1.5),
+# Knobs (environment): BENCH_TIME (criterion measurement seconds, default 1),
 # LOAD_SECONDS (per load run, default 2), LOAD_REPS (alternating repetitions, default 2),
 # BUILD_RUNS (edit-rebuild repetitions of the one-tool servers, default 3),
 # BINDINGS_RUNS (clean builds of the bindings alone, default 1).
 set -euo pipefail
 cd "$(dirname "$0")/.."
-measure=${BENCH_TIME:-1.5}
+measure=${BENCH_TIME:-1}
 started=$(date +%s)
 step() { echo "[$(( $(date +%s) - started ))s] $*" >&2; }
 
