@@ -1,20 +1,21 @@
 #!/usr/bin/env bash
 # Build cost of the generated bindings next to the published rust-mcp-schema 2.0.0 (2026_07_28
-# feature only), measured in one run on this machine. Two views:
+# feature only) and rmcp 3.11's model types (rmcp without default features), dev profile,
+# measured in one run on this machine. Two views:
 #   crate: the binding crate alone, its dependencies already built;
 #   user:  the binding crate plus a small binary that parses and writes ClientRequest,
 #          ServerResult and JSONRPCMessage (what a server actually pays).
-# Usage: benches/build-time.sh [RUNS]   (default 3; prints a Markdown table)
+# Usage: benches/build-time.sh [RUNS]   (default 3; prints a Markdown table of medians)
 set -euo pipefail
 runs=${1:-3}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-mkdir -p "$work/ours/src" "$work/theirs/src"
+mkdir -p "$work/ours/src" "$work/theirs/src" "$work/rmcp/src"
 cat > "$work/Cargo.toml" <<TOML
 [workspace]
 resolver = "2"
-members = ["ours", "theirs"]
+members = ["ours", "theirs", "rmcp"]
 TOML
 cat > "$work/ours/Cargo.toml" <<TOML
 [package]
@@ -34,6 +35,16 @@ edition = "2021"
 rust-mcp-schema = { version = "=2.0.0", default-features = false, features = ["2026_07_28"] }
 serde_json = { version = "1", features = ["preserve_order"] }
 TOML
+cat > "$work/rmcp/Cargo.toml" <<TOML
+[package]
+name = "bt-rmcp"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+rmcp = { version = "=3.11.0", default-features = false }
+serde_json = { version = "1", features = ["preserve_order"] }
+TOML
+cp "$repo/Cargo.lock" "$work/Cargo.lock"
 main='fn main() {
     let input = std::env::args().nth(1).unwrap_or_default();
     let a: Result<LIB::ClientRequest, _> = serde_json::from_str(&input);
@@ -44,15 +55,16 @@ main='fn main() {
 }'
 echo "${main//LIB/mcp_schema}" | sed 's/MSG/JSONRPCMessage/' > "$work/ours/src/main.rs"
 echo "${main//LIB/rust_mcp_schema}" | sed 's/MSG/JsonrpcMessage/' > "$work/theirs/src/main.rs"
+echo "${main//LIB/rmcp::model}" | sed 's/MSG/ClientJsonRpcMessage/' > "$work/rmcp/src/main.rs"
 cd "$work"
 export CARGO_TARGET_DIR="$work/target"
-cargo build -q 2>/dev/null && cargo build -q --release 2>/dev/null
+cargo build -q
 
 median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m}'; }
 measure() { # profile view side
   local flag=""; [ "$1" = release ] && flag="--release"
   local lib pkg
-  if [ "$3" = ours ]; then lib=mcp-schema; else lib=rust-mcp-schema; fi
+  case "$3" in ours) lib=mcp-schema ;; theirs) lib=rust-mcp-schema ;; *) lib=rmcp ;; esac
   pkg=bt-$3
   for _ in $(seq "$runs"); do
     if [ "$2" = crate ]; then
@@ -65,11 +77,9 @@ measure() { # profile view side
     echo "$e - $s" | bc
   done | median
 }
-echo "| build | profile | mcp-schema (s) | rust-mcp-schema 2.0.0 (s) | ratio peer/ours |"
-echo "|---|---|---|---|---|"
+echo "| build (dev profile) | mcp-schema (s) | rust-mcp-schema 2.0.0 (s) | ratio rms/ours | rmcp 3.11 model (s) | ratio rmcp/ours |"
+echo "|---|---|---|---|---|---|"
 for view in crate user; do
-  for prof in dev release; do
-    o=$(measure $prof $view ours); t=$(measure $prof $view theirs)
-    echo "| $view | $prof | $o | $t | $(echo "scale=2; $t / $o" | bc) |"
-  done
+  o=$(measure dev $view ours); t=$(measure dev $view theirs); r=$(measure dev $view rmcp)
+  echo "| $view | $o | $t | $(echo "scale=2; $t / $o" | bc) | $r | $(echo "scale=2; $r / $o" | bc) |"
 done
