@@ -437,13 +437,8 @@ fn emit_union(
         build_arms.push(quote! {
             #idx => ::serde::Deserialize::deserialize(__private::ContentDeserializer::<::serde_json::Error>::new(content)).map(#wrap).map_err(|e| __private::context(label, e)),
         });
-        let stream_wrap = if v.boxed {
-            quote!(|v| #name::#vname(::std::boxed::Box::new(v)))
-        } else {
-            quote!(#name::#vname)
-        };
         stream_arms.push(quote! {
-            #idx => ::serde::Deserialize::deserialize(rest).map(#stream_wrap),
+            #idx => ::serde::Deserialize::deserialize(rest).map(#wrap),
         });
         if from_count.get(&canonical(&v.ty)?) == Some(&1) {
             let wrap = if v.boxed {
@@ -508,75 +503,23 @@ fn emit_union(
         Some((prop, by_tag)) => quote! {
             impl<'de> ::serde::Deserialize<'de> for #name {
                 fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                    struct Visitor;
-                    impl<'de> ::serde::de::Visitor<'de> for Visitor {
-                        type Value = #name;
-                        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                            f.write_str(#union_name)
-                        }
-                        fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<#name, A::Error> {
-                            let mut read = ::std::vec::Vec::new();
-                            while let ::core::option::Option::Some(key) = map.next_key::<__private::Content<'de>>()? {
-                                let value: __private::Content<'de> = map.next_value()?;
-                                let chosen = if key.as_str() == ::core::option::Option::Some(#prop) {
-                                    #name::by_tag(&value)
-                                } else {
-                                    ::core::option::Option::None
-                                };
-                                read.push((key, value));
-                                if let ::core::option::Option::Some((which, label)) = chosen {
-                                    let rest = __private::Prefixed::new(read, map);
-                                    let built: ::core::result::Result<#name, A::Error> = match which {
-                                        #(#stream_arms)*
-                                        _ => ::core::result::Result::Err(<A::Error as ::serde::de::Error>::custom("no member chosen")),
-                                    };
-                                    return built.map_err(|e| __private::context_any(label, e));
-                                }
-                            }
-                            #name::from_content(__private::Content::Map(read)).map_err(<A::Error as ::serde::de::Error>::custom)
-                        }
-                        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, seq: A) -> ::core::result::Result<#name, A::Error> {
-                            let content = __private::Content::visit_seq(seq)?;
-                            #name::from_content(content).map_err(<A::Error as ::serde::de::Error>::custom)
-                        }
-                        fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> ::core::result::Result<#name, E> {
-                            #name::from_content(__private::Content::Bool(v)).map_err(E::custom)
-                        }
-                        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> ::core::result::Result<#name, E> {
-                            #name::from_content(__private::Content::U64(v)).map_err(E::custom)
-                        }
-                        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> ::core::result::Result<#name, E> {
-                            #name::from_content(__private::Content::I64(v)).map_err(E::custom)
-                        }
-                        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> ::core::result::Result<#name, E> {
-                            #name::from_content(__private::Content::F64(v)).map_err(E::custom)
-                        }
-                        fn visit_borrowed_str<E: ::serde::de::Error>(self, v: &'de str) -> ::core::result::Result<#name, E> {
-                            #name::from_content(__private::Content::Str(v)).map_err(E::custom)
-                        }
-                        fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<#name, E> {
-                            #name::from_content(__private::Content::String(v.into())).map_err(E::custom)
-                        }
-                        fn visit_string<E: ::serde::de::Error>(self, v: ::std::string::String) -> ::core::result::Result<#name, E> {
-                            #name::from_content(__private::Content::String(v)).map_err(E::custom)
-                        }
-                        fn visit_unit<E: ::serde::de::Error>(self) -> ::core::result::Result<#name, E> {
-                            #name::from_content(__private::Content::Null).map_err(E::custom)
-                        }
-                        fn visit_none<E: ::serde::de::Error>(self) -> ::core::result::Result<#name, E> {
-                            #name::from_content(__private::Content::Null).map_err(E::custom)
-                        }
-                        fn visit_some<D: ::serde::Deserializer<'de>>(self, d: D) -> ::core::result::Result<#name, D::Error> {
-                            ::serde::Deserialize::deserialize(d)
-                        }
-                    }
-                    deserializer.deserialize_any(Visitor)
+                    __private::deserialize_streamed(deserializer)
                 }
             }
-            impl #name {
-                /// The member a discriminator value alone decides, if it does.
+            impl __private::Streamed for #name {
+                const NAME: &'static str = #union_name;
+                const TAG: &'static str = #prop;
                 fn by_tag(tag: &__private::Content<'_>) -> ::core::option::Option<(usize, &'static str)> {
                     #by_tag
+                }
+                fn from_buffer(content: __private::Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error> {
+                    Self::from_content(content)
+                }
+                fn build<'de, A: ::serde::de::MapAccess<'de>>(which: usize, rest: __private::Prefixed<'de, A>) -> ::core::result::Result<Self, A::Error> {
+                    match which {
+                        #(#stream_arms)*
+                        _ => ::core::result::Result::Err(<A::Error as ::serde::de::Error>::custom("no member chosen")),
+                    }
                 }
             }
         },
@@ -648,16 +591,9 @@ fn emit_by_tag(plan: &ObjPlan, variants: &[Variant]) -> Option<(String, TokenStr
     else {
         return None;
     };
-    let one = |p: &ObjPlan| match p {
-        ObjPlan::One(i) => {
-            let label = variants[*i]
-                .schema_name
-                .as_deref()
-                .unwrap_or(&variants[*i].name);
-            quote!(::core::option::Option::Some((#i, #label)))
-        }
-        _ => quote!(::core::option::Option::None),
-    };
+    if !cases.iter().any(|(_, sub)| matches!(sub, ObjPlan::One(_))) {
+        return None;
+    }
     let arms: Vec<TokenStream> = cases
         .iter()
         .map(|(value, sub)| {
@@ -668,12 +604,12 @@ fn emit_by_tag(plan: &ObjPlan, variants: &[Variant]) -> Option<(String, TokenStr
             quote!(::core::option::Option::Some(#value) => #code,)
         })
         .collect();
-    if !cases.iter().any(|(_, sub)| matches!(sub, ObjPlan::One(_))) {
-        return None;
-    }
-    let other = match other {
-        Some(p) => one(p),
-        None => quote!(::core::option::Option::None),
+    let other = match other.as_deref() {
+        Some(p @ ObjPlan::One(_)) => {
+            let chosen = emit_plan(p, variants);
+            quote!(::core::option::Option::Some(#chosen))
+        }
+        _ => quote!(::core::option::Option::None),
     };
     Some((
         prop.clone(),
@@ -796,6 +732,91 @@ fn private_module() -> TokenStream {
                     _ => text.as_str(),
                 };
                 E::custom(::std::format!("{label}: {message}"))
+            }
+
+            /// A union that reads its input up to its discriminator, then hands the member the
+            /// rest unbuffered (see [`deserialize_streamed`]).
+            pub trait Streamed: ::core::marker::Sized {
+                const NAME: &'static str;
+                /// The discriminating property.
+                const TAG: &'static str;
+                /// The member (index, label) a value of the tag alone decides, if it does.
+                fn by_tag(tag: &Content<'_>) -> ::core::option::Option<(usize, &'static str)>;
+                /// Dispatch on a fully buffered input.
+                fn from_buffer(content: Content<'_>) -> ::core::result::Result<Self, ::serde_json::Error>;
+                /// Build member `which` from the entries read so far and the rest of the map.
+                fn build<'de, A: ::serde::de::MapAccess<'de>>(which: usize, rest: Prefixed<'de, A>) -> ::core::result::Result<Self, A::Error>;
+            }
+
+            /// Deserialize a [`Streamed`] union: objects are read up to the tag and then streamed
+            /// into the member; anything else (or an object whose tag does not decide) is
+            /// buffered and dispatched whole.
+            pub fn deserialize_streamed<'de, T: Streamed, D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<T, D::Error> {
+                deserializer.deserialize_any(StreamVisitor(::core::marker::PhantomData))
+            }
+
+            struct StreamVisitor<T>(::core::marker::PhantomData<T>);
+
+            impl<T: Streamed> StreamVisitor<T> {
+                fn buffered<E: ::serde::de::Error>(content: Content<'_>) -> ::core::result::Result<T, E> {
+                    T::from_buffer(content).map_err(E::custom)
+                }
+            }
+
+            impl<'de, T: Streamed> ::serde::de::Visitor<'de> for StreamVisitor<T> {
+                type Value = T;
+                fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(T::NAME)
+                }
+                fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<T, A::Error> {
+                    let mut read = ::std::vec::Vec::new();
+                    while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()? {
+                        let value: Content<'de> = map.next_value()?;
+                        let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
+                            T::by_tag(&value)
+                        } else {
+                            ::core::option::Option::None
+                        };
+                        read.push((key, value));
+                        if let ::core::option::Option::Some((which, label)) = chosen {
+                            return T::build(which, Prefixed::new(read, map)).map_err(|e| context_any(label, e));
+                        }
+                    }
+                    Self::buffered(Content::Map(read))
+                }
+                fn visit_seq<A: ::serde::de::SeqAccess<'de>>(self, seq: A) -> ::core::result::Result<T, A::Error> {
+                    Self::buffered(Content::visit_seq(seq)?)
+                }
+                fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> ::core::result::Result<T, E> {
+                    Self::buffered(Content::Bool(v))
+                }
+                fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> ::core::result::Result<T, E> {
+                    Self::buffered(Content::U64(v))
+                }
+                fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> ::core::result::Result<T, E> {
+                    Self::buffered(Content::I64(v))
+                }
+                fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> ::core::result::Result<T, E> {
+                    Self::buffered(Content::F64(v))
+                }
+                fn visit_borrowed_str<E: ::serde::de::Error>(self, v: &'de str) -> ::core::result::Result<T, E> {
+                    Self::buffered(Content::Str(v))
+                }
+                fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<T, E> {
+                    Self::buffered(Content::String(v.into()))
+                }
+                fn visit_string<E: ::serde::de::Error>(self, v: ::std::string::String) -> ::core::result::Result<T, E> {
+                    Self::buffered(Content::String(v))
+                }
+                fn visit_unit<E: ::serde::de::Error>(self) -> ::core::result::Result<T, E> {
+                    Self::buffered(Content::Null)
+                }
+                fn visit_none<E: ::serde::de::Error>(self) -> ::core::result::Result<T, E> {
+                    Self::buffered(Content::Null)
+                }
+                fn visit_some<D: ::serde::Deserializer<'de>>(self, d: D) -> ::core::result::Result<T, D::Error> {
+                    deserialize_streamed(d)
+                }
             }
 
             /// A map whose first entries were already read into [`Content`]: replays them, then

@@ -1470,147 +1470,12 @@ impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("ClientNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientNotification, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("method")
-                    {
-                        ClientNotification::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<
-                            ClientNotification,
-                            A::Error,
-                        > = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientNotification::CancelledNotification)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientNotification::InitializedNotification)
-                            }
-                            2usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientNotification::ProgressNotification)
-                            }
-                            3usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientNotification::RootsListChangedNotification)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                ClientNotification::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<ClientNotification, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                ClientNotification::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<ClientNotification, E> {
-                ClientNotification::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<ClientNotification, E> {
-                ClientNotification::from_content(__private::Content::U64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<ClientNotification, E> {
-                ClientNotification::from_content(__private::Content::I64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<ClientNotification, E> {
-                ClientNotification::from_content(__private::Content::F64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<ClientNotification, E> {
-                ClientNotification::from_content(__private::Content::Str(v))
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<ClientNotification, E> {
-                ClientNotification::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<ClientNotification, E> {
-                ClientNotification::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ClientNotification, E> {
-                ClientNotification::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ClientNotification, E> {
-                ClientNotification::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<ClientNotification, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl ClientNotification {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for ClientNotification {
+    const NAME: &'static str = "ClientNotification";
+    const TAG: &'static str = "method";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -1631,6 +1496,37 @@ impl ClientNotification {
                 ))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
+            }
+            1usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::InitializedNotification)
+            }
+            2usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ProgressNotification)
+            }
+            3usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::RootsListChangedNotification)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -1965,178 +1861,12 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("ClientRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientRequest, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("method")
-                    {
-                        ClientRequest::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<ClientRequest, A::Error> = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::InitializeRequest)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::PingRequest)
-                            }
-                            2usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ListResourcesRequest)
-                            }
-                            3usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ListResourceTemplatesRequest)
-                            }
-                            4usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ReadResourceRequest)
-                            }
-                            5usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::SubscribeRequest)
-                            }
-                            6usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::UnsubscribeRequest)
-                            }
-                            7usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ListPromptsRequest)
-                            }
-                            8usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::GetPromptRequest)
-                            }
-                            9usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ListToolsRequest)
-                            }
-                            10usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::CallToolRequest)
-                            }
-                            11usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::SetLevelRequest)
-                            }
-                            12usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::CompleteRequest)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                ClientRequest::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<ClientRequest, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                ClientRequest::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::U64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::I64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::F64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::Str(v))
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<ClientRequest, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl ClientRequest {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for ClientRequest {
+    const NAME: &'static str = "ClientRequest";
+    const TAG: &'static str = "method";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -2181,6 +1911,49 @@ impl ClientRequest {
                 ::core::option::Option::Some((12usize, "completion/complete"))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::InitializeRequest)
+            }
+            1usize => ::serde::Deserialize::deserialize(rest).map(Self::PingRequest),
+            2usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ListResourcesRequest)
+            }
+            3usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ListResourceTemplatesRequest)
+            }
+            4usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ReadResourceRequest)
+            }
+            5usize => ::serde::Deserialize::deserialize(rest).map(Self::SubscribeRequest),
+            6usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::UnsubscribeRequest)
+            }
+            7usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ListPromptsRequest)
+            }
+            8usize => ::serde::Deserialize::deserialize(rest).map(Self::GetPromptRequest),
+            9usize => ::serde::Deserialize::deserialize(rest).map(Self::ListToolsRequest),
+            10usize => ::serde::Deserialize::deserialize(rest).map(Self::CallToolRequest),
+            11usize => ::serde::Deserialize::deserialize(rest).map(Self::SetLevelRequest),
+            12usize => ::serde::Deserialize::deserialize(rest).map(Self::CompleteRequest),
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -13111,159 +12884,12 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("ServerNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerNotification, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("method")
-                    {
-                        ServerNotification::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<
-                            ServerNotification,
-                            A::Error,
-                        > = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::CancelledNotification)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::ProgressNotification)
-                            }
-                            2usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::ResourceListChangedNotification)
-                            }
-                            3usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::ResourceUpdatedNotification)
-                            }
-                            4usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::PromptListChangedNotification)
-                            }
-                            5usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::ToolListChangedNotification)
-                            }
-                            6usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::LoggingMessageNotification)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                ServerNotification::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<ServerNotification, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                ServerNotification::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::U64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::I64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::F64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::Str(v))
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<ServerNotification, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl ServerNotification {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for ServerNotification {
+    const NAME: &'static str = "ServerNotification";
+    const TAG: &'static str = "method";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -13299,6 +12925,49 @@ impl ServerNotification {
                 ::core::option::Option::Some((6usize, "notifications/message"))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
+            }
+            1usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ProgressNotification)
+            }
+            2usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ResourceListChangedNotification)
+            }
+            3usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ResourceUpdatedNotification)
+            }
+            4usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::PromptListChangedNotification)
+            }
+            5usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ToolListChangedNotification)
+            }
+            6usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::LoggingMessageNotification)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -13481,142 +13150,12 @@ impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("ServerRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerRequest, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("method")
-                    {
-                        ServerRequest::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<ServerRequest, A::Error> = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerRequest::PingRequest)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerRequest::CreateMessageRequest)
-                            }
-                            2usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerRequest::ListRootsRequest)
-                            }
-                            3usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerRequest::ElicitRequest)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                ServerRequest::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<ServerRequest, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                ServerRequest::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<ServerRequest, E> {
-                ServerRequest::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<ServerRequest, E> {
-                ServerRequest::from_content(__private::Content::U64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<ServerRequest, E> {
-                ServerRequest::from_content(__private::Content::I64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<ServerRequest, E> {
-                ServerRequest::from_content(__private::Content::F64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<ServerRequest, E> {
-                ServerRequest::from_content(__private::Content::Str(v))
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<ServerRequest, E> {
-                ServerRequest::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<ServerRequest, E> {
-                ServerRequest::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ServerRequest, E> {
-                ServerRequest::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ServerRequest, E> {
-                ServerRequest::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<ServerRequest, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl ServerRequest {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for ServerRequest {
+    const NAME: &'static str = "ServerRequest";
+    const TAG: &'static str = "method";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -13634,6 +13173,29 @@ impl ServerRequest {
                 ::core::option::Option::Some((3usize, "elicitation/create"))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => ::serde::Deserialize::deserialize(rest).map(Self::PingRequest),
+            1usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::CreateMessageRequest)
+            }
+            2usize => ::serde::Deserialize::deserialize(rest).map(Self::ListRootsRequest),
+            3usize => ::serde::Deserialize::deserialize(rest).map(Self::ElicitRequest),
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -15600,6 +15162,127 @@ mod __private {
             _ => text.as_str(),
         };
         E::custom(::std::format!("{label}: {message}"))
+    }
+    /// A union that reads its input up to its discriminator, then hands the member the
+    /// rest unbuffered (see [`deserialize_streamed`]).
+    pub trait Streamed: ::core::marker::Sized {
+        const NAME: &'static str;
+        /// The discriminating property.
+        const TAG: &'static str;
+        /// The member (index, label) a value of the tag alone decides, if it does.
+        fn by_tag(tag: &Content<'_>) -> ::core::option::Option<(usize, &'static str)>;
+        /// Dispatch on a fully buffered input.
+        fn from_buffer(
+            content: Content<'_>,
+        ) -> ::core::result::Result<Self, ::serde_json::Error>;
+        /// Build member `which` from the entries read so far and the rest of the map.
+        fn build<'de, A: ::serde::de::MapAccess<'de>>(
+            which: usize,
+            rest: Prefixed<'de, A>,
+        ) -> ::core::result::Result<Self, A::Error>;
+    }
+    /// Deserialize a [`Streamed`] union: objects are read up to the tag and then streamed
+    /// into the member; anything else (or an object whose tag does not decide) is
+    /// buffered and dispatched whole.
+    pub fn deserialize_streamed<'de, T: Streamed, D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<T, D::Error> {
+        deserializer.deserialize_any(StreamVisitor(::core::marker::PhantomData))
+    }
+    struct StreamVisitor<T>(::core::marker::PhantomData<T>);
+    impl<T: Streamed> StreamVisitor<T> {
+        fn buffered<E: ::serde::de::Error>(
+            content: Content<'_>,
+        ) -> ::core::result::Result<T, E> {
+            T::from_buffer(content).map_err(E::custom)
+        }
+    }
+    impl<'de, T: Streamed> ::serde::de::Visitor<'de> for StreamVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str(T::NAME)
+        }
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> ::core::result::Result<T, A::Error> {
+            let mut read = ::std::vec::Vec::new();
+            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()?
+            {
+                let value: Content<'de> = map.next_value()?;
+                let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
+                    T::by_tag(&value)
+                } else {
+                    ::core::option::Option::None
+                };
+                read.push((key, value));
+                if let ::core::option::Option::Some((which, label)) = chosen {
+                    return T::build(which, Prefixed::new(read, map))
+                        .map_err(|e| context_any(label, e));
+                }
+            }
+            Self::buffered(Content::Map(read))
+        }
+        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> ::core::result::Result<T, A::Error> {
+            Self::buffered(Content::visit_seq(seq)?)
+        }
+        fn visit_bool<E: ::serde::de::Error>(
+            self,
+            v: bool,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Bool(v))
+        }
+        fn visit_u64<E: ::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::U64(v))
+        }
+        fn visit_i64<E: ::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::I64(v))
+        }
+        fn visit_f64<E: ::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::F64(v))
+        }
+        fn visit_borrowed_str<E: ::serde::de::Error>(
+            self,
+            v: &'de str,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Str(v))
+        }
+        fn visit_str<E: ::serde::de::Error>(
+            self,
+            v: &str,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::String(v.into()))
+        }
+        fn visit_string<E: ::serde::de::Error>(
+            self,
+            v: ::std::string::String,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::String(v))
+        }
+        fn visit_unit<E: ::serde::de::Error>(self) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Null)
+        }
+        fn visit_none<E: ::serde::de::Error>(self) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Null)
+        }
+        fn visit_some<D: ::serde::Deserializer<'de>>(
+            self,
+            d: D,
+        ) -> ::core::result::Result<T, D::Error> {
+            deserialize_streamed(d)
+        }
     }
     /// A map whose first entries were already read into [`Content`]: replays them, then
     /// reads on from the input.

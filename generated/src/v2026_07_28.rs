@@ -1168,141 +1168,12 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolResultResponseResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("CallToolResultResponseResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolResultResponseResult, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("resultType")
-                    {
-                        CallToolResultResponseResult::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<
-                            CallToolResultResponseResult,
-                            A::Error,
-                        > = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(CallToolResultResponseResult::InputRequiredResult)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(CallToolResultResponseResult::CallToolResult)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                CallToolResultResponseResult::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<CallToolResultResponseResult, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                CallToolResultResponseResult::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
-                CallToolResultResponseResult::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
-                CallToolResultResponseResult::from_content(__private::Content::U64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
-                CallToolResultResponseResult::from_content(__private::Content::I64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
-                CallToolResultResponseResult::from_content(__private::Content::F64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
-                CallToolResultResponseResult::from_content(__private::Content::Str(v))
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
-                CallToolResultResponseResult::from_content(
-                        __private::Content::String(v.into()),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
-                CallToolResultResponseResult::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
-                CallToolResultResponseResult::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<CallToolResultResponseResult, E> {
-                CallToolResultResponseResult::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<CallToolResultResponseResult, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl CallToolResultResponseResult {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for CallToolResultResponseResult {
+    const NAME: &'static str = "CallToolResultResponseResult";
+    const TAG: &'static str = "resultType";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -1314,6 +1185,27 @@ impl CallToolResultResponseResult {
                 ::core::option::Option::Some((1usize, "complete"))
             }
             _ => ::core::option::Option::Some((1usize, "CallToolResult")),
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::InputRequiredResult)
+            }
+            1usize => ::serde::Deserialize::deserialize(rest).map(Self::CallToolResult),
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -2316,166 +2208,12 @@ impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("ClientRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientRequest, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("method")
-                    {
-                        ClientRequest::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<ClientRequest, A::Error> = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::DiscoverRequest)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ListResourcesRequest)
-                            }
-                            2usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ListResourceTemplatesRequest)
-                            }
-                            3usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ReadResourceRequest)
-                            }
-                            4usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::SubscriptionsListenRequest)
-                            }
-                            5usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ListPromptsRequest)
-                            }
-                            6usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::GetPromptRequest)
-                            }
-                            7usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::ListToolsRequest)
-                            }
-                            8usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::CallToolRequest)
-                            }
-                            9usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ClientRequest::CompleteRequest)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                ClientRequest::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<ClientRequest, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                ClientRequest::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::U64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::I64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::F64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::Str(v))
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ClientRequest, E> {
-                ClientRequest::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<ClientRequest, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl ClientRequest {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for ClientRequest {
+    const NAME: &'static str = "ClientRequest";
+    const TAG: &'static str = "method";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -2511,6 +2249,45 @@ impl ClientRequest {
                 ::core::option::Option::Some((9usize, "completion/complete"))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => ::serde::Deserialize::deserialize(rest).map(Self::DiscoverRequest),
+            1usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ListResourcesRequest)
+            }
+            2usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ListResourceTemplatesRequest)
+            }
+            3usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ReadResourceRequest)
+            }
+            4usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::SubscriptionsListenRequest)
+            }
+            5usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ListPromptsRequest)
+            }
+            6usize => ::serde::Deserialize::deserialize(rest).map(Self::GetPromptRequest),
+            7usize => ::serde::Deserialize::deserialize(rest).map(Self::ListToolsRequest),
+            8usize => ::serde::Deserialize::deserialize(rest).map(Self::CallToolRequest),
+            9usize => ::serde::Deserialize::deserialize(rest).map(Self::CompleteRequest),
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -5010,138 +4787,12 @@ impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("ElicitRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestParams, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str() == ::core::option::Option::Some("mode")
-                    {
-                        ElicitRequestParams::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<
-                            ElicitRequestParams,
-                            A::Error,
-                        > = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ElicitRequestParams::ElicitRequestFormParams)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ElicitRequestParams::ElicitRequestURLParams)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                ElicitRequestParams::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<ElicitRequestParams, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                ElicitRequestParams::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<ElicitRequestParams, E> {
-                ElicitRequestParams::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<ElicitRequestParams, E> {
-                ElicitRequestParams::from_content(__private::Content::U64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<ElicitRequestParams, E> {
-                ElicitRequestParams::from_content(__private::Content::I64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<ElicitRequestParams, E> {
-                ElicitRequestParams::from_content(__private::Content::F64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<ElicitRequestParams, E> {
-                ElicitRequestParams::from_content(__private::Content::Str(v))
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<ElicitRequestParams, E> {
-                ElicitRequestParams::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<ElicitRequestParams, E> {
-                ElicitRequestParams::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ElicitRequestParams, E> {
-                ElicitRequestParams::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ElicitRequestParams, E> {
-                ElicitRequestParams::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<ElicitRequestParams, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl ElicitRequestParams {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for ElicitRequestParams {
+    const NAME: &'static str = "ElicitRequestParams";
+    const TAG: &'static str = "mode";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -5153,6 +4804,30 @@ impl ElicitRequestParams {
                 ::core::option::Option::Some((1usize, "url"))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ElicitRequestFormParams)
+            }
+            1usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ElicitRequestURLParams)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -6516,145 +6191,12 @@ impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptResultResponseResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("GetPromptResultResponseResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("resultType")
-                    {
-                        GetPromptResultResponseResult::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<
-                            GetPromptResultResponseResult,
-                            A::Error,
-                        > = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(GetPromptResultResponseResult::InputRequiredResult)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(GetPromptResultResponseResult::GetPromptResult)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                GetPromptResultResponseResult::from_content(
-                        __private::Content::Map(read),
-                    )
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                GetPromptResultResponseResult::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
-                GetPromptResultResponseResult::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
-                GetPromptResultResponseResult::from_content(__private::Content::U64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
-                GetPromptResultResponseResult::from_content(__private::Content::I64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
-                GetPromptResultResponseResult::from_content(__private::Content::F64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
-                GetPromptResultResponseResult::from_content(__private::Content::Str(v))
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
-                GetPromptResultResponseResult::from_content(
-                        __private::Content::String(v.into()),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
-                GetPromptResultResponseResult::from_content(
-                        __private::Content::String(v),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
-                GetPromptResultResponseResult::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, E> {
-                GetPromptResultResponseResult::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<GetPromptResultResponseResult, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl GetPromptResultResponseResult {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for GetPromptResultResponseResult {
+    const NAME: &'static str = "GetPromptResultResponseResult";
+    const TAG: &'static str = "resultType";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -6666,6 +6208,27 @@ impl GetPromptResultResponseResult {
                 ::core::option::Option::Some((1usize, "complete"))
             }
             _ => ::core::option::Option::Some((1usize, "GetPromptResult")),
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::InputRequiredResult)
+            }
+            1usize => ::serde::Deserialize::deserialize(rest).map(Self::GetPromptResult),
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -7560,134 +7123,12 @@ impl<'de> ::serde::Deserialize<'de> for InputRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InputRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("InputRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InputRequest, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("method")
-                    {
-                        InputRequest::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<InputRequest, A::Error> = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(InputRequest::CreateMessageRequest)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(InputRequest::ListRootsRequest)
-                            }
-                            2usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(InputRequest::ElicitRequest)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                InputRequest::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<InputRequest, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                InputRequest::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<InputRequest, E> {
-                InputRequest::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<InputRequest, E> {
-                InputRequest::from_content(__private::Content::U64(v)).map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<InputRequest, E> {
-                InputRequest::from_content(__private::Content::I64(v)).map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<InputRequest, E> {
-                InputRequest::from_content(__private::Content::F64(v)).map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<InputRequest, E> {
-                InputRequest::from_content(__private::Content::Str(v)).map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<InputRequest, E> {
-                InputRequest::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<InputRequest, E> {
-                InputRequest::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<InputRequest, E> {
-                InputRequest::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<InputRequest, E> {
-                InputRequest::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<InputRequest, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl InputRequest {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for InputRequest {
+    const NAME: &'static str = "InputRequest";
+    const TAG: &'static str = "method";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -7702,6 +7143,28 @@ impl InputRequest {
                 ::core::option::Option::Some((2usize, "elicitation/create"))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::CreateMessageRequest)
+            }
+            1usize => ::serde::Deserialize::deserialize(rest).map(Self::ListRootsRequest),
+            2usize => ::serde::Deserialize::deserialize(rest).map(Self::ElicitRequest),
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -14038,155 +13501,12 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceResultResponseResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("ReadResourceResultResponseResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("resultType")
-                    {
-                        ReadResourceResultResponseResult::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<
-                            ReadResourceResultResponseResult,
-                            A::Error,
-                        > = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ReadResourceResultResponseResult::InputRequiredResult)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ReadResourceResultResponseResult::ReadResourceResult)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                ReadResourceResultResponseResult::from_content(
-                        __private::Content::Map(read),
-                    )
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                ReadResourceResultResponseResult::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
-                ReadResourceResultResponseResult::from_content(
-                        __private::Content::Bool(v),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
-                ReadResourceResultResponseResult::from_content(
-                        __private::Content::U64(v),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
-                ReadResourceResultResponseResult::from_content(
-                        __private::Content::I64(v),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
-                ReadResourceResultResponseResult::from_content(
-                        __private::Content::F64(v),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
-                ReadResourceResultResponseResult::from_content(
-                        __private::Content::Str(v),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
-                ReadResourceResultResponseResult::from_content(
-                        __private::Content::String(v.into()),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
-                ReadResourceResultResponseResult::from_content(
-                        __private::Content::String(v),
-                    )
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
-                ReadResourceResultResponseResult::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, E> {
-                ReadResourceResultResponseResult::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<ReadResourceResultResponseResult, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl ReadResourceResultResponseResult {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for ReadResourceResultResponseResult {
+    const NAME: &'static str = "ReadResourceResultResponseResult";
+    const TAG: &'static str = "resultType";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -14198,6 +13518,29 @@ impl ReadResourceResultResponseResult {
                 ::core::option::Option::Some((1usize, "complete"))
             }
             _ => ::core::option::Option::Some((1usize, "ReadResourceResult")),
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::InputRequiredResult)
+            }
+            1usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ReadResourceResult)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -17158,165 +16501,12 @@ impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("ServerNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerNotification, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("method")
-                    {
-                        ServerNotification::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<
-                            ServerNotification,
-                            A::Error,
-                        > = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::CancelledNotification)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::ProgressNotification)
-                            }
-                            2usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::ResourceListChangedNotification)
-                            }
-                            3usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(
-                                        ServerNotification::SubscriptionsAcknowledgedNotification,
-                                    )
-                            }
-                            4usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::ResourceUpdatedNotification)
-                            }
-                            5usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::PromptListChangedNotification)
-                            }
-                            6usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::ToolListChangedNotification)
-                            }
-                            7usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerNotification::LoggingMessageNotification)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                ServerNotification::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<ServerNotification, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                ServerNotification::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::U64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::I64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::F64(v))
-                    .map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::Str(v))
-                    .map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ServerNotification, E> {
-                ServerNotification::from_content(__private::Content::Null)
-                    .map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<ServerNotification, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl ServerNotification {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for ServerNotification {
+    const NAME: &'static str = "ServerNotification";
+    const TAG: &'static str = "method";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -17358,6 +16548,53 @@ impl ServerNotification {
                 ::core::option::Option::Some((7usize, "notifications/message"))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::CancelledNotification)
+            }
+            1usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ProgressNotification)
+            }
+            2usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ResourceListChangedNotification)
+            }
+            3usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::SubscriptionsAcknowledgedNotification)
+            }
+            4usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ResourceUpdatedNotification)
+            }
+            5usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::PromptListChangedNotification)
+            }
+            6usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ToolListChangedNotification)
+            }
+            7usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::LoggingMessageNotification)
+            }
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -17688,170 +16925,12 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("ServerResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerResult, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("resultType")
-                    {
-                        ServerResult::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<ServerResult, A::Error> = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::Result)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::InputRequiredResult)
-                            }
-                            2usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::DiscoverResult)
-                            }
-                            3usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::ListResourcesResult)
-                            }
-                            4usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::ListResourceTemplatesResult)
-                            }
-                            5usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::ReadResourceResult)
-                            }
-                            6usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::SubscriptionsListenResult)
-                            }
-                            7usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::ListPromptsResult)
-                            }
-                            8usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::GetPromptResult)
-                            }
-                            9usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::ListToolsResult)
-                            }
-                            10usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::CallToolResult)
-                            }
-                            11usize => {
-                                ::serde::Deserialize::deserialize(rest)
-                                    .map(ServerResult::CompleteResult)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                ServerResult::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<ServerResult, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                ServerResult::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<ServerResult, E> {
-                ServerResult::from_content(__private::Content::Bool(v))
-                    .map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<ServerResult, E> {
-                ServerResult::from_content(__private::Content::U64(v)).map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<ServerResult, E> {
-                ServerResult::from_content(__private::Content::I64(v)).map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<ServerResult, E> {
-                ServerResult::from_content(__private::Content::F64(v)).map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<ServerResult, E> {
-                ServerResult::from_content(__private::Content::Str(v)).map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<ServerResult, E> {
-                ServerResult::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<ServerResult, E> {
-                ServerResult::from_content(__private::Content::String(v))
-                    .map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ServerResult, E> {
-                ServerResult::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<ServerResult, E> {
-                ServerResult::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<ServerResult, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl ServerResult {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for ServerResult {
+    const NAME: &'static str = "ServerResult";
+    const TAG: &'static str = "resultType";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -17861,6 +16940,49 @@ impl ServerResult {
                 ::core::option::Option::Some((1usize, "input_required"))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => ::serde::Deserialize::deserialize(rest).map(Self::Result),
+            1usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::InputRequiredResult)
+            }
+            2usize => ::serde::Deserialize::deserialize(rest).map(Self::DiscoverResult),
+            3usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ListResourcesResult)
+            }
+            4usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::ListResourceTemplatesResult)
+            }
+            5usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ReadResourceResult)
+            }
+            6usize => {
+                ::serde::Deserialize::deserialize(rest)
+                    .map(Self::SubscriptionsListenResult)
+            }
+            7usize => {
+                ::serde::Deserialize::deserialize(rest).map(Self::ListPromptsResult)
+            }
+            8usize => ::serde::Deserialize::deserialize(rest).map(Self::GetPromptResult),
+            9usize => ::serde::Deserialize::deserialize(rest).map(Self::ListToolsResult),
+            10usize => ::serde::Deserialize::deserialize(rest).map(Self::CallToolResult),
+            11usize => ::serde::Deserialize::deserialize(rest).map(Self::CompleteResult),
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -21295,6 +20417,127 @@ mod __private {
             _ => text.as_str(),
         };
         E::custom(::std::format!("{label}: {message}"))
+    }
+    /// A union that reads its input up to its discriminator, then hands the member the
+    /// rest unbuffered (see [`deserialize_streamed`]).
+    pub trait Streamed: ::core::marker::Sized {
+        const NAME: &'static str;
+        /// The discriminating property.
+        const TAG: &'static str;
+        /// The member (index, label) a value of the tag alone decides, if it does.
+        fn by_tag(tag: &Content<'_>) -> ::core::option::Option<(usize, &'static str)>;
+        /// Dispatch on a fully buffered input.
+        fn from_buffer(
+            content: Content<'_>,
+        ) -> ::core::result::Result<Self, ::serde_json::Error>;
+        /// Build member `which` from the entries read so far and the rest of the map.
+        fn build<'de, A: ::serde::de::MapAccess<'de>>(
+            which: usize,
+            rest: Prefixed<'de, A>,
+        ) -> ::core::result::Result<Self, A::Error>;
+    }
+    /// Deserialize a [`Streamed`] union: objects are read up to the tag and then streamed
+    /// into the member; anything else (or an object whose tag does not decide) is
+    /// buffered and dispatched whole.
+    pub fn deserialize_streamed<'de, T: Streamed, D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<T, D::Error> {
+        deserializer.deserialize_any(StreamVisitor(::core::marker::PhantomData))
+    }
+    struct StreamVisitor<T>(::core::marker::PhantomData<T>);
+    impl<T: Streamed> StreamVisitor<T> {
+        fn buffered<E: ::serde::de::Error>(
+            content: Content<'_>,
+        ) -> ::core::result::Result<T, E> {
+            T::from_buffer(content).map_err(E::custom)
+        }
+    }
+    impl<'de, T: Streamed> ::serde::de::Visitor<'de> for StreamVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str(T::NAME)
+        }
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> ::core::result::Result<T, A::Error> {
+            let mut read = ::std::vec::Vec::new();
+            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()?
+            {
+                let value: Content<'de> = map.next_value()?;
+                let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
+                    T::by_tag(&value)
+                } else {
+                    ::core::option::Option::None
+                };
+                read.push((key, value));
+                if let ::core::option::Option::Some((which, label)) = chosen {
+                    return T::build(which, Prefixed::new(read, map))
+                        .map_err(|e| context_any(label, e));
+                }
+            }
+            Self::buffered(Content::Map(read))
+        }
+        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> ::core::result::Result<T, A::Error> {
+            Self::buffered(Content::visit_seq(seq)?)
+        }
+        fn visit_bool<E: ::serde::de::Error>(
+            self,
+            v: bool,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Bool(v))
+        }
+        fn visit_u64<E: ::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::U64(v))
+        }
+        fn visit_i64<E: ::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::I64(v))
+        }
+        fn visit_f64<E: ::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::F64(v))
+        }
+        fn visit_borrowed_str<E: ::serde::de::Error>(
+            self,
+            v: &'de str,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Str(v))
+        }
+        fn visit_str<E: ::serde::de::Error>(
+            self,
+            v: &str,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::String(v.into()))
+        }
+        fn visit_string<E: ::serde::de::Error>(
+            self,
+            v: ::std::string::String,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::String(v))
+        }
+        fn visit_unit<E: ::serde::de::Error>(self) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Null)
+        }
+        fn visit_none<E: ::serde::de::Error>(self) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Null)
+        }
+        fn visit_some<D: ::serde::Deserializer<'de>>(
+            self,
+            d: D,
+        ) -> ::core::result::Result<T, D::Error> {
+            deserialize_streamed(d)
+        }
     }
     /// A map whose first entries were already read into [`Content`]: replays them, then
     /// reads on from the input.

@@ -526,126 +526,12 @@ impl<'de> ::serde::Deserialize<'de> for Message {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
     ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Message;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("Message")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Message, A::Error> {
-                let mut read = ::std::vec::Vec::new();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Content<'de>>()?
-                {
-                    let value: __private::Content<'de> = map.next_value()?;
-                    let chosen = if key.as_str()
-                        == ::core::option::Option::Some("method")
-                    {
-                        Message::by_tag(&value)
-                    } else {
-                        ::core::option::Option::None
-                    };
-                    read.push((key, value));
-                    if let ::core::option::Option::Some((which, label)) = chosen {
-                        let rest = __private::Prefixed::new(read, map);
-                        let built: ::core::result::Result<Message, A::Error> = match which {
-                            0usize => {
-                                ::serde::Deserialize::deserialize(rest).map(Message::Ping)
-                            }
-                            1usize => {
-                                ::serde::Deserialize::deserialize(rest).map(Message::Pong)
-                            }
-                            _ => {
-                                ::core::result::Result::Err(
-                                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
-                                )
-                            }
-                        };
-                        return built.map_err(|e| __private::context_any(label, e));
-                    }
-                }
-                Message::from_content(__private::Content::Map(read))
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
-                self,
-                seq: A,
-            ) -> ::core::result::Result<Message, A::Error> {
-                let content = __private::Content::visit_seq(seq)?;
-                Message::from_content(content)
-                    .map_err(<A::Error as ::serde::de::Error>::custom)
-            }
-            fn visit_bool<E: ::serde::de::Error>(
-                self,
-                v: bool,
-            ) -> ::core::result::Result<Message, E> {
-                Message::from_content(__private::Content::Bool(v)).map_err(E::custom)
-            }
-            fn visit_u64<E: ::serde::de::Error>(
-                self,
-                v: u64,
-            ) -> ::core::result::Result<Message, E> {
-                Message::from_content(__private::Content::U64(v)).map_err(E::custom)
-            }
-            fn visit_i64<E: ::serde::de::Error>(
-                self,
-                v: i64,
-            ) -> ::core::result::Result<Message, E> {
-                Message::from_content(__private::Content::I64(v)).map_err(E::custom)
-            }
-            fn visit_f64<E: ::serde::de::Error>(
-                self,
-                v: f64,
-            ) -> ::core::result::Result<Message, E> {
-                Message::from_content(__private::Content::F64(v)).map_err(E::custom)
-            }
-            fn visit_borrowed_str<E: ::serde::de::Error>(
-                self,
-                v: &'de str,
-            ) -> ::core::result::Result<Message, E> {
-                Message::from_content(__private::Content::Str(v)).map_err(E::custom)
-            }
-            fn visit_str<E: ::serde::de::Error>(
-                self,
-                v: &str,
-            ) -> ::core::result::Result<Message, E> {
-                Message::from_content(__private::Content::String(v.into()))
-                    .map_err(E::custom)
-            }
-            fn visit_string<E: ::serde::de::Error>(
-                self,
-                v: ::std::string::String,
-            ) -> ::core::result::Result<Message, E> {
-                Message::from_content(__private::Content::String(v)).map_err(E::custom)
-            }
-            fn visit_unit<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<Message, E> {
-                Message::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_none<E: ::serde::de::Error>(
-                self,
-            ) -> ::core::result::Result<Message, E> {
-                Message::from_content(__private::Content::Null).map_err(E::custom)
-            }
-            fn visit_some<D: ::serde::Deserializer<'de>>(
-                self,
-                d: D,
-            ) -> ::core::result::Result<Message, D::Error> {
-                ::serde::Deserialize::deserialize(d)
-            }
-        }
-        deserializer.deserialize_any(Visitor)
+        __private::deserialize_streamed(deserializer)
     }
 }
-impl Message {
-    /// The member a discriminator value alone decides, if it does.
+impl __private::Streamed for Message {
+    const NAME: &'static str = "Message";
+    const TAG: &'static str = "method";
     fn by_tag(
         tag: &__private::Content<'_>,
     ) -> ::core::option::Option<(usize, &'static str)> {
@@ -657,6 +543,25 @@ impl Message {
                 ::core::option::Option::Some((1usize, "pong"))
             }
             _ => ::core::option::Option::None,
+        }
+    }
+    fn from_buffer(
+        content: __private::Content<'_>,
+    ) -> ::core::result::Result<Self, ::serde_json::Error> {
+        Self::from_content(content)
+    }
+    fn build<'de, A: ::serde::de::MapAccess<'de>>(
+        which: usize,
+        rest: __private::Prefixed<'de, A>,
+    ) -> ::core::result::Result<Self, A::Error> {
+        match which {
+            0usize => ::serde::Deserialize::deserialize(rest).map(Self::Ping),
+            1usize => ::serde::Deserialize::deserialize(rest).map(Self::Pong),
+            _ => {
+                ::core::result::Result::Err(
+                    <A::Error as ::serde::de::Error>::custom("no member chosen"),
+                )
+            }
         }
     }
 }
@@ -989,6 +894,127 @@ mod __private {
             _ => text.as_str(),
         };
         E::custom(::std::format!("{label}: {message}"))
+    }
+    /// A union that reads its input up to its discriminator, then hands the member the
+    /// rest unbuffered (see [`deserialize_streamed`]).
+    pub trait Streamed: ::core::marker::Sized {
+        const NAME: &'static str;
+        /// The discriminating property.
+        const TAG: &'static str;
+        /// The member (index, label) a value of the tag alone decides, if it does.
+        fn by_tag(tag: &Content<'_>) -> ::core::option::Option<(usize, &'static str)>;
+        /// Dispatch on a fully buffered input.
+        fn from_buffer(
+            content: Content<'_>,
+        ) -> ::core::result::Result<Self, ::serde_json::Error>;
+        /// Build member `which` from the entries read so far and the rest of the map.
+        fn build<'de, A: ::serde::de::MapAccess<'de>>(
+            which: usize,
+            rest: Prefixed<'de, A>,
+        ) -> ::core::result::Result<Self, A::Error>;
+    }
+    /// Deserialize a [`Streamed`] union: objects are read up to the tag and then streamed
+    /// into the member; anything else (or an object whose tag does not decide) is
+    /// buffered and dispatched whole.
+    pub fn deserialize_streamed<'de, T: Streamed, D: ::serde::Deserializer<'de>>(
+        deserializer: D,
+    ) -> ::core::result::Result<T, D::Error> {
+        deserializer.deserialize_any(StreamVisitor(::core::marker::PhantomData))
+    }
+    struct StreamVisitor<T>(::core::marker::PhantomData<T>);
+    impl<T: Streamed> StreamVisitor<T> {
+        fn buffered<E: ::serde::de::Error>(
+            content: Content<'_>,
+        ) -> ::core::result::Result<T, E> {
+            T::from_buffer(content).map_err(E::custom)
+        }
+    }
+    impl<'de, T: Streamed> ::serde::de::Visitor<'de> for StreamVisitor<T> {
+        type Value = T;
+        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+            f.write_str(T::NAME)
+        }
+        fn visit_map<A: ::serde::de::MapAccess<'de>>(
+            self,
+            mut map: A,
+        ) -> ::core::result::Result<T, A::Error> {
+            let mut read = ::std::vec::Vec::new();
+            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()?
+            {
+                let value: Content<'de> = map.next_value()?;
+                let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
+                    T::by_tag(&value)
+                } else {
+                    ::core::option::Option::None
+                };
+                read.push((key, value));
+                if let ::core::option::Option::Some((which, label)) = chosen {
+                    return T::build(which, Prefixed::new(read, map))
+                        .map_err(|e| context_any(label, e));
+                }
+            }
+            Self::buffered(Content::Map(read))
+        }
+        fn visit_seq<A: ::serde::de::SeqAccess<'de>>(
+            self,
+            seq: A,
+        ) -> ::core::result::Result<T, A::Error> {
+            Self::buffered(Content::visit_seq(seq)?)
+        }
+        fn visit_bool<E: ::serde::de::Error>(
+            self,
+            v: bool,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Bool(v))
+        }
+        fn visit_u64<E: ::serde::de::Error>(
+            self,
+            v: u64,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::U64(v))
+        }
+        fn visit_i64<E: ::serde::de::Error>(
+            self,
+            v: i64,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::I64(v))
+        }
+        fn visit_f64<E: ::serde::de::Error>(
+            self,
+            v: f64,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::F64(v))
+        }
+        fn visit_borrowed_str<E: ::serde::de::Error>(
+            self,
+            v: &'de str,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Str(v))
+        }
+        fn visit_str<E: ::serde::de::Error>(
+            self,
+            v: &str,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::String(v.into()))
+        }
+        fn visit_string<E: ::serde::de::Error>(
+            self,
+            v: ::std::string::String,
+        ) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::String(v))
+        }
+        fn visit_unit<E: ::serde::de::Error>(self) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Null)
+        }
+        fn visit_none<E: ::serde::de::Error>(self) -> ::core::result::Result<T, E> {
+            Self::buffered(Content::Null)
+        }
+        fn visit_some<D: ::serde::Deserializer<'de>>(
+            self,
+            d: D,
+        ) -> ::core::result::Result<T, D::Error> {
+            deserialize_streamed(d)
+        }
     }
     /// A map whose first entries were already read into [`Content`]: replays them, then
     /// reads on from the input.
