@@ -84,22 +84,15 @@ async fn ask<T>(
             }
             st.journal.shift_remove(&key);
         }
-        let answered = st.responses.get(&key).map(|v| {
-            let t = parse(Answer::Value(v));
-            let raw = t
-                .as_ref()
-                .and_then(|_| serde_json::value::to_raw_value(v).ok());
-            (t, raw)
-        });
-        match answered {
-            Some((Some(t), raw)) => {
-                if let Some(raw) = raw {
+        if let Some(v) = st.responses.get(&key) {
+            if let Some(t) = parse(Answer::Value(v)) {
+                // Recorded as text, as the journal keeps every answer.
+                if let Ok(raw) = serde_json::value::to_raw_value(v) {
                     st.journal.insert(key, raw);
                 }
                 return Step::Answered(t);
             }
-            Some((None, _)) => tracing::debug!(key, "unusable answer; asking again"),
-            None => {}
+            tracing::debug!(key, "unusable answer; asking again");
         }
         if !supported(&st.info.capabilities) {
             return Step::Missing;
