@@ -103,17 +103,6 @@ fn entries(kind: Kind, response: &str, text: &str) -> [Option<Entry>; 3] {
 
 const LIBS: [&str; 3] = ["mcp-schema", "rmcp", "rust-mcp-schema"];
 
-/// Writes what the report needs beside criterion's numbers (losslessness, set sizes) to
-/// `<target>/criterion/<name>.facts.json`.
-fn write_facts(name: &str, facts: serde_json::Value) {
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    let dir = target.join("criterion");
-    let _ = std::fs::create_dir_all(&dir);
-    let _ = std::fs::write(dir.join(format!("{name}.facts.json")), facts.to_string());
-}
-
 fn realistic(c: &mut Criterion) {
     let mut facts = serde_json::Map::new();
     let mut group = c.benchmark_group("serialization");
@@ -152,7 +141,7 @@ fn realistic(c: &mut Criterion) {
         }
     }
     group.finish();
-    write_facts("serialization", facts.into());
+    mcp_benches::write_facts("serialization", facts.into());
 }
 
 /// The spec examples every library parses, by kind: (kind, texts, entries per library).
@@ -212,7 +201,7 @@ fn example_sets() -> Vec<(Kind, Vec<String>, [Vec<Entry>; 3])> {
             serde_json::json!({ "count": texts.len(), "lossless": lossless }),
         );
     }
-    write_facts("examples", facts.into());
+    mcp_benches::write_facts("examples", facts.into());
     sets
 }
 

@@ -69,14 +69,7 @@ fn bench(c: &mut Criterion) {
         });
     }
     group.finish();
-    let target = std::env::var_os("CARGO_TARGET_DIR")
-        .map(std::path::PathBuf::from)
-        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
-    let _ = std::fs::create_dir_all(target.join("criterion"));
-    let _ = std::fs::write(
-        target.join("criterion/state.facts.json"),
-        Value::from(facts).to_string(),
-    );
+    mcp_benches::write_facts("state", Value::from(facts));
 }
 
 criterion_group!(benches, bench);

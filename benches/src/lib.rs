@@ -131,3 +131,14 @@ pub fn binding(args: &Value) -> mcp_runtime::state::Binding<'_> {
         protocol_version: "2026-07-28",
     }
 }
+
+/// Writes what the report needs beside criterion's numbers (losslessness, set sizes, token
+/// sizes) to `<target>/criterion/<name>.facts.json`, where `benches/report.py` reads it.
+pub fn write_facts(name: &str, facts: Value) {
+    let target = std::env::var_os("CARGO_TARGET_DIR")
+        .map(std::path::PathBuf::from)
+        .unwrap_or_else(|| std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("../target"));
+    let dir = target.join("criterion");
+    let _ = std::fs::create_dir_all(&dir);
+    let _ = std::fs::write(dir.join(format!("{name}.facts.json")), facts.to_string());
+}
