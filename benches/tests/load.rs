@@ -64,27 +64,13 @@ async fn every_flow_completes_on_both_servers() {
 async fn both_servers_refuse_a_tampered_state() {
     for which in ["ours", "rmcp"] {
         let url = spawn(which).await;
+        let client = generator::client();
         let post = |params: Value| {
-            let url = url.clone();
+            let (client, url) = (client.clone(), url.clone());
             async move {
-                let body =
-                    json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
-                let req = hyper::Request::post(url)
-                    .header("content-type", "application/json")
-                    .header("accept", "application/json, text/event-stream")
-                    .header("mcp-protocol-version", "2026-07-28")
-                    .header("mcp-method", "tools/call")
-                    .header("mcp-name", "bench_rounds")
-                    .body(http_body_util::Full::new(hyper::body::Bytes::from(
-                        body.to_string(),
-                    )))
-                    .unwrap();
-                let resp = generator::client().request(req).await.unwrap();
-                let bytes = http_body_util::BodyExt::collect(resp.into_body())
+                generator::call(&client, &url, "bench_rounds", 1, &params)
                     .await
                     .unwrap()
-                    .to_bytes();
-                serde_json::from_slice::<Value>(&bytes).unwrap()
             }
         };
         let meta = json!({

@@ -119,6 +119,39 @@ fn answer(key: &str, request: &Value) -> Value {
     json!({ "action": "accept", "content": content })
 }
 
+/// Sends one `tools/call` of `tool` with `params` and returns the JSON-RPC reply.
+pub async fn call(
+    client: &HttpClient,
+    url: &str,
+    tool: &str,
+    id: u64,
+    params: &Value,
+) -> Result<Value, String> {
+    let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params });
+    let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
+    let req = hyper::Request::post(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|e| e.to_string())?;
+    let resp = client
+        .request(req)
+        .await
+        .map_err(|e| format!("send: {e}"))?;
+    let status = resp.status();
+    let bytes = resp
+        .into_body()
+        .collect()
+        .await
+        .map_err(|e| format!("body: {e}"))?
+        .to_bytes();
+    serde_json::from_slice(&bytes)
+        .map_err(|e| format!("HTTP {status}: {e}: {}", String::from_utf8_lossy(&bytes)))
+}
+
 /// Runs one complete flow; returns how many requests it took.
 pub async fn run_flow(
     client: &HttpClient,
@@ -137,32 +170,10 @@ pub async fn run_flow(
     });
     for round in 1..=70u64 {
         *id += 1;
-        let body = json!({ "jsonrpc": "2.0", "id": *id, "method": "tools/call", "params": params });
-        let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
-        let req = hyper::Request::post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", flow.tool)
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| e.to_string())?;
-        let resp = client
-            .request(req)
-            .await
-            .map_err(|e| format!("send: {e}"))?;
-        let status = resp.status();
-        let bytes = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| format!("body: {e}"))?
-            .to_bytes();
-        let reply: Value = serde_json::from_slice(&bytes)
-            .map_err(|e| format!("HTTP {status}: {e}: {}", String::from_utf8_lossy(&bytes)))?;
+        let reply = call(client, url, flow.tool, *id, &params).await?;
         let result = reply
             .get("result")
-            .ok_or_else(|| format!("HTTP {status}: {reply}"))?;
+            .ok_or_else(|| format!("error reply: {reply}"))?;
         if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
             let mut answers = Map::new();
             if let Some(reqs) = result.get("inputRequests").and_then(Value::as_object) {
