@@ -12,7 +12,7 @@ fn main() {
         .2;
     let mut n = 0usize;
     for _ in 0..200_000 {
-        let token = codec.seal(&binding, "fp", journal.clone()).expect("seal");
+        let token = codec.seal(&binding, "fp", journal).expect("seal");
         n += codec.open(&token, &binding).expect("open").journal.len();
     }
     println!("{n}");

@@ -21,9 +21,7 @@ fn main() {
         let start = Instant::now();
         let mut token = String::new();
         for _ in 0..n {
-            token = codec
-                .seal(&binding, "0123456789abcdef", journal.clone())
-                .unwrap();
+            token = codec.seal(&binding, "0123456789abcdef", &journal).unwrap();
             codec.open(&token, &binding).unwrap();
         }
         let per = start.elapsed().as_secs_f64() * 1e6 / n as f64;

@@ -87,7 +87,7 @@
 //!
 //! ## `requestState`
 //!
-//! The journal is sealed with XChaCha20-Poly1305 under the newest key of the server's
+//! The journal is sealed with AES-256-GCM-SIV under the newest key of the server's
 //! [`crate::StateKeys`] (any key of the ring opens, so keys rotate without breaking flows in
 //! progress) and bound to the method, the tool or prompt name or resource URI, a digest of the
 //! arguments, the principal the transport reports, and the protocol version. It expires (five

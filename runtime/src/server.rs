@@ -702,7 +702,7 @@ impl Server {
         let journal = match &state {
             None => IndexMap::new(),
             Some(token) => match self.codec.open(token, &binding) {
-                Ok(sealed) if sealed.fingerprint == fingerprint => sealed.journal,
+                Ok(sealed) if sealed.recorded_by(fingerprint) => sealed.journal,
                 Ok(_) => {
                     tracing::info!(
                         method,
@@ -755,7 +755,7 @@ impl Server {
                     Outcome::Suspended { requests, journal } => {
                         let token = self
                             .codec
-                            .seal(&binding, fingerprint, journal)
+                            .seal(&binding, fingerprint, &journal)
                             .map_err(|e| match e {
                                 StateError::Oversize(n) => Error::internal(format!(
                                     "the call's requestState would be {n} bytes, over the size cap"

@@ -206,7 +206,7 @@ fn sealed_token() -> String {
     let args = json!({"x": 1});
     let journal =
         mcp_runtime::state::journal_of([("k", json!({"action": "accept", "content": {"a": "b"}}))]);
-    codec().seal(&binding(&args), "fp", journal).unwrap()
+    codec().seal(&binding(&args), "fp", &journal).unwrap()
 }
 
 #[test]
@@ -214,7 +214,7 @@ fn expiry_is_enforced() {
     let args = json!({});
     let c = codec().ttl(std::time::Duration::from_secs(60));
     let t = c
-        .seal_at(&binding(&args), "fp", Default::default(), 1_000)
+        .seal_at(&binding(&args), "fp", &Default::default(), 1_000)
         .unwrap();
     assert!(c.open_at(&t, &binding(&args), 1_059).is_ok());
     assert_eq!(
