@@ -1,6 +1,6 @@
 //! The load generator's servers do the same job: every flow the benchmark runs completes with
-//! the expected text against both this project's server and the rmcp peer, and a tampered
-//! `requestState` is refused by both (so neither side skips the integrity check it is timed on).
+//! the expected text against this project's server, the rmcp peer and the rust-mcp-sdk peer, and a
+//! tampered `requestState` is refused by all three (so neither side skips the integrity check it is timed on).
 
 #[path = "../examples/load/generator.rs"]
 #[allow(dead_code)]
@@ -9,6 +9,8 @@ mod generator;
 mod ours;
 #[path = "../examples/load/rmcp_peer.rs"]
 mod rmcp_peer;
+#[path = "../examples/load/rmsdk_peer.rs"]
+mod rmsdk_peer;
 
 use generator::Flow;
 use serde_json::{json, Value};
@@ -19,7 +21,8 @@ async fn spawn(which: &str) -> String {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     match which {
         "ours" => tokio::spawn(ours::serve(listener)),
-        _ => tokio::spawn(rmcp_peer::serve(listener)),
+        "rmcp" => tokio::spawn(rmcp_peer::serve(listener)),
+        _ => tokio::spawn(rmsdk_peer::serve(listener)),
     };
     url
 }
@@ -36,7 +39,7 @@ fn flows() -> Vec<Flow> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_flow_completes_on_both_servers() {
-    for which in ["ours", "rmcp"] {
+    for which in ["ours", "rmcp", "rust-mcp-sdk"] {
         let url = spawn(which).await;
         let client = generator::client();
         for flow in flows() {
@@ -62,7 +65,7 @@ async fn every_flow_completes_on_both_servers() {
 /// Round two of `bench_rounds(2)` with the state of round one altered in one character.
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn both_servers_refuse_a_tampered_state() {
-    for which in ["ours", "rmcp"] {
+    for which in ["ours", "rmcp", "rust-mcp-sdk"] {
         let url = spawn(which).await;
         let client = generator::client();
         let post = |params: Value| {

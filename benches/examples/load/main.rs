@@ -1,13 +1,15 @@
-//! End-to-end load over streamable HTTP on 127.0.0.1: this project's server and an equivalent
-//! rmcp 3.11 server, each in its own process, measured alternately in one invocation.
+//! End-to-end load over streamable HTTP on 127.0.0.1: this project's server and equivalent
+//! servers on rmcp 3.11 and on rust-mcp-sdk 2.0 (built on rust-mcp-schema 2.0), each in its own
+//! process, measured in turn in one invocation.
 //!
 //! `cargo run --release -p mcp-benches --example load -- [--seconds S] [--reps N]` prints the
-//! Markdown tables that `benches/run.sh` puts into BENCHMARKS.md. `load serve ours|rmcp` is the
-//! server side (it prints `PORT <n>` once listening); the generator starts both itself.
+//! Markdown tables that `benches/run.sh` puts into BENCHMARKS.md. `load serve NAME` is the server
+//! side (it prints `PORT <n>` once listening); the generator starts all three itself.
 
 mod generator;
 mod ours;
 mod rmcp_peer;
+mod rmsdk_peer;
 
 use std::process::Stdio;
 use std::time::Duration;
@@ -158,7 +160,10 @@ async fn main() -> std::process::ExitCode {
             ("--seconds", Some(v)) if v > 0.0 => seconds = v,
             ("--reps", Some(v)) if v >= 1.0 => reps = v as usize,
             _ => {
-                eprintln!("usage: load [--seconds S] [--reps N] | load serve ours|rmcp");
+                eprintln!(
+                    "usage: load [--seconds S] [--reps N] | load serve {}",
+                    SERVERS.join("|")
+                );
                 return std::process::ExitCode::from(2);
             }
         }
@@ -185,8 +190,9 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
     let result = match which {
         Some("ours") => ours::serve(listener).await,
         Some("rmcp") => rmcp_peer::serve(listener).await,
+        Some("rust-mcp-sdk") => rmsdk_peer::serve(listener).await,
         _ => {
-            eprintln!("usage: load serve ours|rmcp");
+            eprintln!("usage: load serve {}", SERVERS.join("|"));
             return std::process::ExitCode::from(2);
         }
     };
@@ -199,9 +205,22 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
     }
 }
 
+/// The servers under test; this project's first, then the peers.
+const SERVERS: [&str; 3] = ["ours", "rmcp", "rust-mcp-sdk"];
+/// How many servers are measured side by side.
+const N: usize = SERVERS.len();
+
+/// `a / b`, as a table cell.
+fn ratio(a: f64, b: f64) -> String {
+    format!("{:.2}", a / b.max(1e-9))
+}
+
 async fn run(d: Duration, reps: usize) -> Result<(), String> {
-    let targets = [Target::start("ours").await?, Target::start("rmcp").await?];
-    // Warm up both (connections, allocator, lazy statics) and check they do the same job.
+    let mut targets = Vec::new();
+    for name in SERVERS {
+        targets.push(Target::start(name).await?);
+    }
+    // Warm up every server (connections, allocator, lazy statics) and check they do the same job.
     for t in &targets {
         for flow in [
             Flow::plain(),
@@ -227,12 +246,12 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         .flat_map(|f| [1usize, 8, 32].map(|c| (f.clone(), c)))
         .collect();
     let replay: Vec<Flow> = [1, 2, 5, 10].map(Flow::rounds).to_vec();
-    let mut e2e_results: Vec<[Merged; 2]> = e2e.iter().map(|_| Default::default()).collect();
-    let mut replay_results: Vec<[Merged; 2]> = replay.iter().map(|_| Default::default()).collect();
-    let mut rss_after_run: [Vec<u64>; 2] = Default::default();
+    let mut e2e_results: Vec<[Merged; N]> = e2e.iter().map(|_| Default::default()).collect();
+    let mut replay_results: Vec<[Merged; N]> = replay.iter().map(|_| Default::default()).collect();
+    let mut rss_after_run: [Vec<u64>; N] = Default::default();
     for rep in 0..reps {
-        // Alternate who goes first in each repetition.
-        let order: [usize; 2] = if rep % 2 == 0 { [0, 1] } else { [1, 0] };
+        // Rotate who goes first in each repetition.
+        let order: [usize; N] = std::array::from_fn(|i| (i + rep) % N);
         for (i, (flow, conc)) in e2e.iter().enumerate() {
             for &s in &order {
                 measure(&targets[s], flow, *conc, d, &mut e2e_results[i][s]).await;
@@ -246,42 +265,52 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         }
     }
 
-    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.1} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request)\n", d.as_secs_f64());
-    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | errors ours / rmcp |");
-    println!("|---|---|---|---|---|---|---|---|---|---|");
-    for ((flow, conc), [o, r]) in e2e.iter().zip(&e2e_results) {
+    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.1} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; rms = rust-mcp-sdk)\n", d.as_secs_f64());
+    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | rust-mcp-sdk flows/s | ratio ours/rms | ours p50 / p99 ms | rmcp p50 / p99 ms | rust-mcp-sdk p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for ((flow, conc), [o, r, k]) in e2e.iter().zip(&e2e_results) {
         println!(
-            "| {} | {} | {:.0} | {:.0} | {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {} / {} |",
+            "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {:.0} | {} / {} / {} |",
             flow.label,
             conc,
             o.rate(),
             r.rate(),
-            o.rate() / r.rate().max(1e-9),
+            ratio(o.rate(), r.rate()),
+            k.rate(),
+            ratio(o.rate(), k.rate()),
             o.ms(0.5),
             o.ms(0.99),
             r.ms(0.5),
             r.ms(0.99),
+            k.ms(0.5),
+            k.ms(0.99),
             o.cpu_per(o.requests),
             r.cpu_per(r.requests),
+            k.cpu_per(k.requests),
             o.errors,
-            r.errors
+            r.errors,
+            k.errors
         );
     }
     println!("\n#### Replay cost (`bench_rounds`: N questions, N + 1 requests per flow, concurrency 1; server CPU per complete flow)\n");
-    println!("| input rounds | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | ours flows/s | rmcp flows/s | errors ours / rmcp |");
-    println!("|---|---|---|---|---|---|---|");
-    for (flow, [o, r]) in replay.iter().zip(&replay_results) {
-        let (oc, rc) = (o.cpu_per(o.flows), r.cpu_per(r.flows));
+    println!("| input rounds | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | rust-mcp-sdk CPU µs/flow | ratio rms/ours | flows/s ours / rmcp / rms | errors ours / rmcp / rms |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (flow, [o, r, k]) in replay.iter().zip(&replay_results) {
+        let (oc, rc, kc) = (o.cpu_per(o.flows), r.cpu_per(r.flows), k.cpu_per(k.flows));
         println!(
-            "| {} | {:.0} | {:.0} | {:.2} | {:.0} | {:.0} | {} / {} |",
+            "| {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} / {:.0} / {:.0} | {} / {} / {} |",
             flow.label.split(' ').next().unwrap_or(""),
             oc,
             rc,
-            rc / oc.max(1e-9),
+            ratio(rc, oc),
+            kc,
+            ratio(kc, oc),
             o.rate(),
             r.rate(),
+            k.rate(),
             o.errors,
-            r.errors
+            r.errors,
+            k.errors
         );
     }
     println!("\n#### Server memory (KiB; RSS after warm-up, highest and last RSS seen after each end-to-end run, peak RSS of the process)\n");
@@ -303,14 +332,13 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             peak
         );
     }
-    for (m, label) in e2e_results
+    for m in e2e_results
         .iter()
         .flatten()
         .chain(replay_results.iter().flatten())
-        .zip(std::iter::repeat("error"))
     {
         if let Some(e) = &m.first_error {
-            eprintln!("first {label}: {e}");
+            eprintln!("first error: {e}");
         }
     }
     Ok(())
