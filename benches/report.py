@@ -96,19 +96,21 @@ if ex:
 state = load("state")
 if state:
     sf = facts("state")
-    print("#### requestState (seal = journal to token, open = token to journal; both bound to method, tool and arguments, with an expiry)\n")
-    print("| journal | plaintext B | ours token B | rmcp token B | ours seal | ours open | ours seal+open | rmcp seal | rmcp open | rmcp seal+open | ratio rmcp/ours |")
-    print("|---|---|---|---|---|---|---|---|---|---|---|")
+    print("#### requestState (seal = journal to token, open = token to journal; all bound to method, tool and arguments, with an expiry; ours encrypts, both peers only sign)\n")
+    print("| journal | plaintext B | token B ours / rmcp / rust-mcp-sdk | ours seal | ours open | ours seal+open | rmcp seal | rmcp open | rmcp seal+open | ratio rmcp/ours | rust-mcp-sdk seal | rust-mcp-sdk open | rust-mcp-sdk seal+open | ratio rms/ours |")
+    print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in ["1_form", "3_forms", "10_forms", "4k_sampling"]:
         s, o = state.get(("mcp-runtime/seal", n)), state.get(("mcp-runtime/open", n))
         rs, ro = state.get(("rmcp/seal", n)), state.get(("rmcp/open", n))
-        if not (s and o and rs and ro):
+        ks, ko = state.get(("rust-mcp-sdk/seal", n)), state.get(("rust-mcp-sdk/open", n))
+        if not (s and o and rs and ro and ks and ko):
             continue
         f = sf.get(n, {})
-        ours, theirs = s[0] + o[0], rs[0] + ro[0]
-        print(f"| {n} | {f.get('plaintext', '-')} | {f.get('mcp-runtime', '-')} | {f.get('rmcp', '-')} | "
-              f"{t(s[0])} | {t(o[0])} | {t(ours)} | {t(rs[0])} | {t(ro[0])} | {t(theirs)} | {theirs / ours:.2f} |")
+        ours, theirs, sdk = s[0] + o[0], rs[0] + ro[0], ks[0] + ko[0]
+        print(f"| {n} | {f.get('plaintext', '-')} | {f.get('mcp-runtime', '-')} / {f.get('rmcp', '-')} / {f.get('rust-mcp-sdk', '-')} | "
+              f"{t(s[0])} | {t(o[0])} | {t(ours)} | {t(rs[0])} | {t(ro[0])} | {t(theirs)} | {theirs / ours:.2f} | "
+              f"{t(ks[0])} | {t(ko[0])} | {t(sdk)} | {sdk / ours:.2f} |")
     print()
-    print("rust-mcp-schema is a types-only crate: it has no requestState codec and no server, so the "
-          "requestState, replay and end-to-end tables compare with rmcp alone.")
+    print("rust-mcp-schema is a types-only crate; its peer in the requestState, replay, end-to-end and "
+          "one-tool-server tables is rust-mcp-sdk 2.0, the SDK built on it (\"rms\" in ratio columns).")
     print()

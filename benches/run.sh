@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Run the whole benchmark suite side by side with rmcp 3.11 and rust-mcp-schema 2.0 and rewrite
-# the generated part of BENCHMARKS.md. About 13 minutes on a 2-core machine, building the
-# benchmarks included. Usage: benches/run.sh
-# Knobs (environment): BENCH_TIME (criterion measurement seconds, default 1),
-# LOAD_SECONDS (per load run, default 1.5), LOAD_REPS (alternating repetitions, default 2),
-# BUILD_RUNS (edit-rebuild repetitions of the one-tool servers, default 3),
-# BINDINGS_RUNS (clean builds of the bindings alone, default 1).
+# Run the whole benchmark suite side by side with rmcp 3.11, rust-mcp-schema 2.0 and rust-mcp-sdk
+# 2.0 (the SDK built on rust-mcp-schema) and rewrite the generated part of BENCHMARKS.md.
+# Usage: benches/run.sh
+# Knobs (environment): BENCH_TIME (criterion measurement seconds), LOAD_SECONDS (per load run),
+# LOAD_REPS (repetitions, servers taking turns), BUILD_RUNS (edit rebuilds of the one-tool
+# servers), CLEAN_RUNS (clean builds of the one-tool servers), BINDINGS_RUNS (builds of the
+# bindings alone); the defaults keep the whole run under 15 minutes on a 2-core machine.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 measure=${BENCH_TIME:-1}

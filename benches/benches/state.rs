@@ -1,12 +1,28 @@
 //! Seal and open `requestState` for journals of 1, 3 and 10 small form answers and one 4 KiB
 //! sampling answer, with this project's codec (AES-256-GCM-SIV, binding digest as associated
-//! data) and rmcp 3.11's `RequestStateCodec` (HMAC-SHA256, not encrypted) on the same journals,
-//! bound the same way: to the method, the tool and its arguments, with an expiry.
+//! data), rmcp 3.11's `RequestStateCodec` (HMAC-SHA256, not encrypted) and rust-mcp-sdk 2.0's
+//! `RequestStateCodec` (HMAC-SHA256, not encrypted) on the same journals, bound the same way: to
+//! the method, the tool and its arguments, with an expiry. rmcp takes the binding as associated
+//! data; rust-mcp-sdk has none, so its user signs the binding with the journal and compares it on
+//! open, as its docs advise.
 
 use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
 use rmcp::model::{RequestStateCodec, SealOptions};
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 use std::time::Duration;
+
+/// What a rust-mcp-sdk user signs: the binding and the journal.
+#[derive(Serialize, Deserialize)]
+struct SdkPayload<J> {
+    binding: String,
+    journal: J,
+}
+
+/// The binding a rust-mcp-sdk user writes into the payload: method, tool and arguments.
+fn sdk_binding(args: &Value) -> String {
+    format!("tools/call\0book_table\0{args}")
+}
 
 /// The associated data an rmcp user binds the state to: method, tool and arguments.
 fn rmcp_binding(args: &Value) -> Vec<u8> {
@@ -21,6 +37,9 @@ fn bench(c: &mut Criterion) {
     let binding = mcp_benches::binding(&args);
     let rmcp = RequestStateCodec::try_new([7u8; 32].to_vec()).expect("32-byte key");
     let ttl = Duration::from_secs(600);
+    let mut sdk_key = [0u8; 32];
+    sdk_key[0] = 7;
+    let sdk = rust_mcp_sdk::mcp_server::RequestStateCodec::with_key(sdk_key).with_max_age(ttl);
     let mut facts = serde_json::Map::new();
     let mut group = c.benchmark_group("state");
     for (slug, _, journal) in mcp_benches::journals() {
@@ -32,9 +51,18 @@ fn bench(c: &mut Criterion) {
         let rtoken = rmcp
             .seal_json_with(&journal, &SealOptions::new().associated_data(&ad).ttl(ttl))
             .unwrap();
+        let sdk_seal = |journal: &mcp_runtime::state::Journal| {
+            let payload = SdkPayload {
+                binding: sdk_binding(&args),
+                journal,
+            };
+            sdk.encode(&serde_json::to_vec(&payload).expect("payload serializes"))
+        };
+        let stoken = sdk_seal(&journal);
         facts.insert(
             slug.into(),
-            json!({ "plaintext": plain, "mcp-runtime": token.len(), "rmcp": rtoken.len() }),
+            json!({ "plaintext": plain, "mcp-runtime": token.len(), "rmcp": rtoken.len(),
+                    "rust-mcp-sdk": stoken.len() }),
         );
         group.bench_with_input(
             BenchmarkId::new("mcp-runtime/seal", slug),
@@ -60,6 +88,24 @@ fn bench(c: &mut Criterion) {
                     .unwrap()
             })
         });
+        group.bench_with_input(
+            BenchmarkId::new("rust-mcp-sdk/seal", slug),
+            &journal,
+            |b, j| b.iter(|| sdk_seal(black_box(j))),
+        );
+        group.bench_with_input(
+            BenchmarkId::new("rust-mcp-sdk/open", slug),
+            &stoken,
+            |b, t| {
+                b.iter(|| {
+                    let bytes = sdk.decode(black_box(t)).expect("verifies");
+                    let payload: SdkPayload<mcp_runtime::state::Journal> =
+                        serde_json::from_slice(&bytes).expect("payload parses");
+                    assert!(payload.binding == sdk_binding(&args), "bound");
+                    payload.journal
+                })
+            },
+        );
     }
     group.finish();
     mcp_benches::write_facts("state", Value::from(facts));
