@@ -12,8 +12,10 @@ fn main() {
     println!("|---|---|---|---|---|---|---|---|");
     for (_, name, journal) in mcp_benches::journals() {
         let j = serde_json::to_vec(&journal).expect("journal serializes");
+        // CBOR of the answers themselves (a raw JSON value would go into CBOR as its text).
+        let tree = serde_json::to_value(&journal).expect("journal is JSON");
         let mut c = Vec::new();
-        ciborium::into_writer(&journal, &mut c).expect("journal encodes");
+        ciborium::into_writer(&tree, &mut c).expect("journal encodes");
         let jd = miniz_oxide::deflate::compress_to_vec(&j, 6);
         let cd = miniz_oxide::deflate::compress_to_vec(&c, 6);
         let n = 2000;
