@@ -5,9 +5,11 @@
 #   crate: the binding crate alone, its dependencies already built;
 #   user:  the binding crate plus a small binary that parses and writes ClientRequest,
 #          ServerResult and JSONRPCMessage (what a server actually pays).
-# Usage: benches/build-time.sh [RUNS]   (default 3; prints a Markdown table of medians)
+# Usage: benches/build-time.sh [RUNS [VIEWS]]   (defaults 3 and "crate user"; prints a Markdown
+# table of medians)
 set -euo pipefail
 runs=${1:-3}
+views=${2:-crate user}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
@@ -77,9 +79,9 @@ measure() { # profile view side
     echo "$e - $s" | bc
   done | median
 }
-echo "| build (dev profile) | mcp-schema (s) | rust-mcp-schema 2.0.0 (s) | ratio rms/ours | rmcp 3.11 model (s) | ratio rmcp/ours |"
+echo "| build (dev profile, median of $runs) | mcp-schema (s) | rust-mcp-schema 2.0.0 (s) | ratio rms/ours | rmcp 3.11 model (s) | ratio rmcp/ours |"
 echo "|---|---|---|---|---|---|"
-for view in crate user; do
+for view in $views; do
   o=$(measure dev $view ours); t=$(measure dev $view theirs); r=$(measure dev $view rmcp)
   echo "| $view | $o | $t | $(echo "scale=2; $t / $o" | bc) | $r | $(echo "scale=2; $r / $o" | bc) |"
 done

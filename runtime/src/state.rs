@@ -531,7 +531,10 @@ impl StateCodec {
         }
         let mut fingerprint = [0u8; FINGERPRINT_LEN];
         fingerprint.copy_from_slice(&fixed[8..]);
-        let journal: Journal = serde_json::from_slice(journal).map_err(|_| StateError::Payload)?;
+        // One UTF-8 check of the whole journal; parsing from `str` then copies each raw answer
+        // without checking its bytes again.
+        let journal = std::str::from_utf8(journal).map_err(|_| StateError::Payload)?;
+        let journal: Journal = serde_json::from_str(journal).map_err(|_| StateError::Payload)?;
         if let Some(guard) = &self.replay {
             if !guard.first_use(token_id, expires_at) {
                 return Err(StateError::Replayed);
