@@ -59,6 +59,16 @@ async fn every_flow_completes_on_both_servers() {
         let o = generator::run(&url, &Flow::multi_round(), 4, Duration::from_millis(200)).await;
         assert!(o.flows > 0 && o.errors == 0, "{which}: {o:?}");
         assert_eq!(o.requests, o.flows * 3);
+        // The open-loop run starts every scheduled flow and each one completes.
+        let o = generator::run_open(
+            &url,
+            &Flow::elicitation(),
+            200.0,
+            Duration::from_millis(200),
+        )
+        .await;
+        assert_eq!((o.flows, o.errors), (40, 0), "{which}: {o:?}");
+        assert_eq!(o.latencies_us.len(), 40);
     }
 }
 

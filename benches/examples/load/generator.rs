@@ -260,3 +260,65 @@ pub fn quantile(sorted: &[u32], q: f64) -> u32 {
     let i = ((sorted.len() - 1) as f64 * q).round() as usize;
     sorted[i.min(sorted.len() - 1)]
 }
+
+/// Runs `flow` at a fixed offered load of `rate` flows per second for `duration` (open loop): a
+/// new flow starts on schedule whether or not earlier ones have finished, so a server that falls
+/// behind shows it in its latencies instead of slowing the load down. Latency runs from a flow's
+/// start to its last reply; at most `MAX_IN_FLIGHT` flows are in flight (a flow waiting for a
+/// slot is timed from its scheduled start).
+pub async fn run_open(url: &str, flow: &Flow, rate: f64, duration: Duration) -> Outcome {
+    const MAX_IN_FLIGHT: usize = 512;
+    let client = client();
+    // Open connections first (32 flows at once), so the schedule does not pay for set-up.
+    let warm: Vec<_> = (0..32u64)
+        .map(|w| {
+            let (client, url, flow) = (client.clone(), url.to_string(), flow.clone());
+            tokio::spawn(async move {
+                let mut id = (w + 1) << 50;
+                let _ = run_flow(&client, &url, &flow, &mut id).await;
+            })
+        })
+        .collect();
+    for w in warm {
+        let _ = w.await;
+    }
+    let slots = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
+    let interval = Duration::from_secs_f64(1.0 / rate.max(1.0));
+    let count = (duration.as_secs_f64() * rate).max(1.0) as u64;
+    let start = tokio::time::Instant::now();
+    let mut tasks = Vec::with_capacity(count as usize);
+    for i in 0..count {
+        let due = start + interval.mul_f64(i as f64);
+        tokio::time::sleep_until(due).await;
+        let (client, url, flow, slots) =
+            (client.clone(), url.to_string(), flow.clone(), slots.clone());
+        tasks.push(tokio::spawn(async move {
+            let t = Instant::now();
+            let _slot = slots.acquire_owned().await;
+            let mut id = (i + 1) << 20;
+            let result = run_flow(&client, &url, &flow, &mut id).await;
+            (result, t.elapsed().as_micros().min(u32::MAX as u128) as u32)
+        }));
+    }
+    let mut total = Outcome::default();
+    for task in tasks {
+        match task.await {
+            Ok((Ok(n), us)) => {
+                total.flows += 1;
+                total.requests += n;
+                total.latencies_us.push(us);
+            }
+            Ok((Err(e), _)) => {
+                total.errors += 1;
+                total.first_error.get_or_insert(e);
+            }
+            Err(e) => {
+                total.errors += 1;
+                total.first_error.get_or_insert(e.to_string());
+            }
+        }
+    }
+    total.elapsed = start.elapsed();
+    total.latencies_us.sort_unstable();
+    total
+}

@@ -145,6 +145,12 @@ async fn measure(t: &Target, flow: &Flow, conc: usize, d: Duration, into: &mut M
     into.add(o, t.cpu_us().saturating_sub(before));
 }
 
+async fn measure_open(t: &Target, flow: &Flow, rate: f64, d: Duration, into: &mut Merged) {
+    let before = t.cpu_us();
+    let o = generator::run_open(&t.url, flow, rate, d).await;
+    into.add(o, t.cpu_us().saturating_sub(before));
+}
+
 #[tokio::main]
 async fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -246,6 +252,14 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         .flat_map(|f| [1usize, 8, 32].map(|c| (f.clone(), c)))
         .collect();
     let replay: Vec<Flow> = [1, 2, 5, 10].map(Flow::rounds).to_vec();
+    // Offered loads every server sustains (under a third of the slowest one's closed-loop
+    // throughput at concurrency 32), so latencies compare at equal work.
+    let open: Vec<(Flow, f64)> = vec![
+        (Flow::plain(), 3000.0),
+        (Flow::elicitation(), 1500.0),
+        (Flow::multi_round(), 900.0),
+    ];
+    let mut open_results: Vec<[Merged; N]> = open.iter().map(|_| Default::default()).collect();
     let mut e2e_results: Vec<[Merged; N]> = e2e.iter().map(|_| Default::default()).collect();
     let mut replay_results: Vec<[Merged; N]> = replay.iter().map(|_| Default::default()).collect();
     let mut rss_after_run: [Vec<u64>; N] = Default::default();
@@ -261,6 +275,11 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         for (i, flow) in replay.iter().enumerate() {
             for &s in &order {
                 measure(&targets[s], flow, 1, d, &mut replay_results[i][s]).await;
+            }
+        }
+        for (i, (flow, rate)) in open.iter().enumerate() {
+            for &s in &order {
+                measure_open(&targets[s], flow, *rate, d, &mut open_results[i][s]).await;
             }
         }
     }
@@ -284,6 +303,28 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             r.ms(0.99),
             k.ms(0.5),
             k.ms(0.99),
+            o.cpu_per(o.requests),
+            r.cpu_per(r.requests),
+            k.cpu_per(k.requests),
+            o.errors,
+            r.errors,
+            k.errors
+        );
+    }
+    println!("\n#### Latency at a fixed offered load (open loop: flows start on schedule whether or not earlier ones finished; {reps} runs of {:.1} s per server; latency of a whole flow from its start)\n", d.as_secs_f64());
+    println!("| flow | offered flows/s | ours p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | rust-mcp-sdk p50 / p99 / p99.9 ms | p99 ratio rmcp/ours | p99 ratio rms/ours | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|");
+    for ((flow, rate), [o, r, k]) in open.iter().zip(&open_results) {
+        let p = |m: &Merged| format!("{:.2} / {:.2} / {:.2}", m.ms(0.5), m.ms(0.99), m.ms(0.999));
+        println!(
+            "| {} | {:.0} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {} / {} / {} |",
+            flow.label,
+            rate,
+            p(o),
+            p(r),
+            p(k),
+            ratio(r.ms(0.99), o.ms(0.99)),
+            ratio(k.ms(0.99), o.ms(0.99)),
             o.cpu_per(o.requests),
             r.cpu_per(r.requests),
             k.cpu_per(k.requests),
@@ -320,7 +361,8 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     println!("|---|---|---|---|---|---|");
     for (s, t) in targets.iter().enumerate() {
         let served: u64 = e2e_results.iter().map(|m| m[s].flows).sum::<u64>()
-            + replay_results.iter().map(|m| m[s].flows).sum::<u64>();
+            + replay_results.iter().map(|m| m[s].flows).sum::<u64>()
+            + open_results.iter().map(|m| m[s].flows).sum::<u64>();
         let (now, peak) = t.rss_kib();
         println!(
             "| {} | {} | {} | {} | {} | {} |",
@@ -336,6 +378,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         .iter()
         .flatten()
         .chain(replay_results.iter().flatten())
+        .chain(open_results.iter().flatten())
     {
         if let Some(e) = &m.first_error {
             eprintln!("first error: {e}");
