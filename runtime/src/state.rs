@@ -8,8 +8,9 @@
 //! tool/prompt name or resource URI, a digest of the arguments, principal, protocol version), so
 //! a token opens only for the request it was issued for.
 //!
-//! AES-GCM-SIV (RFC 8452) is misuse-resistant: the nonces are random, and should two ever
-//! collide under one key, all that leaks is whether the two payloads were identical. With AES-NI
+//! AES-GCM-SIV (RFC 8452) is misuse-resistant: nonces never repeat within a process and are
+//! random across processes, and should two ever collide under one key, all that leaks is whether
+//! the two payloads were identical. With AES-NI
 //! it is also several times faster than a ChaCha20-based AEAD at token sizes, and its 12-byte
 //! nonce keeps the fixed part of a token at 46 bytes before base64.
 
@@ -43,7 +44,7 @@ pub fn journal_of<K: Into<String>>(entries: impl IntoIterator<Item = (K, Value)>
 /// The token format version this build writes and reads.
 const VERSION: u8 = 2;
 const NONCE_LEN: usize = 12;
-/// Version, key id, nonce: sent in the clear (and authenticated through the nonce and key).
+/// Version, key id, nonce: sent in the clear; a changed nonce or key id fails authentication.
 const HEADER_LEN: usize = 2 + NONCE_LEN;
 const FINGERPRINT_LEN: usize = 8;
 /// Expiry and fingerprint digest, the encrypted part before the journal.
