@@ -56,11 +56,19 @@ async fn every_flow_completes_on_both_servers() {
             assert_eq!(rounds, want, "{which}: {}", flow.label);
         }
         // The bounded run counts flows and sees no errors under concurrency.
-        let o = generator::run(&url, &Flow::multi_round(), 4, Duration::from_millis(200)).await;
+        let o = generator::run(
+            &client,
+            &url,
+            &Flow::multi_round(),
+            4,
+            Duration::from_millis(200),
+        )
+        .await;
         assert!(o.flows > 0 && o.errors == 0, "{which}: {o:?}");
         assert_eq!(o.requests, o.flows * 3);
         // The open-loop run starts every scheduled flow and each one completes.
         let o = generator::run_open(
+            &client,
             &url,
             &Flow::elicitation(),
             200.0,

@@ -88,7 +88,9 @@ pub struct Outcome {
     pub first_error: Option<String>,
 }
 
-type HttpClient = Client<HttpConnector, Full<Bytes>>;
+/// The load generator's HTTP/1.1 client; one per server under test, kept across runs so its
+/// connections stay open and no run pays for connecting.
+pub type HttpClient = Client<HttpConnector, Full<Bytes>>;
 
 /// An HTTP client with TCP_NODELAY and kept-alive connections.
 pub fn client() -> HttpClient {
@@ -201,9 +203,15 @@ pub async fn run_flow(
     Err("more than 70 rounds".into())
 }
 
-/// Runs `flow` from `concurrency` workers for `duration` and collects what they saw.
-pub async fn run(url: &str, flow: &Flow, concurrency: usize, duration: Duration) -> Outcome {
-    let client = client();
+/// Runs `flow` from `concurrency` workers for `duration` over `client` and collects what they
+/// saw.
+pub async fn run(
+    client: &HttpClient,
+    url: &str,
+    flow: &Flow,
+    concurrency: usize,
+    duration: Duration,
+) -> Outcome {
     let stop = Arc::new(AtomicBool::new(false));
     let start = Instant::now();
     let mut workers = Vec::new();
@@ -266,10 +274,16 @@ pub fn quantile(sorted: &[u32], q: f64) -> u32 {
 /// behind shows it in its latencies instead of slowing the load down. Latency runs from a flow's
 /// start to its last reply; at most `MAX_IN_FLIGHT` flows are in flight (a flow waiting for a
 /// slot is timed from its scheduled start).
-pub async fn run_open(url: &str, flow: &Flow, rate: f64, duration: Duration) -> Outcome {
+pub async fn run_open(
+    client: &HttpClient,
+    url: &str,
+    flow: &Flow,
+    rate: f64,
+    duration: Duration,
+) -> Outcome {
     const MAX_IN_FLIGHT: usize = 512;
-    let client = client();
-    // Open connections first (32 flows at once), so the schedule does not pay for set-up.
+    // Have 32 connections open first (32 flows at once), so the schedule does not pay for
+    // set-up.
     let warm: Vec<_> = (0..32u64)
         .map(|w| {
             let (client, url, flow) = (client.clone(), url.to_string(), flow.clone());

@@ -3,7 +3,9 @@
 //! process, measured in turn in one invocation.
 //!
 //! `cargo run --release -p mcp-benches --example load -- [--seconds S] [--reps N]` prints the
-//! Markdown tables that `benches/run.sh` puts into BENCHMARKS.md. `load serve NAME` is the server
+//! Markdown tables that `benches/run.sh` puts into BENCHMARKS.md: every scenario runs N times
+//! for S seconds per server (defaults 8 and 0.25), the servers taking turns, so a stall of the
+//! shared machine falls on all of them alike. `load serve NAME` is the server
 //! side (it prints `PORT <n>` once listening); the generator starts all three itself.
 
 mod generator;
@@ -23,6 +25,8 @@ struct Target {
     name: &'static str,
     child: Child,
     url: String,
+    /// The generator's client for this server, kept for the whole invocation.
+    client: generator::HttpClient,
 }
 
 impl Target {
@@ -48,6 +52,7 @@ impl Target {
             name,
             url: format!("http://127.0.0.1:{port}/mcp"),
             child,
+            client: generator::client(),
         })
     }
 
@@ -141,13 +146,13 @@ impl Merged {
 
 async fn measure(t: &Target, flow: &Flow, conc: usize, d: Duration, into: &mut Merged) {
     let before = t.cpu_us();
-    let o = generator::run(&t.url, flow, conc, d).await;
+    let o = generator::run(&t.client, &t.url, flow, conc, d).await;
     into.add(o, t.cpu_us().saturating_sub(before));
 }
 
 async fn measure_open(t: &Target, flow: &Flow, rate: f64, d: Duration, into: &mut Merged) {
     let before = t.cpu_us();
-    let o = generator::run_open(&t.url, flow, rate, d).await;
+    let o = generator::run_open(&t.client, &t.url, flow, rate, d).await;
     into.add(o, t.cpu_us().saturating_sub(before));
 }
 
@@ -157,8 +162,8 @@ async fn main() -> std::process::ExitCode {
     if args.first().map(String::as_str) == Some("serve") {
         return serve(args.get(1).map(String::as_str)).await;
     }
-    let mut seconds = 2.0f64;
-    let mut reps = 2usize;
+    let mut seconds = 0.25f64;
+    let mut reps = 8usize;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let v = it.next().and_then(|v| v.parse::<f64>().ok());
@@ -234,7 +239,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             Flow::multi_round(),
             Flow::rounds(3),
         ] {
-            let o = generator::run(&t.url, &flow, 8, Duration::from_millis(300)).await;
+            let o = generator::run(&t.client, &t.url, &flow, 32, Duration::from_millis(300)).await;
             if o.flows == 0 || o.errors > 0 {
                 return Err(format!(
                     "{} server failed the {} warm-up: {}",
@@ -284,7 +289,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         }
     }
 
-    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.1} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; rms = rust-mcp-sdk)\n", d.as_secs_f64());
+    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.2} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; rms = rust-mcp-sdk)\n", d.as_secs_f64());
     println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | rust-mcp-sdk flows/s | ratio ours/rms | ours p50 / p99 ms | rmcp p50 / p99 ms | rust-mcp-sdk p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, conc), [o, r, k]) in e2e.iter().zip(&e2e_results) {
@@ -311,7 +316,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             k.errors
         );
     }
-    println!("\n#### Latency at a fixed offered load (open loop: flows start on schedule whether or not earlier ones finished; {reps} runs of {:.1} s per server; latency of a whole flow from its start)\n", d.as_secs_f64());
+    println!("\n#### Latency at a fixed offered load (open loop: flows start on schedule whether or not earlier ones finished; {reps} runs of {:.2} s per server; latency of a whole flow from its start)\n", d.as_secs_f64());
     println!("| flow | offered flows/s | ours p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | rust-mcp-sdk p50 / p99 / p99.9 ms | p99 ratio rmcp/ours | p99 ratio rms/ours | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, rate), [o, r, k]) in open.iter().zip(&open_results) {
