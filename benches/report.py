@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Render criterion results (target/criterion) as Markdown tables: medians, MB/s and ratios.
+"""Render the serialization and requestState results as Markdown tables: medians, MB/s, ratios.
 
-Reads the criterion output of the `serialization` and `state` benches and the
-`*.facts.json` files those benches write beside it (losslessness, set sizes, token sizes).
+Reads what the `serialization` and `state` benches leave in target/criterion: the interleaved
+("paired") timings `paired-*.facts.json`, which the tables use when present, criterion's own
+sequential medians otherwise, and the other `*.facts.json` files (losslessness, set sizes,
+token sizes).
 """
 import glob
 import json
@@ -40,30 +42,41 @@ def mbps(ns, size):
 
 
 def ser_table(group, names, lossless):
+    """One row per message and operation. Times and ratios come from the interleaved pass
+    (paired-serialization.facts.json) when it ran, else from criterion's sequential medians."""
     res = load(group)
-    if not res:
+    paired = facts("paired-serialization")
+    if not res and not paired:
         return
     print("| message | bytes | op | mcp-schema | rmcp | ratio rmcp/ours | rust-mcp-schema | ratio rms/ours | IgnoredAny floor | ours/floor | untyped Value parse |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in names:
-        floor = res.get(("floor/parse", n))
         for op in ("parse", "write"):
-            ours = res.get((f"mcp-schema/{op}", n))
+            p = paired.get(f"{group}/{n}/{op}")
+            if p:
+                med, vs, size = p["median_ns"], p["vs_ours"], p["bytes"]
+                get = lambda side: med.get(side)
+                ratio = lambda side: vs.get(side)
+            else:
+                crit = {side: res.get((f"{side}/{op}", n)) for side in ["mcp-schema"] + PEERS}
+                crit["floor"] = res.get(("floor/parse", n)) if op == "parse" else None
+                crit["value"] = res.get(("value/parse", n)) if op == "parse" else None
+                size = (crit["mcp-schema"] or (0, 0))[1]
+                get = lambda side: crit[side][0] if crit.get(side) else None
+                ratio = lambda side: get(side) / get("mcp-schema") if get(side) and get("mcp-schema") else None
+            ours = get("mcp-schema")
             if not ours:
                 continue
-            size = ours[1]
-            row = [n, str(size), op, f"{t(ours[0])} ({mbps(ours[0], size):.0f} MB/s)"]
+            row = [n, str(size), op, f"{t(ours)} ({mbps(ours, size):.0f} MB/s)"]
             for peer in PEERS:
-                r = res.get((f"{peer}/{op}", n))
-                if not r:
+                if not get(peer):
                     row += ["cannot represent", "-"]
                     continue
-                note = lossless(peer, n)
-                row += [f"{t(r[0])} ({mbps(r[0], size):.0f} MB/s){note}", f"{r[0] / ours[0]:.2f}"]
-            value = res.get(("value/parse", n))
+                row += [f"{t(get(peer))} ({mbps(get(peer), size):.0f} MB/s){lossless(peer, n)}", f"{ratio(peer):.2f}"]
+            floor, value = get("floor"), get("value")
             if floor and op == "parse":
-                row += [t(floor[0]), f"{ours[0] / floor[0]:.1f}x"]
-                row += [f"{t(value[0])} ({value[0] / floor[0]:.1f}x floor)" if value else "-"]
+                row += [t(floor), f"{1 / ratio('floor'):.1f}x"]
+                row += [f"{t(value)} ({ratio('value') / ratio('floor'):.1f}x floor)" if value else "-"]
             else:
                 row += ["-", "-", "-"]
             print("| " + " | ".join(row) + " |")
@@ -94,22 +107,33 @@ if ex:
     ser_table("examples", kinds, ex_note)
 
 state = load("state")
-if state:
+paired_state = facts("paired-state")
+if state or paired_state:
     sf = facts("state")
     print("#### requestState (seal = journal to token, open = token to journal; all bound to method, tool and arguments, with an expiry; ours encrypts, both peers only sign)\n")
     print("| journal | plaintext B | token B ours / rmcp / rust-mcp-sdk | ours seal | ours open | ours seal+open | rmcp seal | rmcp open | rmcp seal+open | ratio rmcp/ours | rust-mcp-sdk seal | rust-mcp-sdk open | rust-mcp-sdk seal+open | ratio rms/ours |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in ["1_form", "3_forms", "10_forms", "4k_sampling"]:
-        s, o = state.get(("mcp-runtime/seal", n)), state.get(("mcp-runtime/open", n))
-        rs, ro = state.get(("rmcp/seal", n)), state.get(("rmcp/open", n))
-        ks, ko = state.get(("rust-mcp-sdk/seal", n)), state.get(("rust-mcp-sdk/open", n))
-        if not (s and o and rs and ro and ks and ko):
-            continue
+        p = paired_state.get(n)
+        if p:
+            med = p["median_ns"]
+            cols = {c: (med[f"{c}/seal"], med[f"{c}/open"], med[f"{c}/seal+open"]) for c in ["mcp-runtime", "rmcp", "rust-mcp-sdk"]}
+            r_rmcp, r_sdk = p["vs_ours"]["rmcp"], p["vs_ours"]["rust-mcp-sdk"]
+        else:
+            cols = {}
+            for c in ["mcp-runtime", "rmcp", "rust-mcp-sdk"]:
+                s, o = state.get((f"{c}/seal", n)), state.get((f"{c}/open", n))
+                if s and o:
+                    cols[c] = (s[0], o[0], s[0] + o[0])
+            if len(cols) < 3:
+                continue
+            r_rmcp = cols["rmcp"][2] / cols["mcp-runtime"][2]
+            r_sdk = cols["rust-mcp-sdk"][2] / cols["mcp-runtime"][2]
         f = sf.get(n, {})
-        ours, theirs, sdk = s[0] + o[0], rs[0] + ro[0], ks[0] + ko[0]
+        o, r, k = cols["mcp-runtime"], cols["rmcp"], cols["rust-mcp-sdk"]
         print(f"| {n} | {f.get('plaintext', '-')} | {f.get('mcp-runtime', '-')} / {f.get('rmcp', '-')} / {f.get('rust-mcp-sdk', '-')} | "
-              f"{t(s[0])} | {t(o[0])} | {t(ours)} | {t(rs[0])} | {t(ro[0])} | {t(theirs)} | {theirs / ours:.2f} | "
-              f"{t(ks[0])} | {t(ko[0])} | {t(sdk)} | {sdk / ours:.2f} |")
+              f"{t(o[0])} | {t(o[1])} | {t(o[2])} | {t(r[0])} | {t(r[1])} | {t(r[2])} | {r_rmcp:.2f} | "
+              f"{t(k[0])} | {t(k[1])} | {t(k[2])} | {r_sdk:.2f} |")
     print()
     print("rust-mcp-schema is a types-only crate; its peer in the requestState, replay, end-to-end and "
           "one-tool-server tables is rust-mcp-sdk 2.0, the SDK built on it (\"rms\" in ratio columns).")

@@ -9,9 +9,14 @@
 //! `ClientJsonRpcMessage` (what its server reads) or `ServerJsonRpcMessage` (what its client
 //! reads), which is how rmcp itself reads the wire.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion, Throughput};
+use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Serialize;
+use std::time::Duration;
+
+#[path = "support/paired.rs"]
+mod paired;
+use paired::Side;
 
 /// Parse and write closures for one message with one library's type.
 struct Entry {
@@ -103,6 +108,15 @@ fn entries(kind: Kind, response: &str, text: &str) -> [Option<Entry>; 3] {
 
 const LIBS: [&str; 3] = ["mcp-schema", "rmcp", "rust-mcp-schema"];
 
+/// The kind of a realistic message and, for responses, the typed response it is.
+fn kind_of(name: &str) -> (Kind, &'static str) {
+    match name {
+        "tools_call_1k" | "retry_3" => (Kind::ClientRequest, ""),
+        "tools_list_50" => (Kind::Response, "ListToolsResultResponse"),
+        _ => (Kind::Response, "CallToolResultResponse"),
+    }
+}
+
 fn realistic(c: &mut Criterion) {
     let mut facts = serde_json::Map::new();
     let mut group = c.benchmark_group("serialization");
@@ -119,11 +133,7 @@ fn realistic(c: &mut Criterion) {
             text.as_str(),
             |b, t| b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(t)).is_ok()),
         );
-        let (kind, response) = match name {
-            "tools_call_1k" | "retry_3" => (Kind::ClientRequest, ""),
-            "tools_list_50" => (Kind::Response, "ListToolsResultResponse"),
-            _ => (Kind::Response, "CallToolResultResponse"),
-        };
+        let (kind, response) = kind_of(name);
         for (lib, e) in LIBS.iter().zip(entries(kind, response, &text)) {
             let Some(e) = e else {
                 eprintln!("{lib} cannot represent {name}");
@@ -240,4 +250,87 @@ fn examples(c: &mut Criterion) {
 }
 
 criterion_group!(benches, realistic, examples);
-criterion_main!(benches);
+/// How long each comparison is timed interleaved.
+const PAIRED_BUDGET: Duration = Duration::from_millis(400);
+
+/// One comparison's interleaved result as the report reads it: median ns per side, and each
+/// side's median per-round ratio to mcp-schema (side time / our time).
+fn summary(s: &paired::Samples, bytes: usize) -> serde_json::Value {
+    let ours = s.index("mcp-schema");
+    let mut median_ns = serde_json::Map::new();
+    let mut vs_ours = serde_json::Map::new();
+    for (i, name) in s.names.iter().enumerate() {
+        median_ns.insert(name.clone(), s.median_ns(i).into());
+        if let Some(o) = ours {
+            vs_ours.insert(name.clone(), s.ratio(&[i], &[o]).into());
+        }
+    }
+    serde_json::json!({ "bytes": bytes, "median_ns": median_ns, "vs_ours": vs_ours })
+}
+
+/// The parse and write comparisons of one message or example set, timed interleaved.
+fn compare(texts: &[String], libs: [Vec<&Entry>; 3], with_value: bool) -> [serde_json::Value; 2] {
+    let bytes = texts.iter().map(String::len).sum();
+    let mut parse = vec![Side::new("floor", || {
+        texts
+            .iter()
+            .filter(|t| serde_json::from_str::<IgnoredAny>(black_box(t)).is_ok())
+            .count()
+    })];
+    if with_value {
+        parse.push(Side::new("value", || {
+            texts
+                .iter()
+                .filter(|t| serde_json::from_str::<serde_json::Value>(black_box(t)).is_ok())
+                .count()
+        }));
+    }
+    let mut write = Vec::new();
+    for (lib, entries) in LIBS.iter().zip(&libs) {
+        if entries.len() != texts.len() {
+            continue; // this library cannot represent the message
+        }
+        parse.push(Side::new(*lib, move || {
+            texts
+                .iter()
+                .zip(entries)
+                .filter(|(t, e)| (e.parse)(black_box(t)))
+                .count()
+        }));
+        write.push(Side::new(*lib, move || {
+            entries.iter().map(|e| (e.write)()).sum::<usize>()
+        }));
+    }
+    [
+        summary(&paired::measure(parse, PAIRED_BUDGET), bytes),
+        summary(&paired::measure(write, PAIRED_BUDGET), bytes),
+    ]
+}
+
+/// The interleaved pass the report's serialization tables come from (see `support/paired.rs`).
+fn paired_pass() {
+    let mut out = serde_json::Map::new();
+    for (name, text) in mcp_benches::messages() {
+        let (kind, response) = kind_of(name);
+        let es = entries(kind, response, &text);
+        let libs = std::array::from_fn(|i| es[i].iter().collect());
+        let [parse, write] = compare(std::slice::from_ref(&text), libs, true);
+        out.insert(format!("serialization/{name}/parse"), parse);
+        out.insert(format!("serialization/{name}/write"), write);
+    }
+    for (kind, texts, libs) in example_sets() {
+        let libs = std::array::from_fn(|i| libs[i].iter().collect());
+        let [parse, write] = compare(&texts, libs, false);
+        out.insert(format!("examples/{}/parse", kind.label()), parse);
+        out.insert(format!("examples/{}/write", kind.label()), write);
+    }
+    mcp_benches::write_facts("paired-serialization", out.into());
+}
+
+fn main() {
+    benches();
+    if paired::benchmarking() {
+        paired_pass();
+    }
+    Criterion::default().configure_from_args().final_summary();
+}

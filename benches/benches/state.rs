@@ -6,7 +6,11 @@
 //! data; rust-mcp-sdk has none, so its user signs the binding with the journal and compares it on
 //! open, as its docs advise.
 
-use criterion::{black_box, criterion_group, criterion_main, BenchmarkId, Criterion};
+use criterion::{black_box, criterion_group, BenchmarkId, Criterion};
+
+#[path = "support/paired.rs"]
+mod paired;
+use paired::Side;
 use rmcp::model::{RequestStateCodec, SealOptions};
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -41,6 +45,7 @@ fn bench(c: &mut Criterion) {
     sdk_key[0] = 7;
     let sdk = rust_mcp_sdk::mcp_server::RequestStateCodec::with_key(sdk_key).with_max_age(ttl);
     let mut facts = serde_json::Map::new();
+    let mut paired_out = serde_json::Map::new();
     let mut group = c.benchmark_group("state");
     for (slug, _, journal) in mcp_benches::journals() {
         let plain = serde_json::to_string(&journal)
@@ -59,6 +64,13 @@ fn bench(c: &mut Criterion) {
             sdk.encode(&serde_json::to_vec(&payload).expect("payload serializes"))
         };
         let stoken = sdk_seal(&journal);
+        let sdk_open = |token: &str| {
+            let bytes = sdk.decode(token).expect("verifies");
+            let payload: SdkPayload<mcp_runtime::state::Journal> =
+                serde_json::from_slice(&bytes).expect("payload parses");
+            assert!(payload.binding == sdk_binding(&args), "bound");
+            payload.journal
+        };
         facts.insert(
             slug.into(),
             json!({ "plaintext": plain, "mcp-runtime": token.len(), "rmcp": rtoken.len(),
@@ -93,23 +105,74 @@ fn bench(c: &mut Criterion) {
             &journal,
             |b, j| b.iter(|| sdk_seal(black_box(j))),
         );
+        if paired::benchmarking() {
+            // Interleaved timing for the report's table (see support/paired.rs).
+            let sides = vec![
+                Side::new("mcp-runtime/seal", || {
+                    codec
+                        .seal(black_box(&binding), "fp", &journal)
+                        .unwrap()
+                        .len()
+                }),
+                Side::new("mcp-runtime/open", || {
+                    codec
+                        .open(black_box(&token), &binding)
+                        .unwrap()
+                        .journal
+                        .len()
+                }),
+                Side::new("rmcp/seal", || {
+                    let ad = rmcp_binding(black_box(&args));
+                    rmcp.seal_json_with(&journal, &SealOptions::new().associated_data(&ad).ttl(ttl))
+                        .unwrap()
+                        .len()
+                }),
+                Side::new("rmcp/open", || {
+                    let ad = rmcp_binding(black_box(&args));
+                    rmcp.open_json_with::<mcp_runtime::state::Journal>(&rtoken, &ad)
+                        .unwrap()
+                        .len()
+                }),
+                Side::new("rust-mcp-sdk/seal", || sdk_seal(black_box(&journal)).len()),
+                Side::new("rust-mcp-sdk/open", || sdk_open(black_box(&stoken)).len()),
+            ];
+            let s = paired::measure(sides, Duration::from_millis(600));
+            let mut median_ns = serde_json::Map::new();
+            for (i, name) in s.names.iter().enumerate() {
+                median_ns.insert(name.clone(), s.median_ns(i).into());
+            }
+            for (codec_name, set) in [
+                ("mcp-runtime", [0, 1]),
+                ("rmcp", [2, 3]),
+                ("rust-mcp-sdk", [4, 5]),
+            ] {
+                median_ns.insert(
+                    format!("{codec_name}/seal+open"),
+                    s.median_sum_ns(&set).into(),
+                );
+            }
+            paired_out.insert(
+                slug.into(),
+                json!({ "median_ns": median_ns,
+                        "vs_ours": { "rmcp": s.ratio(&[2, 3], &[0, 1]),
+                                     "rust-mcp-sdk": s.ratio(&[4, 5], &[0, 1]) } }),
+            );
+        }
         group.bench_with_input(
             BenchmarkId::new("rust-mcp-sdk/open", slug),
             &stoken,
-            |b, t| {
-                b.iter(|| {
-                    let bytes = sdk.decode(black_box(t)).expect("verifies");
-                    let payload: SdkPayload<mcp_runtime::state::Journal> =
-                        serde_json::from_slice(&bytes).expect("payload parses");
-                    assert!(payload.binding == sdk_binding(&args), "bound");
-                    payload.journal
-                })
-            },
+            |b, t| b.iter(|| sdk_open(black_box(t))),
         );
     }
     group.finish();
     mcp_benches::write_facts("state", Value::from(facts));
+    if paired::benchmarking() {
+        mcp_benches::write_facts("paired-state", Value::from(paired_out));
+    }
 }
 
 criterion_group!(benches, bench);
-criterion_main!(benches);
+fn main() {
+    benches();
+    Criterion::default().configure_from_args().final_summary();
+}
