@@ -359,24 +359,29 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             k.errors
         );
     }
-    println!("\n#### Server memory (KiB; RSS after warm-up, highest and last RSS seen after each end-to-end run, peak RSS of the process)\n");
+    println!("\n#### Server memory (KiB; RSS after warm-up, median and highest RSS seen after each end-to-end run, RSS at the end, peak RSS of the process; ratio = the server's peak / ours)\n");
     println!(
-        "| server | flows served | RSS after warm-up | highest after a run | at the end | peak |"
+        "| server | flows served | RSS after warm-up | median after a run | highest after a run | at the end | peak | ratio peak/ours |"
     );
-    println!("|---|---|---|---|---|---|");
+    println!("|---|---|---|---|---|---|---|---|");
+    let ours_peak = targets[0].rss_kib().1;
     for (s, t) in targets.iter().enumerate() {
         let served: u64 = e2e_results.iter().map(|m| m[s].flows).sum::<u64>()
             + replay_results.iter().map(|m| m[s].flows).sum::<u64>()
             + open_results.iter().map(|m| m[s].flows).sum::<u64>();
         let (now, peak) = t.rss_kib();
+        let mut after = rss_after_run[s].clone();
+        after.sort_unstable();
         println!(
-            "| {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {} | {} | {} | {} | {} |",
             t.name,
             served,
             rss_start[s].0,
-            rss_after_run[s].iter().max().copied().unwrap_or(0),
+            after.get(after.len() / 2).copied().unwrap_or(0),
+            after.last().copied().unwrap_or(0),
             now,
-            peak
+            peak,
+            ratio(peak as f64, ours_peak as f64)
         );
     }
     for m in e2e_results
