@@ -32,7 +32,7 @@ tables=$(python3 benches/report.py target/criterion)
 step "end-to-end load and replay cost"
 # Many short runs with the servers taking turns, so a stall of the shared machine (steal time
 # reaches 10-30% here) lands on every server alike instead of on one server's only window.
-load=$(target/release/examples/load --seconds "${LOAD_SECONDS:-0.25}" --reps "${LOAD_REPS:-8}")
+load=$(target/release/examples/load --seconds "${LOAD_SECONDS:-0.125}" --reps "${LOAD_REPS:-16}")
 step "build cost: one-tool servers"
 # Leave a minute for the optional bindings table's first build and for writing the file.
 server_build=$(benches/server-build-time.sh "${BUILD_RUNS:-3}" "${CLEAN_RUNS:-3}" "$(( budget_end - 30 ))")

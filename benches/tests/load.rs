@@ -66,6 +66,9 @@ async fn every_flow_completes_on_both_servers() {
         .await;
         assert!(o.flows > 0 && o.errors == 0, "{which}: {o:?}");
         assert_eq!(o.requests, o.flows * 3);
+        // Flows in flight when the window closed are finished and paid for, not counted.
+        assert!(o.all_requests >= o.requests, "{which}: {o:?}");
+        assert_eq!(o.elapsed, Duration::from_millis(200));
         // The open-loop run starts every scheduled flow and each one completes.
         let o = generator::run_open(
             &client,

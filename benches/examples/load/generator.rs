@@ -3,7 +3,6 @@
 //! `tools/call`, retried with answers to every `input_required` round until the tool completes;
 //! the final text is checked, so a flow only counts when the server did the whole job.
 
-use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -78,6 +77,9 @@ pub struct Outcome {
     pub flows: u64,
     /// HTTP requests sent for those flows.
     pub requests: u64,
+    /// HTTP requests of every flow that completed, including those finished after a closed-loop
+    /// window ended (what the server's CPU time over the run pays for).
+    pub all_requests: u64,
     /// Failed flows (transport errors, error replies, wrong text).
     pub errors: u64,
     /// Latency of each completed flow, microseconds.
@@ -212,23 +214,28 @@ pub async fn run(
     concurrency: usize,
     duration: Duration,
 ) -> Outcome {
-    let stop = Arc::new(AtomicBool::new(false));
+    // Flows that end inside the window count; the flows in flight at its end are finished
+    // (their requests count towards CPU per request, their errors are reported) but not counted
+    // as throughput, so a slice's rate is its window's and no server gains from the drain.
     let start = Instant::now();
+    let deadline = start + duration;
     let mut workers = Vec::new();
     for w in 0..concurrency {
-        let (client, url, flow, stop) =
-            (client.clone(), url.to_string(), flow.clone(), stop.clone());
+        let (client, url, flow) = (client.clone(), url.to_string(), flow.clone());
         workers.push(tokio::spawn(async move {
             let mut out = Outcome::default();
             let mut id = (w as u64) << 40;
-            while !stop.load(Ordering::Relaxed) {
+            while Instant::now() < deadline {
                 let t = Instant::now();
                 match run_flow(&client, &url, &flow, &mut id).await {
                     Ok(n) => {
-                        out.flows += 1;
-                        out.requests += n;
-                        out.latencies_us
-                            .push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                        out.all_requests += n;
+                        if Instant::now() <= deadline {
+                            out.flows += 1;
+                            out.requests += n;
+                            out.latencies_us
+                                .push(t.elapsed().as_micros().min(u32::MAX as u128) as u32);
+                        }
                     }
                     Err(e) => {
                         out.errors += 1;
@@ -241,13 +248,12 @@ pub async fn run(
             out
         }));
     }
-    tokio::time::sleep(duration).await;
-    stop.store(true, Ordering::Relaxed);
     let mut total = Outcome::default();
     for w in workers {
         if let Ok(o) = w.await {
             total.flows += o.flows;
             total.requests += o.requests;
+            total.all_requests += o.all_requests;
             total.errors += o.errors;
             total.latencies_us.extend(o.latencies_us);
             if total.first_error.is_none() {
@@ -255,7 +261,7 @@ pub async fn run(
             }
         }
     }
-    total.elapsed = start.elapsed();
+    total.elapsed = duration;
     total.latencies_us.sort_unstable();
     total
 }
@@ -320,6 +326,7 @@ pub async fn run_open(
             Ok((Ok(n), us)) => {
                 total.flows += 1;
                 total.requests += n;
+                total.all_requests += n;
                 total.latencies_us.push(us);
             }
             Ok((Err(e), _)) => {

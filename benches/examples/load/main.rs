@@ -4,7 +4,7 @@
 //!
 //! `cargo run --release -p mcp-benches --example load -- [--seconds S] [--reps N]` prints the
 //! Markdown tables that `benches/run.sh` puts into BENCHMARKS.md: every scenario runs N times
-//! for S seconds per server (defaults 8 and 0.25), the servers taking turns, so a stall of the
+//! for S seconds per server (defaults 16 and 0.125), the servers taking turns, so a stall of the
 //! shared machine falls on all of them alike. `load serve NAME` is the server
 //! side (it prints `PORT <n>` once listening); the generator starts all three itself.
 
@@ -106,6 +106,7 @@ struct Merged {
     errors: u64,
     flows: u64,
     requests: u64,
+    all_requests: u64,
     cpu_us: u64,
     first_error: Option<String>,
 }
@@ -117,6 +118,7 @@ impl Merged {
         self.errors += o.errors;
         self.flows += o.flows;
         self.requests += o.requests;
+        self.all_requests += o.all_requests;
         self.cpu_us += cpu_us;
         if self.first_error.is_none() {
             self.first_error = o.first_error;
@@ -162,8 +164,8 @@ async fn main() -> std::process::ExitCode {
     if args.first().map(String::as_str) == Some("serve") {
         return serve(args.get(1).map(String::as_str)).await;
     }
-    let mut seconds = 0.25f64;
-    let mut reps = 8usize;
+    let mut seconds = 0.125f64;
+    let mut reps = 16usize;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         let v = it.next().and_then(|v| v.parse::<f64>().ok());
@@ -308,9 +310,9 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             r.ms(0.99),
             k.ms(0.5),
             k.ms(0.99),
-            o.cpu_per(o.requests),
-            r.cpu_per(r.requests),
-            k.cpu_per(k.requests),
+            o.cpu_per(o.all_requests),
+            r.cpu_per(r.all_requests),
+            k.cpu_per(k.all_requests),
             o.errors,
             r.errors,
             k.errors
@@ -330,9 +332,9 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             p(k),
             ratio(r.ms(0.99), o.ms(0.99)),
             ratio(k.ms(0.99), o.ms(0.99)),
-            o.cpu_per(o.requests),
-            r.cpu_per(r.requests),
-            k.cpu_per(k.requests),
+            o.cpu_per(o.all_requests),
+            r.cpu_per(r.all_requests),
+            k.cpu_per(k.all_requests),
             o.errors,
             r.errors,
             k.errors
@@ -342,7 +344,10 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     println!("| input rounds | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | rust-mcp-sdk CPU µs/flow | ratio rms/ours | flows/s ours / rmcp / rms | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|");
     for (flow, [o, r, k]) in replay.iter().zip(&replay_results) {
-        let (oc, rc, kc) = (o.cpu_per(o.flows), r.cpu_per(r.flows), k.cpu_per(k.flows));
+        // CPU per request over every completed request, times requests per flow.
+        let per_flow =
+            |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
+        let (oc, rc, kc) = (per_flow(o), per_flow(r), per_flow(k));
         println!(
             "| {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} / {:.0} / {:.0} | {} / {} / {} |",
             flow.label.split(' ').next().unwrap_or(""),
