@@ -291,7 +291,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         }
     }
 
-    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.2} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; rms = rust-mcp-sdk)\n", d.as_secs_f64());
+    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.3} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; rms = rust-mcp-sdk)\n", d.as_secs_f64());
     println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | rust-mcp-sdk flows/s | ratio ours/rms | ours p50 / p99 ms | rmcp p50 / p99 ms | rust-mcp-sdk p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, conc), [o, r, k]) in e2e.iter().zip(&e2e_results) {
@@ -318,7 +318,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             k.errors
         );
     }
-    println!("\n#### Latency at a fixed offered load (open loop: flows start on schedule whether or not earlier ones finished; {reps} runs of {:.2} s per server; latency of a whole flow from its start)\n", d.as_secs_f64());
+    println!("\n#### Latency at a fixed offered load (open loop: flows start on schedule whether or not earlier ones finished; {reps} runs of {:.3} s per server; latency of a whole flow from its start)\n", d.as_secs_f64());
     println!("| flow | offered flows/s | ours p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | rust-mcp-sdk p50 / p99 / p99.9 ms | p99 ratio rmcp/ours | p99 ratio rms/ours | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, rate), [o, r, k]) in open.iter().zip(&open_results) {
