@@ -142,3 +142,13 @@ pub fn write_facts(name: &str, facts: Value) {
     let _ = std::fs::create_dir_all(&dir);
     let _ = std::fs::write(dir.join(format!("{name}.facts.json")), facts.to_string());
 }
+
+/// The median of `v` (0 when empty): the statistic every table of the suite reports.
+pub fn median(mut v: Vec<f64>) -> f64 {
+    v.sort_by(f64::total_cmp);
+    match v.len() {
+        0 => 0.0,
+        n if n % 2 == 1 => v[n / 2],
+        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
+    }
+}

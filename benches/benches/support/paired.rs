@@ -9,6 +9,7 @@
 // Included by both bench targets, each of which uses part of it.
 #![allow(dead_code)]
 
+use mcp_benches::median;
 use std::hint::black_box;
 use std::time::{Duration, Instant};
 
@@ -42,30 +43,21 @@ pub struct Samples {
     pub per_side: Vec<Vec<f64>>,
 }
 
-/// The median of `v` (0 when empty).
-pub fn median(mut v: Vec<f64>) -> f64 {
-    v.sort_by(f64::total_cmp);
-    match v.len() {
-        0 => 0.0,
-        n if n % 2 == 1 => v[n / 2],
-        n => (v[n / 2 - 1] + v[n / 2]) / 2.0,
-    }
-}
-
 impl Samples {
+    /// Per round, the summed time of the sides in `set` (one side, or e.g. seal plus open).
+    fn round_sums<'s>(&'s self, set: &'s [usize]) -> impl Iterator<Item = f64> + 's {
+        let rounds = self.per_side.first().map_or(0, Vec::len);
+        (0..rounds).map(move |r| set.iter().map(|&i| self.per_side[i][r]).sum::<f64>())
+    }
+
     /// The median time per operation of side `i`, in nanoseconds.
     pub fn median_ns(&self, i: usize) -> f64 {
-        median(self.per_side[i].clone())
+        self.median_sum_ns(&[i])
     }
 
     /// The median over rounds of the summed time of `set` (e.g. seal plus open).
     pub fn median_sum_ns(&self, set: &[usize]) -> f64 {
-        let rounds = self.per_side.first().map_or(0, Vec::len);
-        median(
-            (0..rounds)
-                .map(|r| set.iter().map(|&i| self.per_side[i][r]).sum::<f64>())
-                .collect(),
-        )
+        median(self.round_sums(set).collect())
     }
 
     /// The index of the side called `name`.
@@ -76,11 +68,10 @@ impl Samples {
     /// The median over rounds of `sum(num) / sum(den)`, each a set of sides (so seal and open
     /// can be added up within a round before dividing).
     pub fn ratio(&self, num: &[usize], den: &[usize]) -> f64 {
-        let rounds = self.per_side.first().map_or(0, Vec::len);
-        let sum = |set: &[usize], r: usize| set.iter().map(|&i| self.per_side[i][r]).sum::<f64>();
         median(
-            (0..rounds)
-                .map(|r| sum(num, r) / sum(den, r).max(f64::MIN_POSITIVE))
+            self.round_sums(num)
+                .zip(self.round_sums(den))
+                .map(|(n, d)| n / d.max(f64::MIN_POSITIVE))
                 .collect(),
         )
     }

@@ -126,13 +126,7 @@ impl Merged {
     }
 
     fn rate(&self) -> f64 {
-        let mut r = self.rates.clone();
-        r.sort_by(f64::total_cmp);
-        match r.len() {
-            0 => 0.0,
-            n if n % 2 == 1 => r[n / 2],
-            n => (r[n / 2 - 1] + r[n / 2]) / 2.0,
-        }
+        mcp_benches::median(self.rates.clone())
     }
 
     fn ms(&self, q: f64) -> f64 {
@@ -223,6 +217,22 @@ const SERVERS: [&str; 3] = ["ours", "rmcp", "rust-mcp-sdk"];
 /// How many servers are measured side by side.
 const N: usize = SERVERS.len();
 
+/// The servers' CPU time per HTTP request (every completed request), one cell each.
+fn cpu_cells(ms: &[Merged; N]) -> String {
+    ms.iter()
+        .map(|m| format!("{:.0}", m.cpu_per(m.all_requests)))
+        .collect::<Vec<_>>()
+        .join(" | ")
+}
+
+/// The servers' failed flows, in one cell.
+fn error_cell(ms: &[Merged; N]) -> String {
+    ms.iter()
+        .map(|m| m.errors.to_string())
+        .collect::<Vec<_>>()
+        .join(" / ")
+}
+
 /// `a / b`, as a table cell.
 fn ratio(a: f64, b: f64) -> String {
     format!("{:.2}", a / b.max(1e-9))
@@ -294,9 +304,10 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.3} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; rms = rust-mcp-sdk)\n", d.as_secs_f64());
     println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | rust-mcp-sdk flows/s | ratio ours/rms | ours p50 / p99 ms | rmcp p50 / p99 ms | rust-mcp-sdk p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for ((flow, conc), [o, r, k]) in e2e.iter().zip(&e2e_results) {
+    for ((flow, conc), ms) in e2e.iter().zip(&e2e_results) {
+        let [o, r, k] = ms;
         println!(
-            "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {:.0} | {} / {} / {} |",
+            "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {} | {} |",
             flow.label,
             conc,
             o.rate(),
@@ -310,21 +321,18 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             r.ms(0.99),
             k.ms(0.5),
             k.ms(0.99),
-            o.cpu_per(o.all_requests),
-            r.cpu_per(r.all_requests),
-            k.cpu_per(k.all_requests),
-            o.errors,
-            r.errors,
-            k.errors
+            cpu_cells(ms),
+            error_cell(ms)
         );
     }
     println!("\n#### Latency at a fixed offered load (open loop: flows start on schedule whether or not earlier ones finished; {reps} runs of {:.3} s per server; latency of a whole flow from its start)\n", d.as_secs_f64());
     println!("| flow | offered flows/s | ours p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | rust-mcp-sdk p50 / p99 / p99.9 ms | p99 ratio rmcp/ours | p99 ratio rms/ours | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
-    for ((flow, rate), [o, r, k]) in open.iter().zip(&open_results) {
+    for ((flow, rate), ms) in open.iter().zip(&open_results) {
+        let [o, r, k] = ms;
         let p = |m: &Merged| format!("{:.2} / {:.2} / {:.2}", m.ms(0.5), m.ms(0.99), m.ms(0.999));
         println!(
-            "| {} | {:.0} | {} | {} | {} | {} | {} | {:.0} | {:.0} | {:.0} | {} / {} / {} |",
+            "| {} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
             flow.label,
             rate,
             p(o),
@@ -332,24 +340,21 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             p(k),
             ratio(r.ms(0.99), o.ms(0.99)),
             ratio(k.ms(0.99), o.ms(0.99)),
-            o.cpu_per(o.all_requests),
-            r.cpu_per(r.all_requests),
-            k.cpu_per(k.all_requests),
-            o.errors,
-            r.errors,
-            k.errors
+            cpu_cells(ms),
+            error_cell(ms)
         );
     }
     println!("\n#### Replay cost (`bench_rounds`: N questions, N + 1 requests per flow, concurrency 1; server CPU per complete flow)\n");
     println!("| input rounds | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | rust-mcp-sdk CPU µs/flow | ratio rms/ours | flows/s ours / rmcp / rms | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|");
-    for (flow, [o, r, k]) in replay.iter().zip(&replay_results) {
+    for (flow, ms) in replay.iter().zip(&replay_results) {
+        let [o, r, k] = ms;
         // CPU per request over every completed request, times requests per flow.
         let per_flow =
             |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
         let (oc, rc, kc) = (per_flow(o), per_flow(r), per_flow(k));
         println!(
-            "| {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} / {:.0} / {:.0} | {} / {} / {} |",
+            "| {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.0} / {:.0} / {:.0} | {} |",
             flow.label.split(' ').next().unwrap_or(""),
             oc,
             rc,
@@ -359,9 +364,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             o.rate(),
             r.rate(),
             k.rate(),
-            o.errors,
-            r.errors,
-            k.errors
+            error_cell(ms)
         );
     }
     println!("\n#### Server memory (KiB; RSS after warm-up, median and highest RSS seen after each end-to-end run, RSS at the end, peak RSS of the process; ratio = the server's peak / ours)\n");
@@ -369,24 +372,23 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         "| server | flows served | RSS after warm-up | median after a run | highest after a run | at the end | peak | ratio peak/ours |"
     );
     println!("|---|---|---|---|---|---|---|---|");
-    let ours_peak = targets[0].rss_kib().1;
+    let rss_end: Vec<(u64, u64)> = targets.iter().map(Target::rss_kib).collect();
     for (s, t) in targets.iter().enumerate() {
         let served: u64 = e2e_results.iter().map(|m| m[s].flows).sum::<u64>()
             + replay_results.iter().map(|m| m[s].flows).sum::<u64>()
             + open_results.iter().map(|m| m[s].flows).sum::<u64>();
-        let (now, peak) = t.rss_kib();
-        let mut after = rss_after_run[s].clone();
-        after.sort_unstable();
+        let (now, peak) = rss_end[s];
+        let after = &rss_after_run[s];
         println!(
-            "| {} | {} | {} | {} | {} | {} | {} | {} |",
+            "| {} | {} | {} | {:.0} | {} | {} | {} | {} |",
             t.name,
             served,
             rss_start[s].0,
-            after.get(after.len() / 2).copied().unwrap_or(0),
-            after.last().copied().unwrap_or(0),
+            mcp_benches::median(after.iter().map(|&k| k as f64).collect()),
+            after.iter().max().copied().unwrap_or(0),
             now,
             peak,
-            ratio(peak as f64, ours_peak as f64)
+            ratio(peak as f64, rss_end[0].1 as f64)
         );
     }
     for m in e2e_results
