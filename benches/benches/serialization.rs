@@ -9,7 +9,7 @@
 //! `ClientJsonRpcMessage` (what its server reads) or `ServerJsonRpcMessage` (what its client
 //! reads), which is how rmcp itself reads the wire.
 
-use criterion::{black_box, criterion_group, BenchmarkId, Criterion, Throughput};
+use criterion::{black_box, BenchmarkId, Criterion, Throughput};
 use serde::de::{DeserializeOwned, IgnoredAny};
 use serde::Serialize;
 use std::time::Duration;
@@ -117,45 +117,118 @@ fn kind_of(name: &str) -> (Kind, &'static str) {
     }
 }
 
-fn realistic(c: &mut Criterion) {
-    let mut facts = serde_json::Map::new();
-    let mut group = c.benchmark_group("serialization");
-    for (name, text) in mcp_benches::messages() {
-        group.throughput(Throughput::Bytes(text.len() as u64));
-        group.bench_with_input(
-            BenchmarkId::new("floor/parse", name),
-            text.as_str(),
-            |b, t| b.iter(|| serde_json::from_str::<IgnoredAny>(black_box(t)).is_ok()),
-        );
-        // Untyped reference: what building any owned tree of this message costs.
-        group.bench_with_input(
-            BenchmarkId::new("value/parse", name),
-            text.as_str(),
-            |b, t| b.iter(|| serde_json::from_str::<serde_json::Value>(black_box(t)).is_ok()),
-        );
-        let (kind, response) = kind_of(name);
-        for (lib, e) in LIBS.iter().zip(entries(kind, response, &text)) {
-            let Some(e) = e else {
-                eprintln!("{lib} cannot represent {name}");
-                continue;
-            };
-            facts.insert(format!("{lib}/{name}"), e.lossless.into());
-            group.bench_with_input(
-                BenchmarkId::new(format!("{lib}/parse"), name),
-                text.as_str(),
-                |b, t| b.iter(|| (e.parse)(black_box(t))),
-            );
-            group.bench_function(BenchmarkId::new(format!("{lib}/write"), name), |b| {
-                b.iter(|| (e.write)())
-            });
-        }
-    }
-    group.finish();
-    mcp_benches::write_facts("serialization", facts.into());
+/// One comparison: a realistic message (group `serialization`) or the spec examples of one
+/// kind (group `examples`), with each library's entries for every text; a library that cannot
+/// represent all of the texts has none.
+struct Comparison {
+    group: &'static str,
+    id: String,
+    texts: Vec<String>,
+    libs: [Vec<Entry>; 3],
+    /// Whether the untyped `serde_json::Value` parse is timed as a reference too.
+    with_value: bool,
 }
 
-/// The spec examples every library parses, by kind: (kind, texts, entries per library).
-fn example_sets() -> Vec<(Kind, Vec<String>, [Vec<Entry>; 3])> {
+/// One timed operation: how criterion and the report name it, and the operation.
+type Op<'a> = (String, Box<dyn Fn() -> usize + 'a>);
+
+impl Comparison {
+    /// The parse operations: the IgnoredAny floor, the untyped Value parse where asked, and each
+    /// library that represents every text; all parse the whole set of texts.
+    fn parse_ops(&self) -> Vec<Op<'_>> {
+        let texts = &self.texts;
+        let mut ops: Vec<Op<'_>> = vec![(
+            "floor".into(),
+            Box::new(move || {
+                texts
+                    .iter()
+                    .filter(|t| serde_json::from_str::<IgnoredAny>(black_box(t)).is_ok())
+                    .count()
+            }),
+        )];
+        if self.with_value {
+            // Untyped reference: what building any owned tree of these texts costs.
+            ops.push((
+                "value".into(),
+                Box::new(move || {
+                    texts
+                        .iter()
+                        .filter(|t| serde_json::from_str::<serde_json::Value>(black_box(t)).is_ok())
+                        .count()
+                }),
+            ));
+        }
+        for (lib, entries) in self.represented() {
+            ops.push((
+                lib.to_string(),
+                Box::new(move || {
+                    texts
+                        .iter()
+                        .zip(entries)
+                        .filter(|(t, e)| (e.parse)(black_box(t)))
+                        .count()
+                }),
+            ));
+        }
+        ops
+    }
+
+    /// The write operations: each library that represents every text writes all of them.
+    fn write_ops(&self) -> Vec<Op<'_>> {
+        self.represented()
+            .map(|(lib, entries)| -> Op<'_> {
+                (
+                    lib.to_string(),
+                    Box::new(move || entries.iter().map(|e| (e.write)()).sum::<usize>()),
+                )
+            })
+            .collect()
+    }
+
+    /// The libraries with an entry for every text, and their entries.
+    fn represented(&self) -> impl Iterator<Item = (&'static str, &[Entry])> {
+        LIBS.iter()
+            .zip(&self.libs)
+            .filter(|(_, es)| es.len() == self.texts.len())
+            .map(|(lib, es)| (*lib, es.as_slice()))
+    }
+
+    fn bytes(&self) -> usize {
+        self.texts.iter().map(String::len).sum()
+    }
+}
+
+/// The five realistic messages, one comparison each; records which libraries write each back
+/// losslessly (`serialization.facts.json`).
+fn realistic() -> Vec<Comparison> {
+    let mut facts = serde_json::Map::new();
+    let mut out = Vec::new();
+    for (name, text) in mcp_benches::messages() {
+        let (kind, response) = kind_of(name);
+        let libs = entries(kind, response, &text).map(Vec::from_iter);
+        for (lib, es) in LIBS.iter().zip(&libs) {
+            match es.first() {
+                Some(e) => {
+                    facts.insert(format!("{lib}/{name}"), e.lossless.into());
+                }
+                None => eprintln!("{lib} cannot represent {name}"),
+            }
+        }
+        out.push(Comparison {
+            group: "serialization",
+            id: name.into(),
+            texts: vec![text],
+            libs,
+            with_value: true,
+        });
+    }
+    mcp_benches::write_facts("serialization", facts.into());
+    out
+}
+
+/// The spec examples every library parses, one comparison per kind; records the set sizes, the
+/// skipped examples and the lossless counts (`examples.facts.json`).
+fn examples() -> Vec<Comparison> {
     let mut sets: Vec<(Kind, Vec<String>, [Vec<Entry>; 3])> = Vec::new();
     let mut skipped = Vec::new();
     for (type_name, file, value) in mcp_tests::examples() {
@@ -194,7 +267,7 @@ fn example_sets() -> Vec<(Kind, Vec<String>, [Vec<Entry>; 3])> {
         sets[i].2[2].push(c);
     }
     let mut facts = serde_json::Map::new();
-    facts.insert("skipped".into(), skipped.clone().into());
+    facts.insert("skipped".into(), skipped.into());
     for (kind, texts, libs) in &sets {
         let lossless: serde_json::Map<String, serde_json::Value> = LIBS
             .iter()
@@ -212,44 +285,37 @@ fn example_sets() -> Vec<(Kind, Vec<String>, [Vec<Entry>; 3])> {
         );
     }
     mcp_benches::write_facts("examples", facts.into());
-    sets
+    sets.into_iter()
+        .map(|(kind, texts, libs)| Comparison {
+            group: "examples",
+            id: kind.label().into(),
+            texts,
+            libs,
+            with_value: false,
+        })
+        .collect()
 }
 
-fn examples(c: &mut Criterion) {
-    let mut group = c.benchmark_group("examples");
-    for (kind, texts, libs) in example_sets() {
-        let bytes: usize = texts.iter().map(String::len).sum();
-        let label = kind.label();
-        group.throughput(Throughput::Bytes(bytes as u64));
-        group.bench_with_input(BenchmarkId::new("floor/parse", label), &texts, |b, ts| {
-            b.iter(|| {
-                ts.iter()
-                    .filter(|t| serde_json::from_str::<IgnoredAny>(black_box(t)).is_ok())
-                    .count()
-            })
-        });
-        for (lib, entries) in LIBS.iter().zip(&libs) {
-            group.bench_with_input(
-                BenchmarkId::new(format!("{lib}/parse"), label),
-                &texts,
-                |b, ts| {
-                    b.iter(|| {
-                        ts.iter()
-                            .zip(entries)
-                            .filter(|(t, e)| (e.parse)(black_box(t)))
-                            .count()
-                    })
-                },
-            );
-            group.bench_function(BenchmarkId::new(format!("{lib}/write"), label), |b| {
-                b.iter(|| entries.iter().map(|e| (e.write)()).sum::<usize>())
-            });
+/// Criterion: one benchmark per operation, named `{side}/{parse|write}` with the message or
+/// kind as parameter, throughput in bytes of the texts.
+fn criterion_pass(c: &mut Criterion, comparisons: &[Comparison]) {
+    for group_name in ["serialization", "examples"] {
+        let mut group = c.benchmark_group(group_name);
+        for cmp in comparisons.iter().filter(|x| x.group == group_name) {
+            group.throughput(Throughput::Bytes(cmp.bytes() as u64));
+            for (op_name, ops) in [("parse", cmp.parse_ops()), ("write", cmp.write_ops())] {
+                for (side, op) in ops {
+                    group.bench_function(
+                        BenchmarkId::new(format!("{side}/{op_name}"), &cmp.id),
+                        |b| b.iter(&op),
+                    );
+                }
+            }
         }
+        group.finish();
     }
-    group.finish();
 }
 
-criterion_group!(benches, realistic, examples);
 /// How long each comparison is timed interleaved.
 const PAIRED_BUDGET: Duration = Duration::from_millis(400);
 
@@ -268,69 +334,33 @@ fn summary(s: &paired::Samples, bytes: usize) -> serde_json::Value {
     serde_json::json!({ "bytes": bytes, "median_ns": median_ns, "vs_ours": vs_ours })
 }
 
-/// The parse and write comparisons of one message or example set, timed interleaved.
-fn compare(texts: &[String], libs: [Vec<&Entry>; 3], with_value: bool) -> [serde_json::Value; 2] {
-    let bytes = texts.iter().map(String::len).sum();
-    let mut parse = vec![Side::new("floor", || {
-        texts
-            .iter()
-            .filter(|t| serde_json::from_str::<IgnoredAny>(black_box(t)).is_ok())
-            .count()
-    })];
-    if with_value {
-        parse.push(Side::new("value", || {
-            texts
-                .iter()
-                .filter(|t| serde_json::from_str::<serde_json::Value>(black_box(t)).is_ok())
-                .count()
-        }));
-    }
-    let mut write = Vec::new();
-    for (lib, entries) in LIBS.iter().zip(&libs) {
-        if entries.len() != texts.len() {
-            continue; // this library cannot represent the message
-        }
-        parse.push(Side::new(*lib, move || {
-            texts
-                .iter()
-                .zip(entries)
-                .filter(|(t, e)| (e.parse)(black_box(t)))
-                .count()
-        }));
-        write.push(Side::new(*lib, move || {
-            entries.iter().map(|e| (e.write)()).sum::<usize>()
-        }));
-    }
-    [
-        summary(&paired::measure(parse, PAIRED_BUDGET), bytes),
-        summary(&paired::measure(write, PAIRED_BUDGET), bytes),
-    ]
-}
-
-/// The interleaved pass the report's serialization tables come from (see `support/paired.rs`).
-fn paired_pass() {
+/// The interleaved pass the report's serialization tables come from (see `support/paired.rs`):
+/// the same operations criterion timed, the sides of each comparison taking turns.
+fn paired_pass(comparisons: &[Comparison]) {
     let mut out = serde_json::Map::new();
-    for (name, text) in mcp_benches::messages() {
-        let (kind, response) = kind_of(name);
-        let es = entries(kind, response, &text);
-        let libs = std::array::from_fn(|i| es[i].iter().collect());
-        let [parse, write] = compare(std::slice::from_ref(&text), libs, true);
-        out.insert(format!("serialization/{name}/parse"), parse);
-        out.insert(format!("serialization/{name}/write"), write);
-    }
-    for (kind, texts, libs) in example_sets() {
-        let libs = std::array::from_fn(|i| libs[i].iter().collect());
-        let [parse, write] = compare(&texts, libs, false);
-        out.insert(format!("examples/{}/parse", kind.label()), parse);
-        out.insert(format!("examples/{}/write", kind.label()), write);
+    for cmp in comparisons {
+        for (op_name, ops) in [("parse", cmp.parse_ops()), ("write", cmp.write_ops())] {
+            let sides = ops
+                .into_iter()
+                .map(|(name, op)| Side::new(name, op))
+                .collect();
+            let s = paired::measure(sides, PAIRED_BUDGET);
+            out.insert(
+                format!("{}/{}/{op_name}", cmp.group, cmp.id),
+                summary(&s, cmp.bytes()),
+            );
+        }
     }
     mcp_benches::write_facts("paired-serialization", out.into());
 }
 
 fn main() {
-    benches();
+    let mut comparisons = realistic();
+    comparisons.extend(examples());
+    let mut c = Criterion::default().configure_from_args();
+    criterion_pass(&mut c, &comparisons);
     if paired::benchmarking() {
-        paired_pass();
+        paired_pass(&comparisons);
     }
-    Criterion::default().configure_from_args().final_summary();
+    c.final_summary();
 }
