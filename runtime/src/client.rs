@@ -3,6 +3,11 @@
 //! an [`InputHandler`]: every answer is built before the retry, `requestState` is echoed byte for
 //! byte (and never invented), each retry gets a new JSON-RPC id, a state-only result is retried
 //! after a short backoff, and the number of rounds is capped.
+//!
+//! Over HTTP, a tool argument whose schema carries `x-mcp-header` is mirrored in an
+//! `Mcp-Param-<name>` header, as the server checks it. The client learns those arguments from
+//! `tools/list` results; a `call_tool` to a tool it has not seen listed, refused for a header
+//! mismatch, lists the tools and tries once more.
 
 use crate::handler::BoxFuture;
 use futures_util::StreamExt;
@@ -19,7 +24,7 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicI64, Ordering};
-use std::sync::{Arc, Mutex};
+use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
 use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
@@ -107,6 +112,53 @@ pub struct Client {
     max_rounds: usize,
     next_id: AtomicI64,
     notifications: Option<mpsc::UnboundedSender<Value>>,
+    /// Per tool seen in a `tools/list` result, its arguments mirrored in `Mcp-Param-*` headers,
+    /// as (argument, header name); an empty list for a tool that mirrors none.
+    header_params: RwLock<HashMap<String, Vec<(String, String)>>>,
+}
+
+/// JSON-RPC error code of a request whose MCP headers do not match its body.
+const HEADER_MISMATCH: i64 = -32020;
+
+/// The most `tools/list` pages read when learning header arguments (a guard against a server
+/// whose cursors never end).
+const MAX_LIST_PAGES: usize = 100;
+
+/// The value of an `Mcp-Param-*` header for an argument: the text itself when it is plain
+/// visible ASCII (spaces inside allowed), otherwise `=?base64?<Base64 of its UTF-8>?=`, which
+/// also covers text that would read as that form or lose surrounding whitespace in transit.
+fn param_header_value(text: &str) -> String {
+    let plain = text.bytes().all(|b| b == b' ' || b.is_ascii_graphic())
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.starts_with("=?base64?");
+    if plain {
+        text.to_string()
+    } else {
+        use base64::Engine as _;
+        format!(
+            "=?base64?{}?=",
+            base64::engine::general_purpose::STANDARD.encode(text)
+        )
+    }
+}
+
+/// The (argument, header) pairs a tool listing declares with `x-mcp-header`.
+fn declared_header_params(tool: &Value) -> Vec<(String, String)> {
+    tool.get("inputSchema")
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter_map(|(arg, p)| {
+                    p.get("x-mcp-header")
+                        .and_then(Value::as_str)
+                        .map(|h| (arg.clone(), h.to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 impl Client {
@@ -180,6 +232,7 @@ impl Client {
             max_rounds: 16,
             next_id: AtomicI64::new(1),
             notifications: None,
+            header_params: RwLock::new(HashMap::new()),
         }
     }
 
@@ -260,10 +313,88 @@ impl Client {
                 .map_err(|e| ClientError::Protocol(format!("bad error object: {e}")))?;
             return Err(ClientError::Rpc(e));
         }
-        reply
+        let result = reply
             .get("result")
             .cloned()
-            .ok_or_else(|| ClientError::Protocol("reply has neither result nor error".into()))
+            .ok_or_else(|| ClientError::Protocol("reply has neither result nor error".into()))?;
+        if method == "tools/list" {
+            self.learn_header_params(&result);
+        }
+        Ok(result)
+    }
+
+    /// Record the header arguments of every tool in a `tools/list` result.
+    fn learn_header_params(&self, result: &Value) {
+        let Some(tools) = result.get("tools").and_then(Value::as_array) else {
+            return;
+        };
+        let mut known = match self.header_params.write() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        for tool in tools {
+            if let Some(name) = tool.get("name").and_then(Value::as_str) {
+                known.insert(name.to_string(), declared_header_params(tool));
+            }
+        }
+    }
+
+    /// Whether a `tools/list` result has described `tool`.
+    fn knows_tool(&self, tool: &str) -> bool {
+        match self.header_params.read() {
+            Ok(g) => g.contains_key(tool),
+            Err(poisoned) => poisoned.into_inner().contains_key(tool),
+        }
+    }
+
+    /// The `Mcp-Param-*` headers of a `tools/call` with these params, as (header, value).
+    fn param_headers(&self, params: Option<&Value>) -> Result<Vec<(String, String)>, ClientError> {
+        let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
+            return Ok(Vec::new());
+        };
+        let known = match self.header_params.read() {
+            Ok(g) => g,
+            Err(poisoned) => poisoned.into_inner(),
+        };
+        let Some(declared) = known.get(tool) else {
+            return Ok(Vec::new());
+        };
+        let args = params.and_then(|p| p.get("arguments"));
+        let mut headers = Vec::new();
+        for (arg, header) in declared {
+            let Some(value) = args.and_then(|a| a.get(arg)) else {
+                continue;
+            };
+            let name = format!("mcp-param-{}", header.to_ascii_lowercase());
+            if hyper::header::HeaderName::from_bytes(name.as_bytes()).is_err() {
+                return Err(ClientError::Protocol(format!(
+                    "tool `{tool}` mirrors `{arg}` in `{header}`, which is not a valid header name"
+                )));
+            }
+            let text = match value {
+                Value::String(s) => param_header_value(s),
+                other => param_header_value(&other.to_string()),
+            };
+            headers.push((name, text));
+        }
+        Ok(headers)
+    }
+
+    /// List every page of tools, learning their header arguments.
+    async fn list_all_tools(&self) -> Result<(), ClientError> {
+        let mut cursor: Option<Value> = None;
+        for _ in 0..MAX_LIST_PAGES {
+            let params = match cursor.take() {
+                Some(c) => json!({ "cursor": c }),
+                None => json!({}),
+            };
+            let page = self.request("tools/list", params).await?;
+            match page.get("nextCursor") {
+                Some(c) if !c.is_null() => cursor = Some(c.clone()),
+                _ => return Ok(()),
+            }
+        }
+        Ok(())
     }
 
     async fn send(&self, msg: &Value) -> Result<Value, ClientError> {
@@ -304,6 +435,11 @@ impl Client {
         };
         if let Some(n) = name.and_then(Value::as_str) {
             req = req.header("mcp-name", n);
+        }
+        if method == "tools/call" {
+            for (header, value) in self.param_headers(params)? {
+                req = req.header(header, value);
+            }
         }
         let req = req
             .body(Full::new(Bytes::from(msg.to_string())))
@@ -403,15 +539,29 @@ impl Client {
         Self::typed(self.request("tools/list", json!({})).await?)
     }
 
-    /// Call a tool, answering its input requests until it completes.
+    /// Call a tool, answering its input requests until it completes. Over HTTP, arguments the
+    /// tool mirrors in headers are sent in them; a tool not yet seen in a `tools/list` result
+    /// whose call is refused for a header mismatch is looked up there and called once more.
     pub async fn call_tool(
         &self,
         name: &str,
         arguments: Value,
     ) -> Result<CallToolResult, ClientError> {
-        let v = self
-            .request_mrtr("tools/call", json!({"name": name, "arguments": arguments}))
-            .await?;
+        let params = json!({"name": name, "arguments": arguments});
+        let v = match self.request_mrtr("tools/call", params.clone()).await {
+            Err(ClientError::Rpc(e))
+                if e.code == HEADER_MISMATCH
+                    && matches!(self.transport, Transport::Http { .. })
+                    && !self.knows_tool(name) =>
+            {
+                self.list_all_tools().await?;
+                if !self.knows_tool(name) {
+                    return Err(ClientError::Rpc(e));
+                }
+                self.request_mrtr("tools/call", params).await?
+            }
+            other => other?,
+        };
         Self::typed(v)
     }
 
@@ -433,5 +583,48 @@ impl Client {
             self.request_mrtr("resources/read", json!({"uri": uri}))
                 .await?,
         )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine as _;
+
+    #[test]
+    fn header_values_are_plain_only_when_they_survive_a_header_unchanged() {
+        for plain in ["eu-west-1", "a b", "", "x=?base64?y"] {
+            assert_eq!(param_header_value(plain), plain);
+        }
+        for encoded in [
+            "Zürich",
+            " lead",
+            "trail ",
+            "tab\t",
+            "line\n",
+            "=?base64?ZXU=?=",
+        ] {
+            let v = param_header_value(encoded);
+            let inner = v
+                .strip_prefix("=?base64?")
+                .and_then(|r| r.strip_suffix("?="))
+                .unwrap_or_else(|| panic!("{encoded:?} was sent plain: {v}"));
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(inner)
+                .unwrap();
+            assert_eq!(String::from_utf8(decoded).unwrap(), encoded);
+        }
+    }
+
+    #[test]
+    fn header_arguments_come_from_x_mcp_header_properties() {
+        let tool = json!({"name": "t", "inputSchema": {"type": "object", "properties": {
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer"}}}});
+        assert_eq!(
+            declared_header_params(&tool),
+            vec![("region".to_string(), "Region".to_string())]
+        );
+        assert!(declared_header_params(&json!({"name": "u"})).is_empty());
     }
 }

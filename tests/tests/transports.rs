@@ -128,6 +128,42 @@ async fn client_completes_multi_round_flows_over_http() {
 }
 
 #[tokio::test]
+async fn client_mirrors_header_arguments_it_learns_from_tools_list() {
+    let (url, _stop) = start_http().await;
+    // Never listed: the first call is refused for the missing `Mcp-Param-Region` header, so the
+    // client lists the tools, learns the header, and calls again.
+    let client = Client::http(&url);
+    let r = client
+        .call_tool("test_custom_header", json!({"region": "eu-west-1"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "Region: eu-west-1");
+    // Values a header cannot carry as they are travel Base64-encoded, and arrive unchanged.
+    for region in [
+        "Zürich",
+        " padded ",
+        "=?base64?ZXU=?=",
+        "tab\there",
+        "",
+        "a b",
+    ] {
+        let r = client
+            .call_tool("test_custom_header", json!({"region": region}))
+            .await
+            .unwrap();
+        assert_eq!(text(&r), format!("Region: {region}"), "{region:?}");
+    }
+    // A client that listed first sends the header from its first request on.
+    let listed = Client::http(&url);
+    listed.list_tools().await.unwrap();
+    let r = listed
+        .call_tool("test_custom_header", json!({"region": "ap-south"}))
+        .await
+        .unwrap();
+    assert_eq!(text(&r), "Region: ap-south");
+}
+
+#[tokio::test]
 async fn client_completes_multi_round_flows_over_stdio() {
     let client = answering_client(
         Client::stdio(env!("CARGO_BIN_EXE_conformance-server"), &["--stdio"]).unwrap(),
