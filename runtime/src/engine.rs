@@ -47,7 +47,7 @@ pub(crate) struct CallState {
     /// can deliver them.
     pub(crate) notifier: Option<tokio::sync::mpsc::UnboundedSender<Value>>,
     /// The server's list-change channel, so handlers can announce changes.
-    pub(crate) changes: Option<tokio::sync::broadcast::Sender<crate::server::ListKind>>,
+    pub(crate) changes: Option<tokio::sync::broadcast::Sender<crate::server::Change>>,
 }
 
 impl CallState {

@@ -32,7 +32,7 @@ pub use handler::{
 };
 pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, ElicitEnum, ElicitForm};
 pub use mcp_schema as schema;
-pub use notify::{log, notify_list_changed, progress};
+pub use notify::{log, notify_list_changed, notify_resource_updated, progress};
 pub use server::{ListKind, Server, ServerBuilder};
 pub use state::{InMemoryReplayGuard, ReplayGuard, StateCodec, StateKey, StateKeys};
 /// Await several asks at once; they are sent to the client in one round.

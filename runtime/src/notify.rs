@@ -70,15 +70,26 @@ pub fn log(level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
     }
 }
 
-/// Announce that a list changed (tools, prompts or resources) to every open
-/// `subscriptions/listen` stream that asked for it. False outside a handler.
-pub fn notify_list_changed(kind: crate::server::ListKind) -> bool {
+fn announce(change: crate::server::Change) -> bool {
     with_call(|call| {
         call.lock()
             .changes
             .as_ref()
-            .map(|tx| tx.send(kind).is_ok())
-            .unwrap_or(false)
+            .is_some_and(|tx| tx.send(change).is_ok())
     })
     .unwrap_or(false)
+}
+
+/// Announce that a list changed (tools, prompts or resources) to every open
+/// `subscriptions/listen` stream that asked for it. False outside a handler, or when no stream
+/// is open.
+pub fn notify_list_changed(kind: crate::server::ListKind) -> bool {
+    announce(crate::server::Change::List(kind))
+}
+
+/// Announce that the resource at `uri` changed to every open `subscriptions/listen` stream
+/// subscribed to it or to a URI it lies under (`notifications/resources/updated`). False outside
+/// a handler, or when no stream is open.
+pub fn notify_resource_updated(uri: &str) -> bool {
+    announce(crate::server::Change::ResourceUpdated(uri.to_string()))
 }

@@ -51,6 +51,24 @@ impl ListKind {
     }
 }
 
+/// What `subscriptions/listen` streams are told about: a list change, or an update of one
+/// resource (delivered to streams subscribed to its URI or to a URI it lies under).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) enum Change {
+    List(ListKind),
+    ResourceUpdated(String),
+}
+
+/// Whether an update of `uri` concerns a subscription to `subscribed`: the same URI, or a
+/// sub-resource of it (the rest starts a new path segment, query or fragment).
+fn covers(subscribed: &str, uri: &str) -> bool {
+    match uri.strip_prefix(subscribed) {
+        Some("") => true,
+        Some(rest) => subscribed.ends_with('/') || rest.starts_with(['/', '?', '#']),
+        None => false,
+    }
+}
+
 /// Protocol versions this server speaks.
 pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
 
@@ -73,7 +91,7 @@ pub struct Server {
     list_ttl_ms: i64,
     page_size: usize,
     completion: Option<CompletionFn>,
-    changes: tokio::sync::broadcast::Sender<ListKind>,
+    changes: tokio::sync::broadcast::Sender<Change>,
 }
 
 /// Completes an argument: (prompt name or resource template URI, argument name, partial value)
@@ -481,7 +499,7 @@ impl Server {
         let mut caps = serde_json::json!({
             "tools": {"listChanged": true},
             "prompts": {"listChanged": true},
-            "resources": {"listChanged": true},
+            "resources": {"listChanged": true, "subscribe": true},
             "logging": {}
         });
         if self.completion.is_some() {
@@ -542,7 +560,43 @@ impl Server {
 
     /// Announce a list change to every open `subscriptions/listen` stream that asked for it.
     pub fn notify_list_changed(&self, kind: ListKind) {
-        let _ = self.changes.send(kind);
+        let _ = self.changes.send(Change::List(kind));
+    }
+
+    /// Announce that the resource at `uri` changed, with `notifications/resources/updated`, to
+    /// every open `subscriptions/listen` stream subscribed to it or to a URI it lies under.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        let _ = self.changes.send(Change::ResourceUpdated(uri.into()));
+    }
+
+    /// The part of a `subscriptions/listen` filter this server honours: the list changes asked
+    /// for (of kinds it has something registered for) and the resource subscriptions (when it
+    /// has resources); anything else is left out, as the acknowledgement must.
+    fn honoured(&self, requested: &Map<String, Value>) -> Result<Map<String, Value>, Error> {
+        let mut out = Map::new();
+        for (kind, has) in [
+            (ListKind::Tools, !self.tools.is_empty()),
+            (ListKind::Prompts, !self.prompts.is_empty()),
+            (ListKind::Resources, !self.resources.is_empty()),
+        ] {
+            if has && requested.get(kind.filter_key()) == Some(&Value::Bool(true)) {
+                out.insert(kind.filter_key().into(), Value::Bool(true));
+            }
+        }
+        if let Some(uris) = requested.get("resourceSubscriptions") {
+            let uris = uris
+                .as_array()
+                .filter(|a| a.iter().all(Value::is_string))
+                .ok_or_else(|| {
+                    Error::invalid_params(
+                        "subscriptions/listen: resourceSubscriptions must be an array of URIs",
+                    )
+                })?;
+            if !self.resources.is_empty() {
+                out.insert("resourceSubscriptions".into(), Value::Array(uris.clone()));
+            }
+        }
+        Ok(out)
     }
 
     /// Serve a `subscriptions/listen` stream on `out`: the acknowledgement first, then the
@@ -554,13 +608,23 @@ impl Server {
         out: tokio::sync::mpsc::UnboundedSender<Value>,
     ) -> Result<Reply, Error> {
         let filter = match params.get("notifications") {
-            Some(Value::Object(f)) => f.clone(),
+            Some(Value::Object(f)) => self.honoured(f)?,
             _ => {
                 return Err(Error::invalid_params(
                     "subscriptions/listen: missing notifications filter",
                 ))
             }
         };
+        let subscribed: Vec<String> = filter
+            .get("resourceSubscriptions")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(Value::as_str)
+                    .map(str::to_string)
+                    .collect()
+            })
+            .unwrap_or_default();
         let sub_id = serde_json::to_value(&id).unwrap_or(Value::Null);
         let meta = serde_json::json!({ "io.modelcontextprotocol/subscriptionId": sub_id });
         let mut rx = self.changes.subscribe();
@@ -576,14 +640,28 @@ impl Server {
             tokio::select! {
                 _ = out.closed() => return Ok(None),
                 change = rx.recv() => match change {
-                    Ok(kind) => {
-                        if filter.get(kind.filter_key()).and_then(Value::as_bool) == Some(true) {
-                            let note = serde_json::json!({
-                                "jsonrpc": "2.0", "method": kind.method(), "params": {"_meta": meta}
-                            });
-                            if out.send(note).is_err() {
-                                return Ok(None);
+                    Ok(change) => {
+                        let note = match change {
+                            Change::List(kind)
+                                if filter.get(kind.filter_key()) == Some(&Value::Bool(true)) =>
+                            {
+                                serde_json::json!({
+                                    "jsonrpc": "2.0", "method": kind.method(), "params": {"_meta": meta}
+                                })
                             }
+                            Change::ResourceUpdated(uri)
+                                if subscribed.iter().any(|s| covers(s, &uri)) =>
+                            {
+                                serde_json::json!({
+                                    "jsonrpc": "2.0",
+                                    "method": methods::NOTIFICATIONS_RESOURCES_UPDATED,
+                                    "params": {"_meta": meta, "uri": uri}
+                                })
+                            }
+                            _ => continue,
+                        };
+                        if out.send(note).is_err() {
+                            return Ok(None);
                         }
                     }
                     Err(tokio::sync::broadcast::error::RecvError::Lagged(_)) => continue,

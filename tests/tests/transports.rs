@@ -498,3 +498,89 @@ async fn stdio_is_concurrent_cancellable_and_ends_on_eof() {
     let done = tokio::time::timeout(Duration::from_secs(5), serving).await;
     assert!(done.is_ok(), "serve_io returns after end of input");
 }
+
+/// The next line the server writes, as JSON (failing after 5 s of silence).
+async fn next_json<R: tokio::io::AsyncBufRead + Unpin>(lines: &mut tokio::io::Lines<R>) -> Value {
+    let line = tokio::time::timeout(Duration::from_secs(5), lines.next_line())
+        .await
+        .expect("a message within 5 s")
+        .unwrap()
+        .expect("the server is still writing");
+    serde_json::from_str(&line).unwrap()
+}
+
+#[tokio::test]
+async fn listen_streams_get_the_resource_updates_they_subscribed_to_and_nothing_else() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let server = Arc::new(
+        mcp_tests::conformance::server(Server::builder())
+            .build()
+            .unwrap(),
+    );
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(mcp_runtime::stdio::serve_io(
+        server.clone(),
+        server_read,
+        server_write,
+    ));
+    let (client_read, mut client_write) = tokio::io::split(client_end);
+    let mut lines = BufReader::new(client_read).lines();
+    let filter = json!({"resourceSubscriptions": ["test://template/1"], "promptsListChanged": false,
+                        "toolsListChanged": true, "somethingElse": true});
+    let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
+                        "params": {"_meta": meta(), "notifications": filter}});
+    client_write
+        .write_all(format!("{listen}\n").as_bytes())
+        .await
+        .unwrap();
+    // The acknowledgement names only what the server honours.
+    let ack = next_json(&mut lines).await;
+    assert_eq!(ack["method"], "notifications/subscriptions/acknowledged");
+    assert_eq!(
+        ack["params"]["notifications"],
+        json!({"toolsListChanged": true, "resourceSubscriptions": ["test://template/1"]})
+    );
+    // Updates of other resources are not sent; the subscribed URI and what lies under it are.
+    for uri in [
+        "test://static-text",
+        "test://template/10",
+        "test://template/1/data",
+        "test://template/1",
+    ] {
+        server.notify_resource_updated(uri);
+    }
+    server.notify_list_changed(mcp_runtime::ListKind::Prompts);
+    server.notify_list_changed(mcp_runtime::ListKind::Tools);
+    let mut got = Vec::new();
+    for _ in 0..3 {
+        let note = next_json(&mut lines).await;
+        assert_eq!(
+            note["params"]["_meta"]["io.modelcontextprotocol/subscriptionId"],
+            "sub"
+        );
+        got.push(format!(
+            "{} {}",
+            note["method"].as_str().unwrap(),
+            note["params"]["uri"].as_str().unwrap_or("")
+        ));
+    }
+    assert_eq!(
+        got,
+        [
+            "notifications/resources/updated test://template/1/data",
+            "notifications/resources/updated test://template/1",
+            "notifications/tools/list_changed ",
+        ]
+    );
+    // A filter whose subscriptions are not URIs is refused, and the server keeps serving.
+    let bad = json!({"jsonrpc": "2.0", "id": "bad", "method": "subscriptions/listen",
+                     "params": {"_meta": meta(), "notifications": {"resourceSubscriptions": [1]}}});
+    client_write
+        .write_all(format!("{bad}\n").as_bytes())
+        .await
+        .unwrap();
+    let reply = next_json(&mut lines).await;
+    assert_eq!(reply["id"], "bad");
+    assert_eq!(reply["error"]["code"], -32602);
+}
