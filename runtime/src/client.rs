@@ -8,6 +8,11 @@
 //! `Mcp-Param-<name>` header, as the server checks it. The client learns those arguments from
 //! `tools/list` results; a `call_tool` to a tool it has not seen listed, refused for a header
 //! mismatch, lists the tools and tries once more.
+//!
+//! Over stdio (or any line-delimited stream, [`Client::over_io`]), dropping a call's future
+//! before its reply arrives sends `notifications/cancelled` for it, and notifications the server
+//! writes (progress, log messages, list changes) go to the [`Client::notifications`] channel,
+//! as they do from HTTP response streams.
 
 use crate::handler::BoxFuture;
 use futures_util::StreamExt;
@@ -99,8 +104,33 @@ enum Transport {
     Stdio {
         tx: mpsc::UnboundedSender<String>,
         pending: Pending,
-        _child: Arc<Mutex<tokio::process::Child>>,
+        /// Where the reader task sends messages that answer no request (notifications).
+        notes: Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>>,
+        /// The spawned server, killed when the client is dropped; `None` for [`Client::over_io`].
+        _child: Option<Arc<Mutex<tokio::process::Child>>>,
     },
+}
+
+/// A request sent over stdio whose reply has not arrived: if its future is dropped, the server
+/// is told with `notifications/cancelled` and the reply slot is freed.
+struct CancelOnDrop<'a> {
+    tx: &'a mpsc::UnboundedSender<String>,
+    pending: &'a Pending,
+    key: String,
+    /// The request id while the reply is awaited; `None` once it arrived.
+    id: Option<Value>,
+}
+
+impl Drop for CancelOnDrop<'_> {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        if let Ok(mut p) = self.pending.lock() {
+            p.remove(&self.key);
+        }
+        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                            "params": {"requestId": id, "reason": "the client stopped waiting"}});
+        let _ = self.tx.send(cancel.to_string());
+    }
 }
 
 /// An MCP client. Cheap to share behind an `Arc`; calls may run in parallel.
@@ -171,7 +201,8 @@ impl Client {
         })
     }
 
-    /// Spawn `program` with `args` and talk to it over stdio.
+    /// Spawn `program` with `args` and talk to it over stdio. Dropping a call's future before
+    /// it completes sends the server `notifications/cancelled` for it.
     pub fn stdio(program: &str, args: &[&str]) -> Result<Self, ClientError> {
         let mut child = tokio::process::Command::new(program)
             .args(args)
@@ -180,7 +211,7 @@ impl Client {
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| ClientError::Transport(format!("spawn {program}: {e}")))?;
-        let mut stdin = child
+        let stdin = child
             .stdin
             .take()
             .ok_or_else(|| ClientError::Transport("no stdin".into()))?;
@@ -188,39 +219,63 @@ impl Client {
             .stdout
             .take()
             .ok_or_else(|| ClientError::Transport("no stdout".into()))?;
+        let mut client = Self::over_io(stdout, stdin);
+        if let Transport::Stdio { _child, .. } = &mut client.transport {
+            *_child = Some(Arc::new(Mutex::new(child)));
+        }
+        Ok(client)
+    }
+
+    /// Talk to a server over any pair of byte streams carrying one JSON message per line, as
+    /// stdio does: a child's pipes, a socket, an in-memory duplex. Must be called inside a
+    /// Tokio runtime (it spawns the reader and writer tasks).
+    pub fn over_io<R, W>(reader: R, mut writer: W) -> Self
+    where
+        R: tokio::io::AsyncRead + Unpin + Send + 'static,
+        W: tokio::io::AsyncWrite + Unpin + Send + 'static,
+    {
         let (tx, mut rx) = mpsc::unbounded_channel::<String>();
         tokio::spawn(async move {
             while let Some(line) = rx.recv().await {
-                if stdin.write_all(line.as_bytes()).await.is_err()
-                    || stdin.write_all(b"\n").await.is_err()
-                    || stdin.flush().await.is_err()
+                if writer.write_all(line.as_bytes()).await.is_err()
+                    || writer.write_all(b"\n").await.is_err()
+                    || writer.flush().await.is_err()
                 {
                     break;
                 }
             }
         });
         let pending: Pending = Arc::default();
-        let reader_pending = pending.clone();
+        let notes: Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>> = Arc::default();
+        let (reader_pending, reader_notes) = (pending.clone(), notes.clone());
         tokio::spawn(async move {
-            let mut lines = BufReader::new(stdout).lines();
+            let mut lines = BufReader::new(reader).lines();
             while let Ok(Some(line)) = lines.next_line().await {
                 let Ok(v) = serde_json::from_str::<Value>(&line) else {
                     continue;
                 };
-                let id = v.get("id").map(Value::to_string);
-                if let Some(id) = id {
-                    let waiter = reader_pending.lock().ok().and_then(|mut p| p.remove(&id));
-                    if let Some(w) = waiter {
-                        let _ = w.send(v);
+                match v.get("id").map(Value::to_string) {
+                    Some(id) if v.get("method").is_none() => {
+                        let waiter = reader_pending.lock().ok().and_then(|mut p| p.remove(&id));
+                        if let Some(w) = waiter {
+                            let _ = w.send(v);
+                        }
+                    }
+                    _ => {
+                        let note = reader_notes.lock().ok().and_then(|n| n.clone());
+                        if let Some(n) = note {
+                            let _ = n.send(v);
+                        }
                     }
                 }
             }
         });
-        Ok(Self::with_transport(Transport::Stdio {
+        Self::with_transport(Transport::Stdio {
             tx,
             pending,
-            _child: Arc::new(Mutex::new(child)),
-        }))
+            notes,
+            _child: None,
+        })
     }
 
     fn with_transport(transport: Transport) -> Self {
@@ -261,6 +316,11 @@ impl Client {
 
     /// Receive the notifications (progress, log messages) that arrive on response streams.
     pub fn notifications(mut self, tx: mpsc::UnboundedSender<Value>) -> Self {
+        if let Transport::Stdio { notes, .. } = &self.transport {
+            if let Ok(mut slot) = notes.lock() {
+                *slot = Some(tx.clone());
+            }
+        }
         self.notifications = Some(tx);
         self
     }
@@ -401,16 +461,24 @@ impl Client {
         match &self.transport {
             Transport::Http { url, http } => self.send_http(url, http, msg).await,
             Transport::Stdio { tx, pending, .. } => {
-                let id = msg.get("id").map(Value::to_string).unwrap_or_default();
+                let id = msg.get("id").cloned().unwrap_or(Value::Null);
+                let key = id.to_string();
                 let (wtx, wrx) = oneshot::channel();
                 pending
                     .lock()
                     .map_err(|_| ClientError::Transport("poisoned".into()))?
-                    .insert(id, wtx);
+                    .insert(key.clone(), wtx);
+                let mut in_flight = CancelOnDrop {
+                    tx,
+                    pending,
+                    key,
+                    id: Some(id),
+                };
                 tx.send(msg.to_string())
                     .map_err(|_| ClientError::Transport("server stdin closed".into()))?;
-                wrx.await
-                    .map_err(|_| ClientError::Transport("server exited before replying".into()))
+                let reply = wrx.await;
+                in_flight.id = None;
+                reply.map_err(|_| ClientError::Transport("server exited before replying".into()))
             }
         }
     }

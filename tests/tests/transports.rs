@@ -584,3 +584,70 @@ async fn listen_streams_get_the_resource_updates_they_subscribed_to_and_nothing_
     assert_eq!(reply["id"], "bad");
     assert_eq!(reply["error"]["code"], -32602);
 }
+
+/// Set when the call of `wait_for_ever` is dropped by the server.
+static WAIT_DROPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
+
+/// Never answers; records when the server stops it.
+#[mcp_runtime::mcp_tool]
+async fn wait_for_ever() -> String {
+    struct Flag;
+    impl Drop for Flag {
+        fn drop(&mut self) {
+            WAIT_DROPPED.store(true, std::sync::atomic::Ordering::SeqCst);
+        }
+    }
+    let _flag = Flag;
+    tokio::time::sleep(Duration::from_secs(3600)).await;
+    "unreachable".into()
+}
+
+#[tokio::test]
+async fn stdio_client_cancels_calls_it_stops_waiting_for_and_forwards_notifications() {
+    let server = Arc::new(
+        mcp_tests::conformance::server(Server::builder())
+            .tool(wait_for_ever)
+            .build()
+            .unwrap(),
+    );
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(mcp_runtime::stdio::serve_io(
+        server,
+        server_read,
+        server_write,
+    ));
+    let (client_read, client_write) = tokio::io::split(client_end);
+    let (tx, mut notes) = tokio::sync::mpsc::unbounded_channel();
+    let client = Client::over_io(client_read, client_write).notifications(tx);
+    // Give up on a call that never ends: dropping its future cancels it on the server.
+    let call = client.call_tool("wait_for_ever", json!({}));
+    assert!(tokio::time::timeout(Duration::from_millis(200), call)
+        .await
+        .is_err());
+    let mut waited = 0;
+    while !WAIT_DROPPED.load(std::sync::atomic::Ordering::SeqCst) && waited < 100 {
+        tokio::time::sleep(Duration::from_millis(20)).await;
+        waited += 1;
+    }
+    assert!(
+        WAIT_DROPPED.load(std::sync::atomic::Ordering::SeqCst),
+        "the server stopped the call"
+    );
+    // The client goes on working, and progress notifications reach its channel.
+    let result = client
+        .request(
+            "tools/call",
+            json!({"name": "test_tool_with_progress", "arguments": {}, "_meta": {"progressToken": "p1"}}),
+        )
+        .await
+        .unwrap();
+    assert_eq!(result["content"][0]["text"], "Progress reported");
+    let mut progress = Vec::new();
+    while let Ok(n) = notes.try_recv() {
+        assert_eq!(n["method"], "notifications/progress");
+        assert_eq!(n["params"]["progressToken"], "p1");
+        progress.push(n["params"]["progress"].as_f64().unwrap());
+    }
+    assert_eq!(progress, [0.0, 50.0, 100.0]);
+}
