@@ -205,58 +205,61 @@ pub struct Binding<'a> {
 
 impl Binding<'_> {
     fn digest(&self) -> [u8; 32] {
-        let mut h = Sha256::new();
+        // The encoding is built in one buffer and hashed at once: many small `update` calls
+        // cost more than the hashing itself for typical arguments.
+        let mut buf = Vec::with_capacity(256);
         for part in [self.method, self.target] {
-            hash_str(&mut h, part);
+            push_str(&mut buf, part);
         }
         match self.arguments {
             Some(args) => {
-                h.update(b"a");
-                hash_canonical(&mut h, args);
+                buf.push(b'a');
+                push_canonical(&mut buf, args);
             }
-            None => h.update(b"-"),
+            None => buf.push(b'-'),
         }
-        hash_str(&mut h, self.principal.unwrap_or(""));
-        hash_str(&mut h, self.protocol_version);
-        h.finalize().into()
+        push_str(&mut buf, self.principal.unwrap_or(""));
+        push_str(&mut buf, self.protocol_version);
+        Sha256::digest(&buf).into()
     }
 }
 
-fn hash_str(h: &mut Sha256, s: &str) {
-    h.update((s.len() as u64).to_be_bytes());
-    h.update(s.as_bytes());
+/// A length-prefixed string.
+fn push_str(buf: &mut Vec<u8>, s: &str) {
+    buf.extend_from_slice(&(s.len() as u64).to_be_bytes());
+    buf.extend_from_slice(s.as_bytes());
 }
 
-/// Feed `v` to the hash in an unambiguous, key-order-independent encoding (a type tag, then
-/// length-prefixed contents; object members sorted by key), so equal arguments hash equally
-/// whatever order the client sent the keys in, without building a sorted copy.
-fn hash_canonical(h: &mut Sha256, v: &Value) {
+/// `v` in an unambiguous, key-order-independent encoding (a type tag, then length-prefixed
+/// contents; object members sorted by key), so equal arguments hash equally whatever order
+/// the client sent the keys in, without building a sorted copy.
+fn push_canonical(buf: &mut Vec<u8>, v: &Value) {
     match v {
-        Value::Null => h.update(b"n"),
-        Value::Bool(b) => h.update(if *b { b"t" } else { b"f" }),
+        Value::Null => buf.push(b'n'),
+        Value::Bool(b) => buf.push(if *b { b't' } else { b'f' }),
         Value::Number(n) => {
-            h.update(b"#");
-            hash_str(h, &n.to_string());
+            buf.push(b'#');
+            push_str(buf, &n.to_string());
         }
         Value::String(s) => {
-            h.update(b"s");
-            hash_str(h, s);
+            buf.push(b's');
+            push_str(buf, s);
         }
         Value::Array(items) => {
-            h.update(b"[");
-            h.update((items.len() as u64).to_be_bytes());
+            buf.push(b'[');
+            buf.extend_from_slice(&(items.len() as u64).to_be_bytes());
             for item in items {
-                hash_canonical(h, item);
+                push_canonical(buf, item);
             }
         }
         Value::Object(map) => {
-            h.update(b"{");
-            h.update((map.len() as u64).to_be_bytes());
+            buf.push(b'{');
+            buf.extend_from_slice(&(map.len() as u64).to_be_bytes());
             let mut entries: Vec<(&String, &Value)> = map.iter().collect();
             entries.sort_unstable_by(|a, b| a.0.cmp(b.0));
             for (k, v) in entries {
-                hash_str(h, k);
-                hash_canonical(h, v);
+                push_str(buf, k);
+                push_canonical(buf, v);
             }
         }
     }
@@ -456,7 +459,14 @@ impl StateCodec {
         let nonce = next_nonce()?;
         let expires_at = now.saturating_add(self.ttl.as_secs().max(1));
         // One buffer: header, then the payload (encrypted in place), then the tag.
-        let mut raw = Zeroizing::new(Vec::with_capacity(256));
+        // Sized for the whole token, so the buffer never moves (and leaves no copy behind).
+        let payload: usize = journal
+            .iter()
+            .map(|(k, v)| k.len() + v.get().len() + 8)
+            .sum();
+        let mut raw = Zeroizing::new(Vec::with_capacity(
+            HEADER_LEN + FIXED_LEN + payload + 2 + TAG_LEN,
+        ));
         raw.extend_from_slice(&[VERSION, key.id]);
         raw.extend_from_slice(&nonce);
         raw.extend_from_slice(&expires_at.to_be_bytes());
