@@ -612,6 +612,41 @@ mod tests {
     }
 
     #[test]
+    fn binding_digest_is_stable_across_releases() {
+        // Tokens sealed by an earlier release must open after an upgrade, so the digest of a
+        // known binding is pinned: the SHA-256 of its canonical encoding, spelled out by hand.
+        let args = json!({"b": [true, null], "a": "x"});
+        let mut expected = Vec::new();
+        for part in ["tools/call", "t"] {
+            expected.extend_from_slice(&(part.len() as u64).to_be_bytes());
+            expected.extend_from_slice(part.as_bytes());
+        }
+        expected.extend_from_slice(b"a{");
+        expected.extend_from_slice(&2u64.to_be_bytes());
+        expected.extend_from_slice(&1u64.to_be_bytes());
+        expected.extend_from_slice(b"as");
+        expected.extend_from_slice(&1u64.to_be_bytes());
+        expected.extend_from_slice(b"x");
+        expected.extend_from_slice(&1u64.to_be_bytes());
+        expected.extend_from_slice(b"b[");
+        expected.extend_from_slice(&2u64.to_be_bytes());
+        expected.extend_from_slice(b"tn");
+        for part in ["", "2026-07-28"] {
+            expected.extend_from_slice(&(part.len() as u64).to_be_bytes());
+            expected.extend_from_slice(part.as_bytes());
+        }
+        let digest: [u8; 32] = Sha256::digest(&expected).into();
+        let b = Binding {
+            method: "tools/call",
+            target: "t",
+            arguments: Some(&args),
+            principal: None,
+            protocol_version: "2026-07-28",
+        };
+        assert_eq!(b.digest(), digest);
+    }
+
+    #[test]
     fn parse_rings() {
         let hex = "ab".repeat(32);
         let ring = StateKeys::parse(&format!("1:{hex}, 2:{}", "cd".repeat(32))).unwrap();
