@@ -118,3 +118,20 @@
 //! comment), `Vec` of such an enum (multi-select) and `Option` of any of these (not required).
 //! Field doc comments become descriptions. Anything else (a nested struct, a map, a
 //! `Vec<String>`) is a compile error saying forms are flat.
+//!
+//! ## Notifications
+//!
+//! While it runs, a handler can report [`crate::progress`] (when the request carries a
+//! `progressToken`) and [`crate::log`] messages (at or above the level the request's `_meta`
+//! asks for); both travel on the request's own response stream. [`crate::notify_list_changed`]
+//! and [`crate::notify_resource_updated`] reach every `subscriptions/listen` stream that opted in
+//! to them (`toolsListChanged` and the like, `resourceSubscriptions` for a URI or a URI the
+//! update lies under); outside a handler, call [`crate::Server::notify_list_changed`] and
+//! [`crate::Server::notify_resource_updated`]. The acknowledgement of a stream names only what
+//! the server honours.
+//!
+//! ## The client
+//!
+//! [`crate::client::Client`] drives the rounds from the other side, over HTTP or stdio. Over
+//! HTTP it mirrors the arguments a tool declares with `x-mcp-header` in `Mcp-Param-*` headers;
+//! over stdio, dropping a call's future cancels the call on the server.
