@@ -301,7 +301,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         }
     }
 
-    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.3} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; rms = rust-mcp-sdk)\n", d.as_secs_f64());
+    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.3} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request, summed over all runs because /proc counts it in 10-ms ticks; rms = rust-mcp-sdk)\n", d.as_secs_f64());
     println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | rust-mcp-sdk flows/s | ratio ours/rms | ours p50 / p99 ms | rmcp p50 / p99 ms | rust-mcp-sdk p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, conc), ms) in e2e.iter().zip(&e2e_results) {
@@ -344,7 +344,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             error_cell(ms)
         );
     }
-    println!("\n#### Replay cost (`bench_rounds`: N questions, N + 1 requests per flow, concurrency 1; server CPU per complete flow)\n");
+    println!("\n#### Replay cost (`bench_rounds`: N questions, N + 1 requests per flow, concurrency 1; server CPU per complete flow, summed over all runs; flows/s: median of the runs)\n");
     println!("| input rounds | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | rust-mcp-sdk CPU µs/flow | ratio rms/ours | flows/s ours / rmcp / rms | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|");
     for (flow, ms) in replay.iter().zip(&replay_results) {
