@@ -28,10 +28,10 @@ use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::fmt;
-use std::sync::atomic::{AtomicI64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
 use std::sync::{Arc, Mutex, RwLock};
 use std::time::Duration;
-use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
 
 /// Answers the server's input requests (elicitation, sampling, roots) during MRTR rounds.
@@ -104,6 +104,8 @@ enum Transport {
     Stdio {
         tx: mpsc::UnboundedSender<String>,
         pending: Pending,
+        /// Set when the server's output ended: no reply can come any more.
+        done: Arc<AtomicBool>,
         /// Where the reader task sends messages that answer no request (notifications).
         notes: Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>>,
         /// The spawned server, killed when the client is dropped; `None` for [`Client::over_io`].
@@ -146,6 +148,9 @@ pub struct Client {
     /// as (argument, header name); an empty list for a tool that mirrors none.
     header_params: RwLock<HashMap<String, Vec<(String, String)>>>,
 }
+
+/// The longest line read from a stdio server (a reply may carry a large resource).
+const MAX_REPLY_LINE: usize = 64 * 1024 * 1024;
 
 /// JSON-RPC error code of a request whose MCP headers do not match its body.
 const HEADER_MISMATCH: i64 = -32020;
@@ -247,11 +252,21 @@ impl Client {
         });
         let pending: Pending = Arc::default();
         let notes: Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>> = Arc::default();
-        let (reader_pending, reader_notes) = (pending.clone(), notes.clone());
+        let done = Arc::new(AtomicBool::new(false));
+        let (reader_pending, reader_notes, reader_done) =
+            (pending.clone(), notes.clone(), done.clone());
         tokio::spawn(async move {
-            let mut lines = BufReader::new(reader).lines();
-            while let Ok(Some(line)) = lines.next_line().await {
-                let Ok(v) = serde_json::from_str::<Value>(&line) else {
+            let mut reader = BufReader::new(reader);
+            let mut raw = Vec::new();
+            loop {
+                match crate::stdio::read_line(&mut reader, &mut raw, MAX_REPLY_LINE).await {
+                    Ok(crate::stdio::Line::Fits) => {}
+                    // Skipped unread: the call it answers waits until its caller drops it or
+                    // the server's output ends.
+                    Ok(crate::stdio::Line::TooLong) => continue,
+                    Ok(crate::stdio::Line::End) | Err(_) => break,
+                }
+                let Ok(v) = serde_json::from_slice::<Value>(&raw) else {
                     continue;
                 };
                 match v.get("id").map(Value::to_string) {
@@ -269,10 +284,17 @@ impl Client {
                     }
                 }
             }
+            // The server is gone: every call still waiting fails instead of hanging, and so does
+            // every later one (`send` checks the flag after registering).
+            reader_done.store(true, Ordering::SeqCst);
+            if let Ok(mut p) = reader_pending.lock() {
+                p.clear();
+            }
         });
         Self::with_transport(Transport::Stdio {
             tx,
             pending,
+            done,
             notes,
             _child: None,
         })
@@ -460,7 +482,9 @@ impl Client {
     async fn send(&self, msg: &Value) -> Result<Value, ClientError> {
         match &self.transport {
             Transport::Http { url, http } => self.send_http(url, http, msg).await,
-            Transport::Stdio { tx, pending, .. } => {
+            Transport::Stdio {
+                tx, pending, done, ..
+            } => {
                 let id = msg.get("id").cloned().unwrap_or(Value::Null);
                 let key = id.to_string();
                 let (wtx, wrx) = oneshot::channel();
@@ -474,6 +498,15 @@ impl Client {
                     key,
                     id: Some(id),
                 };
+                if done.load(Ordering::SeqCst) {
+                    in_flight.id = None;
+                    if let Ok(mut p) = pending.lock() {
+                        p.remove(&in_flight.key);
+                    }
+                    return Err(ClientError::Transport(
+                        "the server's output has ended".into(),
+                    ));
+                }
                 tx.send(msg.to_string())
                     .map_err(|_| ClientError::Transport("server stdin closed".into()))?;
                 let reply = wrx.await;

@@ -2,7 +2,8 @@
 //! (and each notification) is written whole, on its own line. Nothing but MCP goes to stdout;
 //! logs belong on stderr. `notifications/cancelled` stops the request it names (no reply is
 //! sent for it; that is also how a `subscriptions/listen` stream ends). Exits on end of input
-//! once requests in flight are answered.
+//! once requests in flight are answered. A line that is not UTF-8 is answered with a parse error
+//! and a line over the size limit with an invalid-request error; neither stops the server.
 
 use crate::server::Server;
 use serde_json::Value;
@@ -15,7 +16,7 @@ fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
         Err(poisoned) => poisoned.into_inner(),
     }
 }
-use tokio::io::{AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
 /// Serve on this process's stdin and stdout.
@@ -23,8 +24,81 @@ pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
     serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
 }
 
-/// Serve on any reader and writer (for tests and pipes).
-pub async fn serve_io<R, W>(server: Arc<Server>, reader: R, mut writer: W) -> std::io::Result<()>
+/// The longest line [`serve_io`] takes by default: 4 MiB, as the HTTP transport's body limit.
+pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
+
+/// One line read by [`read_line`].
+pub(crate) enum Line {
+    /// The line, without its line ending.
+    Fits,
+    /// Longer than the limit: skipped up to its end, `buf` left empty.
+    TooLong,
+    /// End of input.
+    End,
+}
+
+/// Read one line into `buf` (without `\n` or `\r\n`), keeping at most `max` bytes: a longer
+/// line is skipped to its end instead of being buffered whole.
+pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
+    reader: &mut R,
+    buf: &mut Vec<u8>,
+    max: usize,
+) -> std::io::Result<Line> {
+    buf.clear();
+    let (mut seen, mut fits) = (false, true);
+    loop {
+        let chunk = reader.fill_buf().await?;
+        if chunk.is_empty() {
+            // End of input; a last line without a newline still counts.
+            return Ok(match (seen, fits) {
+                (false, _) => Line::End,
+                (true, true) => Line::Fits,
+                (true, false) => Line::TooLong,
+            });
+        }
+        seen = true;
+        let newline = chunk.iter().position(|&b| b == b'\n');
+        let part = &chunk[..newline.unwrap_or(chunk.len())];
+        if fits && buf.len() + part.len() <= max {
+            buf.extend_from_slice(part);
+        } else if fits {
+            fits = false;
+            buf.clear();
+        }
+        let used = newline.map_or(chunk.len(), |i| i + 1);
+        reader.consume(used);
+        if newline.is_some() {
+            if buf.last() == Some(&b'\r') {
+                buf.pop();
+            }
+            return Ok(if fits { Line::Fits } else { Line::TooLong });
+        }
+    }
+}
+
+/// A JSON-RPC error reply to a line that could not be read as a request (so it has no id).
+fn unreadable(code: i64, message: &str) -> String {
+    serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
+        .to_string()
+}
+
+/// Serve on any reader and writer (for tests and pipes), taking lines up to
+/// [`DEFAULT_MAX_LINE`].
+pub async fn serve_io<R, W>(server: Arc<Server>, reader: R, writer: W) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    serve_io_with_limit(server, reader, writer, DEFAULT_MAX_LINE).await
+}
+
+/// [`serve_io`] with another limit on the length of a line, in bytes.
+pub async fn serve_io_with_limit<R, W>(
+    server: Arc<Server>,
+    reader: R,
+    mut writer: W,
+    max_line: usize,
+) -> std::io::Result<()>
 where
     R: tokio::io::AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
@@ -38,12 +112,28 @@ where
         }
         Ok::<(), std::io::Error>(())
     });
-    let mut lines = BufReader::new(reader).lines();
+    let mut reader = BufReader::new(reader);
+    let mut raw = Vec::new();
     let mut tasks = tokio::task::JoinSet::new();
     // Requests in flight by id, so `notifications/cancelled` can stop them.
     let in_flight: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>> = Arc::default();
     let mut streams = Vec::new();
-    while let Some(line) = lines.next_line().await? {
+    loop {
+        let line = match read_line(&mut reader, &mut raw, max_line).await? {
+            Line::End => break,
+            Line::TooLong => {
+                let why = format!("message longer than {max_line} bytes");
+                let _ = out_tx.send(unreadable(-32600, &why));
+                continue;
+            }
+            Line::Fits => match std::str::from_utf8(&raw) {
+                Ok(text) => text.to_string(),
+                Err(_) => {
+                    let _ = out_tx.send(unreadable(-32700, "Parse error: not UTF-8"));
+                    continue;
+                }
+            },
+        };
         if line.trim().is_empty() {
             continue;
         }

@@ -651,3 +651,77 @@ async fn stdio_client_cancels_calls_it_stops_waiting_for_and_forwards_notificati
     }
     assert_eq!(progress, [0.0, 50.0, 100.0]);
 }
+
+#[tokio::test]
+async fn stdio_answers_lines_it_cannot_read_and_keeps_serving() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
+    let server = Arc::new(
+        mcp_tests::conformance::server(Server::builder())
+            .build()
+            .unwrap(),
+    );
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(mcp_runtime::stdio::serve_io_with_limit(
+        server,
+        server_read,
+        server_write,
+        1024,
+    ));
+    let (client_read, mut client_write) = tokio::io::split(client_end);
+    let mut lines = BufReader::new(client_read).lines();
+    let list = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": meta()}});
+    // Not UTF-8; then a line over the 1024-byte limit; then a request ending in CRLF.
+    client_write
+        .write_all(b"{\"jsonrpc\": \"2.0\", \"id\": 9, \"method\": \"\xff\xfe\"}\n")
+        .await
+        .unwrap();
+    let long = format!("{{\"pad\": \"{}\"}}\n", "x".repeat(5000));
+    client_write.write_all(long.as_bytes()).await.unwrap();
+    client_write
+        .write_all(format!("{}\r\n", list(1)).as_bytes())
+        .await
+        .unwrap();
+    let first = next_json(&mut lines).await;
+    assert_eq!(first["error"]["code"], -32700, "{first}");
+    assert_eq!(first["id"], Value::Null);
+    let second = next_json(&mut lines).await;
+    assert_eq!(second["error"]["code"], -32600, "{second}");
+    let third = next_json(&mut lines).await;
+    assert_eq!(third["id"], 1, "{third}");
+    assert!(third["result"]["tools"]
+        .as_array()
+        .is_some_and(|t| !t.is_empty()));
+    // A last line without a newline is still read at end of input.
+    client_write
+        .write_all(list(2).to_string().as_bytes())
+        .await
+        .unwrap();
+    client_write.shutdown().await.unwrap();
+    let last = next_json(&mut lines).await;
+    assert_eq!(last["id"], 2, "{last}");
+}
+
+#[tokio::test]
+async fn stdio_client_fails_calls_when_the_server_output_ends() {
+    use tokio::io::AsyncBufReadExt;
+    // One pipe each way, so the "server" can close its output and keep its input open.
+    let (to_server, server_read) = tokio::io::duplex(64 * 1024);
+    let (server_write, from_server) = tokio::io::duplex(64 * 1024);
+    let client = Client::over_io(from_server, to_server);
+    // A "server" that reads one request and then closes its output without answering.
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(server_read).lines();
+        let _ = lines.next_line().await;
+        drop(server_write);
+        while let Ok(Some(_)) = lines.next_line().await {}
+    });
+    let first = tokio::time::timeout(Duration::from_secs(5), client.list_tools())
+        .await
+        .expect("the call ends instead of hanging");
+    assert!(matches!(first, Err(ClientError::Transport(_))), "{first:?}");
+    let later = tokio::time::timeout(Duration::from_secs(5), client.list_tools())
+        .await
+        .expect("a later call ends too");
+    assert!(matches!(later, Err(ClientError::Transport(_))), "{later:?}");
+}
