@@ -462,21 +462,25 @@ impl Client {
         Ok(headers)
     }
 
-    /// List every page of tools, learning their header arguments.
-    async fn list_all_tools(&self) -> Result<(), ClientError> {
+    /// `tools/list`, every page (at most 100, against a server whose cursors never end),
+    /// following `nextCursor`; also learns each tool's header arguments.
+    pub async fn list_all_tools(&self) -> Result<Vec<mcp_schema::Tool>, ClientError> {
+        let mut tools = Vec::new();
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_LIST_PAGES {
             let params = match cursor.take() {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let page = self.request("tools/list", params).await?;
-            match page.get("nextCursor") {
-                Some(c) if !c.is_null() => cursor = Some(c.clone()),
-                _ => return Ok(()),
+            let page: mcp_schema::ListToolsResult =
+                Self::typed(self.request("tools/list", params).await?)?;
+            tools.extend(page.tools);
+            match page.next_cursor {
+                Some(c) => cursor = Some(Value::String(c)),
+                None => return Ok(tools),
             }
         }
-        Ok(())
+        Ok(tools)
     }
 
     async fn send(&self, msg: &Value) -> Result<Value, ClientError> {
@@ -635,7 +639,7 @@ impl Client {
         Self::typed(self.request("server/discover", json!({})).await?)
     }
 
-    /// `tools/list` (first page).
+    /// `tools/list` (first page; [`Client::list_all_tools`] follows the cursors).
     pub async fn list_tools(&self) -> Result<mcp_schema::ListToolsResult, ClientError> {
         Self::typed(self.request("tools/list", json!({})).await?)
     }

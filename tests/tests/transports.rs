@@ -725,3 +725,32 @@ async fn stdio_client_fails_calls_when_the_server_output_ends() {
         .expect("a later call ends too");
     assert!(matches!(later, Err(ClientError::Transport(_))), "{later:?}");
 }
+
+#[tokio::test]
+async fn client_lists_every_page_of_tools() {
+    let server = Arc::new(
+        mcp_tests::conformance::server(Server::builder())
+            .page_size(5)
+            .build()
+            .unwrap(),
+    );
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    tokio::spawn(mcp_runtime::stdio::serve_io(
+        server.clone(),
+        server_read,
+        server_write,
+    ));
+    let (client_read, client_write) = tokio::io::split(client_end);
+    let client = Client::over_io(client_read, client_write);
+    assert_eq!(client.list_tools().await.unwrap().tools.len(), 5);
+    let all: Vec<String> = client
+        .list_all_tools()
+        .await
+        .unwrap()
+        .into_iter()
+        .map(|t| t.name)
+        .collect();
+    assert!(all.len() > 10, "{all:?}");
+    assert_eq!(all, server.tool_names(), "every tool once, in order");
+}
