@@ -178,24 +178,6 @@ fn param_header_value(text: &str) -> String {
     }
 }
 
-/// The (argument, header) pairs a tool listing declares with `x-mcp-header`.
-fn declared_header_params(tool: &Value) -> Vec<(String, String)> {
-    tool.get("inputSchema")
-        .and_then(|s| s.get("properties"))
-        .and_then(Value::as_object)
-        .map(|props| {
-            props
-                .iter()
-                .filter_map(|(arg, p)| {
-                    p.get("x-mcp-header")
-                        .and_then(Value::as_str)
-                        .map(|h| (arg.clone(), h.to_string()))
-                })
-                .collect()
-        })
-        .unwrap_or_default()
-}
-
 impl Client {
     /// A client for the streamable HTTP endpoint at `url` (e.g. `http://127.0.0.1:8080/mcp`).
     pub fn http(url: impl Into<String>) -> Self {
@@ -416,7 +398,7 @@ impl Client {
         };
         for tool in tools {
             if let Some(name) = tool.get("name").and_then(Value::as_str) {
-                known.insert(name.to_string(), declared_header_params(tool));
+                known.insert(name.to_string(), crate::server::header_params_of(tool));
             }
         }
     }
@@ -727,9 +709,9 @@ mod tests {
             "region": {"type": "string", "x-mcp-header": "Region"},
             "n": {"type": "integer"}}}});
         assert_eq!(
-            declared_header_params(&tool),
+            crate::server::header_params_of(&tool),
             vec![("region".to_string(), "Region".to_string())]
         );
-        assert!(declared_header_params(&json!({"name": "u"})).is_empty());
+        assert!(crate::server::header_params_of(&json!({"name": "u"})).is_empty());
     }
 }

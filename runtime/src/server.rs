@@ -895,24 +895,30 @@ impl Server {
     /// The arguments of `tool` that HTTP clients mirror in `Mcp-Param-<header>` headers (its
     /// `inputSchema` properties carrying `x-mcp-header`), as (argument, header name).
     pub fn header_params(&self, tool: &str) -> Vec<(String, String)> {
-        let Some(props) = self
-            .tools
+        self.tools
             .get(tool)
-            .and_then(|t| t.listing.get("inputSchema"))
-            .and_then(|s| s.get("properties"))
-            .and_then(Value::as_object)
-        else {
-            return Vec::new();
-        };
-        props
-            .iter()
-            .filter_map(|(name, p)| {
-                p.get("x-mcp-header")
-                    .and_then(Value::as_str)
-                    .map(|h| (name.clone(), h.to_string()))
-            })
-            .collect()
+            .map(|t| header_params_of(&t.listing))
+            .unwrap_or_default()
     }
+}
+
+/// The (argument, header name) pairs a tool listing declares with `x-mcp-header` on its
+/// `inputSchema` properties; the server checks them, the client sends them.
+pub(crate) fn header_params_of(tool: &Value) -> Vec<(String, String)> {
+    tool.get("inputSchema")
+        .and_then(|s| s.get("properties"))
+        .and_then(Value::as_object)
+        .map(|props| {
+            props
+                .iter()
+                .filter_map(|(arg, p)| {
+                    p.get("x-mcp-header")
+                        .and_then(Value::as_str)
+                        .map(|h| (arg.clone(), h.to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
 }
 
 fn log_state_error(e: &StateError, method: &str, target: &str) {

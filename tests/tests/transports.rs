@@ -432,6 +432,30 @@ async fn lists_are_paginated_with_opaque_cursors() {
     assert_eq!(r["error"]["code"], -32602);
 }
 
+/// Serve `server` over an in-memory stdio pipe that takes lines up to `max_line` bytes: the
+/// serving task, and the client's read and write ends.
+#[allow(clippy::type_complexity)]
+fn serve_in_memory(
+    server: Arc<Server>,
+    max_line: usize,
+) -> (
+    tokio::task::JoinHandle<std::io::Result<()>>,
+    (
+        tokio::io::ReadHalf<tokio::io::DuplexStream>,
+        tokio::io::WriteHalf<tokio::io::DuplexStream>,
+    ),
+) {
+    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
+    let (server_read, server_write) = tokio::io::split(server_end);
+    let serving = tokio::spawn(mcp_runtime::stdio::serve_io_with_limit(
+        server,
+        server_read,
+        server_write,
+        max_line,
+    ));
+    (serving, tokio::io::split(client_end))
+}
+
 #[tokio::test]
 async fn stdio_is_concurrent_cancellable_and_ends_on_eof() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
@@ -440,14 +464,8 @@ async fn stdio_is_concurrent_cancellable_and_ends_on_eof() {
             .build()
             .unwrap(),
     );
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    let serving = tokio::spawn(mcp_runtime::stdio::serve_io(
-        server,
-        server_read,
-        server_write,
-    ));
-    let (client_read, mut client_write) = tokio::io::split(client_end);
+    let (serving, (client_read, mut client_write)) =
+        serve_in_memory(server, mcp_runtime::stdio::DEFAULT_MAX_LINE);
     let mut lines = BufReader::new(client_read).lines();
     let m = meta();
     // A slow call (progress tool sleeps ~100 ms), then a fast one: the fast one answers first.
@@ -517,14 +535,8 @@ async fn listen_streams_get_the_resource_updates_they_subscribed_to_and_nothing_
             .build()
             .unwrap(),
     );
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(mcp_runtime::stdio::serve_io(
-        server.clone(),
-        server_read,
-        server_write,
-    ));
-    let (client_read, mut client_write) = tokio::io::split(client_end);
+    let (_serving, (client_read, mut client_write)) =
+        serve_in_memory(server.clone(), mcp_runtime::stdio::DEFAULT_MAX_LINE);
     let mut lines = BufReader::new(client_read).lines();
     let filter = json!({"resourceSubscriptions": ["test://template/1"], "promptsListChanged": false,
                         "toolsListChanged": true, "somethingElse": true});
@@ -610,14 +622,8 @@ async fn stdio_client_cancels_calls_it_stops_waiting_for_and_forwards_notificati
             .build()
             .unwrap(),
     );
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(mcp_runtime::stdio::serve_io(
-        server,
-        server_read,
-        server_write,
-    ));
-    let (client_read, client_write) = tokio::io::split(client_end);
+    let (_serving, (client_read, client_write)) =
+        serve_in_memory(server, mcp_runtime::stdio::DEFAULT_MAX_LINE);
     let (tx, mut notes) = tokio::sync::mpsc::unbounded_channel();
     let client = Client::over_io(client_read, client_write).notifications(tx);
     // Give up on a call that never ends: dropping its future cancels it on the server.
@@ -660,15 +666,7 @@ async fn stdio_answers_lines_it_cannot_read_and_keeps_serving() {
             .build()
             .unwrap(),
     );
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(mcp_runtime::stdio::serve_io_with_limit(
-        server,
-        server_read,
-        server_write,
-        1024,
-    ));
-    let (client_read, mut client_write) = tokio::io::split(client_end);
+    let (_serving, (client_read, mut client_write)) = serve_in_memory(server, 1024);
     let mut lines = BufReader::new(client_read).lines();
     let list = |id: u32| json!({"jsonrpc": "2.0", "id": id, "method": "tools/list", "params": {"_meta": meta()}});
     // Not UTF-8; then a line over the 1024-byte limit; then a request ending in CRLF.
@@ -734,14 +732,8 @@ async fn client_lists_every_page_of_tools() {
             .build()
             .unwrap(),
     );
-    let (client_end, server_end) = tokio::io::duplex(64 * 1024);
-    let (server_read, server_write) = tokio::io::split(server_end);
-    tokio::spawn(mcp_runtime::stdio::serve_io(
-        server.clone(),
-        server_read,
-        server_write,
-    ));
-    let (client_read, client_write) = tokio::io::split(client_end);
+    let (_serving, (client_read, client_write)) =
+        serve_in_memory(server.clone(), mcp_runtime::stdio::DEFAULT_MAX_LINE);
     let client = Client::over_io(client_read, client_write);
     assert_eq!(client.list_tools().await.unwrap().tools.len(), 5);
     let all: Vec<String> = client
