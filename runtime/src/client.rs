@@ -29,7 +29,7 @@ use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicBool, AtomicI64, Ordering};
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 use tokio::io::{AsyncWriteExt, BufReader};
 use tokio::sync::{mpsc, oneshot};
@@ -146,7 +146,7 @@ pub struct Client {
     notifications: Option<mpsc::UnboundedSender<Value>>,
     /// Per tool seen in a `tools/list` result, its arguments mirrored in `Mcp-Param-*` headers,
     /// as (argument, header name); an empty list for a tool that mirrors none.
-    header_params: RwLock<HashMap<String, Vec<(String, String)>>>,
+    header_params: Mutex<HashMap<String, Vec<(String, String)>>>,
 }
 
 /// The longest line read from a stdio server (a reply may carry a large resource).
@@ -158,25 +158,6 @@ const HEADER_MISMATCH: i64 = -32020;
 /// The most `tools/list` pages read when learning header arguments (a guard against a server
 /// whose cursors never end).
 const MAX_LIST_PAGES: usize = 100;
-
-/// The value of an `Mcp-Param-*` header for an argument: the text itself when it is plain
-/// visible ASCII (spaces inside allowed), otherwise `=?base64?<Base64 of its UTF-8>?=`, which
-/// also covers text that would read as that form or lose surrounding whitespace in transit.
-fn param_header_value(text: &str) -> String {
-    let plain = text.bytes().all(|b| b == b' ' || b.is_ascii_graphic())
-        && !text.starts_with(' ')
-        && !text.ends_with(' ')
-        && !text.starts_with("=?base64?");
-    if plain {
-        text.to_string()
-    } else {
-        use base64::Engine as _;
-        format!(
-            "=?base64?{}?=",
-            base64::engine::general_purpose::STANDARD.encode(text)
-        )
-    }
-}
 
 impl Client {
     /// A client for the streamable HTTP endpoint at `url` (e.g. `http://127.0.0.1:8080/mcp`).
@@ -291,7 +272,7 @@ impl Client {
             max_rounds: 16,
             next_id: AtomicI64::new(1),
             notifications: None,
-            header_params: RwLock::new(HashMap::new()),
+            header_params: Mutex::new(HashMap::new()),
         }
     }
 
@@ -392,10 +373,7 @@ impl Client {
         let Some(tools) = result.get("tools").and_then(Value::as_array) else {
             return;
         };
-        let mut known = match self.header_params.write() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut known = crate::lock(&self.header_params);
         for tool in tools {
             if let Some(name) = tool.get("name").and_then(Value::as_str) {
                 known.insert(name.to_string(), crate::server::header_params_of(tool));
@@ -405,10 +383,7 @@ impl Client {
 
     /// Whether a `tools/list` result has described `tool`.
     fn knows_tool(&self, tool: &str) -> bool {
-        match self.header_params.read() {
-            Ok(g) => g.contains_key(tool),
-            Err(poisoned) => poisoned.into_inner().contains_key(tool),
-        }
+        crate::lock(&self.header_params).contains_key(tool)
     }
 
     /// The `Mcp-Param-*` headers of a `tools/call` with these params, as (header, value).
@@ -416,10 +391,7 @@ impl Client {
         let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
             return Ok(Vec::new());
         };
-        let known = match self.header_params.read() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let known = crate::lock(&self.header_params);
         let Some(declared) = known.get(tool) else {
             return Ok(Vec::new());
         };
@@ -435,11 +407,10 @@ impl Client {
                     "tool `{tool}` mirrors `{arg}` in `{header}`, which is not a valid header name"
                 )));
             }
-            let text = match value {
-                Value::String(s) => param_header_value(s),
-                other => param_header_value(&other.to_string()),
-            };
-            headers.push((name, text));
+            headers.push((
+                name,
+                crate::http::encode_param(&crate::http::param_text(value)),
+            ));
         }
         Ok(headers)
     }
@@ -478,21 +449,22 @@ impl Client {
                     .lock()
                     .map_err(|_| ClientError::Transport("poisoned".into()))?
                     .insert(key.clone(), wtx);
+                // Checked after registering: the reader sets the flag before it clears the
+                // waiting calls, so a call is either cleared or sees the flag.
+                if done.load(Ordering::SeqCst) {
+                    if let Ok(mut p) = pending.lock() {
+                        p.remove(&key);
+                    }
+                    return Err(ClientError::Transport(
+                        "the server's output has ended".into(),
+                    ));
+                }
                 let mut in_flight = CancelOnDrop {
                     tx,
                     pending,
                     key,
                     id: Some(id),
                 };
-                if done.load(Ordering::SeqCst) {
-                    in_flight.id = None;
-                    if let Ok(mut p) = pending.lock() {
-                        p.remove(&in_flight.key);
-                    }
-                    return Err(ClientError::Transport(
-                        "the server's output has ended".into(),
-                    ));
-                }
                 tx.send(msg.to_string())
                     .map_err(|_| ClientError::Transport("server stdin closed".into()))?;
                 let reply = wrx.await;
@@ -676,32 +648,6 @@ impl Client {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use base64::Engine as _;
-
-    #[test]
-    fn header_values_are_plain_only_when_they_survive_a_header_unchanged() {
-        for plain in ["eu-west-1", "a b", "", "x=?base64?y"] {
-            assert_eq!(param_header_value(plain), plain);
-        }
-        for encoded in [
-            "Zürich",
-            " lead",
-            "trail ",
-            "tab\t",
-            "line\n",
-            "=?base64?ZXU=?=",
-        ] {
-            let v = param_header_value(encoded);
-            let inner = v
-                .strip_prefix("=?base64?")
-                .and_then(|r| r.strip_suffix("?="))
-                .unwrap_or_else(|| panic!("{encoded:?} was sent plain: {v}"));
-            let decoded = base64::engine::general_purpose::STANDARD
-                .decode(inner)
-                .unwrap();
-            assert_eq!(String::from_utf8(decoded).unwrap(), encoded);
-        }
-    }
 
     #[test]
     fn header_arguments_come_from_x_mcp_header_properties() {

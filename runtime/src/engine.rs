@@ -88,10 +88,7 @@ impl Call {
 
     pub(crate) fn lock(&self) -> MutexGuard<'_, CallState> {
         // A panic inside a handler must not wedge the call's bookkeeping.
-        match self.0.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        }
+        crate::lock(&self.0)
     }
 }
 

@@ -168,13 +168,43 @@ fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
         .map(str::trim)
 }
 
+/// How an `Mcp-Param-*` value wraps text a header cannot carry as it is: Base64 of its UTF-8
+/// between these two.
+const PARAM_B64: (&str, &str) = ("=?base64?", "?=");
+
+/// The text an argument is compared as in its `Mcp-Param-*` header: a string itself, any other
+/// value its JSON.
+pub(crate) fn param_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The `Mcp-Param-*` header value for `text`: the text itself when it is plain visible ASCII
+/// (spaces inside allowed), otherwise wrapped Base64, which also covers text that would read as
+/// that form or lose surrounding whitespace in transit. [`decode_param`] reads it back.
+pub(crate) fn encode_param(text: &str) -> String {
+    use base64::Engine as _;
+    let plain = text.bytes().all(|b| b == b' ' || b.is_ascii_graphic())
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.starts_with(PARAM_B64.0);
+    if plain {
+        text.to_string()
+    } else {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        format!("{}{encoded}{}", PARAM_B64.0, PARAM_B64.1)
+    }
+}
+
 /// The value of an `Mcp-Param-*` header: `=?base64?...?=` is strict Base64 of UTF-8 text,
 /// anything else is literal.
 fn decode_param(raw: &str) -> Result<String, String> {
     use base64::Engine as _;
     match raw
-        .strip_prefix("=?base64?")
-        .and_then(|r| r.strip_suffix("?="))
+        .strip_prefix(PARAM_B64.0)
+        .and_then(|r| r.strip_suffix(PARAM_B64.1))
     {
         Some(encoded) => base64::engine::general_purpose::STANDARD
             .decode(encoded)
@@ -194,10 +224,7 @@ fn check_param_headers(server: &Server, headers: &HeaderMap, body: &Value) -> Re
     let args = params.and_then(|p| p.get("arguments"));
     for (arg, header) in server.header_params(tool) {
         let name = format!("mcp-param-{}", header.to_ascii_lowercase());
-        let body_value = args.and_then(|a| a.get(&arg)).map(|v| match v {
-            Value::String(s) => s.clone(),
-            other => other.to_string(),
-        });
+        let body_value = args.and_then(|a| a.get(&arg)).map(param_text);
         match (header_str(headers, &name), body_value) {
             (None, Some(_)) => return Err(format!("missing Mcp-Param-{header} header")),
             (Some(raw), Some(b)) => {
@@ -357,4 +384,35 @@ fn stream_response(app: Arc<App>, value: Value) -> Response {
     // The notification channel closes when the handler finishes (its sender is dropped with the
     // call), so the reply always comes after every notification.
     Sse::new(notes.chain(last)).into_response()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine as _;
+
+    #[test]
+    fn header_values_are_plain_only_when_they_survive_a_header_unchanged() {
+        for plain in ["eu-west-1", "a b", "", "x=?base64?y"] {
+            assert_eq!(encode_param(plain), plain);
+        }
+        for encoded in [
+            "Zürich",
+            " lead",
+            "trail ",
+            "tab\t",
+            "line\n",
+            "=?base64?ZXU=?=",
+        ] {
+            let v = encode_param(encoded);
+            let inner = v
+                .strip_prefix("=?base64?")
+                .and_then(|r| r.strip_suffix("?="))
+                .unwrap_or_else(|| panic!("{encoded:?} was sent plain: {v}"));
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(inner)
+                .unwrap();
+            assert_eq!(String::from_utf8(decoded).unwrap(), encoded);
+        }
+    }
 }

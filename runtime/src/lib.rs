@@ -21,6 +21,15 @@ pub mod server;
 pub mod state;
 pub mod stdio;
 
+/// Lock `m`, taking over a lock whose holder panicked: every mutex here guards bookkeeping that
+/// stays consistent between statements, and one panicking handler must not wedge the rest.
+pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    match m.lock() {
+        Ok(g) => g,
+        Err(poisoned) => poisoned.into_inner(),
+    }
+}
+
 pub use ask::{
     elicit, elicit_url, list_roots, sample, step, AskError, Elicited, SampledText, Sampling,
 };

@@ -296,7 +296,8 @@ struct Envelope {
 /// The outcome of handling one message: a response to write, or nothing (notifications).
 pub type Reply = Option<Value>;
 
-fn error_reply(id: Option<RequestId>, error: Error) -> Reply {
+/// The JSON-RPC error response to request `id` (none when it could not be read).
+pub(crate) fn error_reply(id: Option<RequestId>, error: Error) -> Reply {
     serde_json::to_value(JSONRPCErrorResponse::new(id, error)).ok()
 }
 

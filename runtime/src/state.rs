@@ -342,10 +342,7 @@ pub struct InMemoryReplayGuard {
 impl ReplayGuard for InMemoryReplayGuard {
     fn first_use(&self, token_id: TokenId, expires_at: u64) -> bool {
         let now = unix_now();
-        let mut seen = match self.seen.lock() {
-            Ok(g) => g,
-            Err(poisoned) => poisoned.into_inner(),
-        };
+        let mut seen = crate::lock(&self.seen);
         if seen.len() > 1024 {
             seen.retain(|_, exp| *exp >= now);
         }

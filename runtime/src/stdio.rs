@@ -5,17 +5,12 @@
 //! once requests in flight are answered. A line that is not UTF-8 is answered with a parse error
 //! and a line over the size limit with an invalid-request error; neither stops the server.
 
+use crate::lock;
 use crate::server::Server;
 use serde_json::Value;
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    match m.lock() {
-        Ok(g) => g,
-        Err(poisoned) => poisoned.into_inner(),
-    }
-}
 use tokio::io::{AsyncBufRead, AsyncBufReadExt, AsyncWrite, AsyncWriteExt, BufReader};
 use tokio::sync::mpsc;
 
@@ -76,10 +71,11 @@ pub(crate) async fn read_line<R: AsyncBufRead + Unpin>(
     }
 }
 
-/// A JSON-RPC error reply to a line that could not be read as a request (so it has no id).
-fn unreadable(code: i64, message: &str) -> String {
-    serde_json::json!({"jsonrpc": "2.0", "id": null, "error": {"code": code, "message": message}})
-        .to_string()
+/// Send the error reply to a line that could not be read as a request (so it has no id).
+fn refuse(out: &mpsc::UnboundedSender<String>, error: mcp_schema::Error) {
+    if let Some(reply) = crate::server::error_reply(None, error) {
+        let _ = out.send(reply.to_string());
+    }
 }
 
 /// Serve on any reader and writer (for tests and pipes), taking lines up to
@@ -123,13 +119,16 @@ where
             Line::End => break,
             Line::TooLong => {
                 let why = format!("message longer than {max_line} bytes");
-                let _ = out_tx.send(unreadable(-32600, &why));
+                refuse(&out_tx, mcp_schema::Error::invalid_request(why));
                 continue;
             }
             Line::Fits => match std::str::from_utf8(&raw) {
                 Ok(text) => text.to_string(),
                 Err(_) => {
-                    let _ = out_tx.send(unreadable(-32700, "Parse error: not UTF-8"));
+                    refuse(
+                        &out_tx,
+                        mcp_schema::Error::parse_error("parse error: not UTF-8"),
+                    );
                     continue;
                 }
             },
