@@ -56,7 +56,7 @@ fn bench(c: &mut Criterion) {
         let rtoken = rmcp
             .seal_json_with(&journal, &SealOptions::new().associated_data(&ad).ttl(ttl))
             .unwrap();
-        let sdk_seal = |journal: &mcp_runtime::state::Journal| {
+        let sdk_seal = |journal: &mcp_runtime::Journal| {
             let payload = SdkPayload {
                 binding: sdk_binding(&args),
                 journal,
@@ -66,7 +66,7 @@ fn bench(c: &mut Criterion) {
         let stoken = sdk_seal(&journal);
         let sdk_open = |token: &str| {
             let bytes = sdk.decode(token).expect("verifies");
-            let payload: SdkPayload<mcp_runtime::state::Journal> =
+            let payload: SdkPayload<mcp_runtime::Journal> =
                 serde_json::from_slice(&bytes).expect("payload parses");
             assert!(payload.binding == sdk_binding(&args), "bound");
             payload.journal
@@ -99,7 +99,7 @@ fn bench(c: &mut Criterion) {
         };
         let rmcp_open = || {
             let ad = rmcp_binding(black_box(&args));
-            rmcp.open_json_with::<mcp_runtime::state::Journal>(&rtoken, &ad)
+            rmcp.open_json_with::<mcp_runtime::Journal>(&rtoken, &ad)
                 .unwrap()
                 .len()
         };

@@ -89,9 +89,9 @@ fn form_answer(i: usize) -> Value {
 
 /// `requestState` journals: (slug, label, journal) for 1, 3 and 10 form answers and one 4 KiB
 /// sampling answer.
-pub fn journals() -> Vec<(&'static str, &'static str, mcp_runtime::state::Journal)> {
+pub fn journals() -> Vec<(&'static str, &'static str, mcp_runtime::Journal)> {
     let forms = |n: usize| {
-        mcp_runtime::state::journal_of(
+        mcp_runtime::bench::journal_of(
             (0..n).map(|i| (format!("elicit-3fa2b1c0-{i}"), form_answer(i))),
         )
     };
@@ -104,7 +104,7 @@ pub fn journals() -> Vec<(&'static str, &'static str, mcp_runtime::state::Journa
         (
             "4k_sampling",
             "4 KiB sampling answer",
-            mcp_runtime::state::journal_of([("sample-9a8b7c6d", sampling)]),
+            mcp_runtime::bench::journal_of([("sample-9a8b7c6d", sampling)]),
         ),
     ]
 }
@@ -122,11 +122,11 @@ pub fn state_setup() -> (mcp_runtime::StateCodec, Value) {
 }
 
 /// The binding for `args`.
-pub fn binding(args: &Value) -> mcp_runtime::state::Binding<'_> {
-    mcp_runtime::state::Binding {
+pub fn binding(args: &Value) -> mcp_runtime::bench::Binding<'_> {
+    mcp_runtime::bench::Binding {
         method: "tools/call",
         target: "book_table",
-        arguments: Some(args),
+        arguments: args.as_object(),
         principal: None,
         protocol_version: "2026-07-28",
     }

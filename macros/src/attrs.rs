@@ -56,3 +56,20 @@ pub fn opt_str(v: &Option<String>) -> TokenStream {
         None => quote::quote!(::core::option::Option::None),
     }
 }
+
+/// All of `errors` as one error (each keeps its span), or `None` when there are none.
+pub fn combine(errors: Vec<syn::Error>) -> Option<syn::Error> {
+    errors.into_iter().reduce(|mut all, e| {
+        all.combine(e);
+        all
+    })
+}
+
+/// An identifier as written on the wire: without the `r#` of a raw identifier.
+pub fn unraw(ident: &syn::Ident) -> String {
+    let name = ident.to_string();
+    match name.strip_prefix("r#") {
+        Some(bare) => bare.to_string(),
+        None => name,
+    }
+}

@@ -225,10 +225,10 @@ fn enumeration(input: TokenStream) -> syn::Result<TokenStream> {
         }
         impl #rt::ElicitField for #name {
             fn schema(opts: &#rt::FieldOptions) -> #rt::schema::PrimitiveSchemaDefinition {
-                #rt::form::single_select::<Self>(opts)
+                #rt::__private::single_select::<Self>(opts)
             }
             fn parse(value: ::core::option::Option<&#rt::schema::ElicitResultContentValue>) -> ::core::result::Result<Self, ::std::string::String> {
-                #rt::form::parse_single::<Self>(value)
+                #rt::__private::parse_single::<Self>(value)
             }
         }
     })

@@ -1,11 +1,13 @@
-//! `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]`: parse the function and its options,
-//! check them, and expand into a unit struct implementing the runtime's handler trait.
+//! `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]`: parse the options and the function into
+//! a model (collecting every error), check it, and expand into a unit struct implementing the
+//! runtime's handler trait. On any error the user's function is emitted unchanged beside the
+//! errors, so the rest of the crate still type-checks and every mistake shows at once.
 
-use crate::attrs::{doc_text, fingerprint, lit_bool, lit_str, opt_str};
+use crate::attrs::{combine, doc_text, fingerprint, lit_bool, lit_str, opt_str, unraw};
 use proc_macro2::{Span, TokenStream};
-use quote::{quote, quote_spanned};
+use quote::{format_ident, quote, quote_spanned, ToTokens};
 use syn::spanned::Spanned;
-use syn::{FnArg, Ident, ItemFn, Pat, ReturnType, Type};
+use syn::{FnArg, Ident, ItemFn, LitStr, Pat, ReturnType, Type};
 
 /// Which handler the attribute makes.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -23,6 +25,14 @@ impl Kind {
             Kind::Resource => "#[mcp_resource]",
         }
     }
+
+    fn expected_options(self) -> &'static str {
+        match self {
+            Kind::Tool => "name, title, description, annotations(...) or crate",
+            Kind::Prompt => "name, title, description or crate",
+            Kind::Resource => "uri, name, title, description, mime_type or crate",
+        }
+    }
 }
 
 /// Options from the attribute's arguments.
@@ -31,13 +41,15 @@ struct Options {
     name: Option<String>,
     title: Option<String>,
     description: Option<String>,
-    uri: Option<(String, Span)>,
+    uri: Option<LitStr>,
     mime_type: Option<String>,
-    read_only: Option<bool>,
-    destructive: Option<bool>,
-    idempotent: Option<bool>,
-    open_world: Option<bool>,
+    hints: [Option<bool>; 4],
+    /// The path of the runtime crate (`crate = "..."`), for crates that re-export it.
+    krate: Option<syn::Path>,
 }
+
+/// The names of the annotation hints, in the order of `Options::hints`.
+const HINTS: [&str; 4] = ["read_only", "destructive", "idempotent", "open_world"];
 
 /// One argument of the handler function.
 struct Arg {
@@ -60,14 +72,56 @@ struct Model {
 }
 
 pub fn expand(kind: Kind, attr: TokenStream, item: TokenStream) -> TokenStream {
-    match parse(kind, attr, item).and_then(|m| generate(&m)) {
-        Ok(ts) => ts,
-        Err(e) => e.to_compile_error(),
+    let mut func: ItemFn = match syn::parse2(item.clone()) {
+        Ok(f) => f,
+        Err(e) => {
+            let mut out = e.to_compile_error();
+            out.extend(item);
+            return out;
+        }
+    };
+    let mut errors = Vec::new();
+    let opts = parse_options(kind, attr, &mut errors);
+    // `#[arg(...)]` attributes are the macro's; they are taken off the parameters whether or not
+    // the rest is valid, so the function emitted on error compiles.
+    let args = parse_args(kind, &mut func, &mut errors);
+    check(kind, &opts, &func, &args, &mut errors);
+    match combine(errors) {
+        Some(e) => {
+            let mut out = e.to_compile_error();
+            out.extend(func.into_token_stream());
+            out
+        }
+        None => generate(&Model {
+            kind,
+            opts,
+            func,
+            args,
+        }),
     }
 }
 
-fn parse_options(kind: Kind, attr: TokenStream) -> syn::Result<Options> {
+/// Set `slot` from an option, or report a repeated option.
+fn set_once<T>(
+    slot: &mut Option<T>,
+    value: T,
+    meta: &syn::meta::ParseNestedMeta<'_>,
+    errors: &mut Vec<syn::Error>,
+) {
+    if slot.is_some() {
+        let key = meta.path.to_token_stream().to_string();
+        errors.push(syn::Error::new(
+            meta.path.span(),
+            format!("`{key}` is given more than once"),
+        ));
+    } else {
+        *slot = Some(value);
+    }
+}
+
+fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Vec<syn::Error>) -> Options {
     let mut o = Options::default();
+    let mut found = Vec::new();
     let parser = syn::meta::parser(|meta| {
         let key = meta
             .path
@@ -75,42 +129,57 @@ fn parse_options(kind: Kind, attr: TokenStream) -> syn::Result<Options> {
             .map(|i| i.to_string())
             .unwrap_or_default();
         match (kind, key.as_str()) {
-            (_, "name") => o.name = Some(lit_str(&meta)?.value()),
-            (_, "title") => o.title = Some(lit_str(&meta)?.value()),
-            (_, "description") => o.description = Some(lit_str(&meta)?.value()),
-            (Kind::Resource, "uri") => {
-                let s = lit_str(&meta)?;
-                o.uri = Some((s.value(), s.span()));
+            (_, "name") => set_once(&mut o.name, lit_str(&meta)?.value(), &meta, &mut found),
+            (_, "title") => set_once(&mut o.title, lit_str(&meta)?.value(), &meta, &mut found),
+            (_, "description") => {
+                set_once(&mut o.description, lit_str(&meta)?.value(), &meta, &mut found)
             }
-            (Kind::Resource, "mime_type") => o.mime_type = Some(lit_str(&meta)?.value()),
+            (_, "crate") => {
+                let path: syn::Path = lit_str(&meta)?.parse()?;
+                set_once(&mut o.krate, path, &meta, &mut found)
+            }
+            (Kind::Resource, "uri") => set_once(&mut o.uri, lit_str(&meta)?, &meta, &mut found),
+            (Kind::Resource, "mime_type") => {
+                set_once(&mut o.mime_type, lit_str(&meta)?.value(), &meta, &mut found)
+            }
             (Kind::Tool, "annotations") => meta.parse_nested_meta(|a| {
                 let k = a.path.get_ident().map(|i| i.to_string()).unwrap_or_default();
-                match k.as_str() {
-                    "read_only" => o.read_only = Some(lit_bool(&a)?),
-                    "destructive" => o.destructive = Some(lit_bool(&a)?),
-                    "idempotent" => o.idempotent = Some(lit_bool(&a)?),
-                    "open_world" => o.open_world = Some(lit_bool(&a)?),
-                    _ => {
-                        return Err(a.error(
-                            "unknown annotation; expected read_only, destructive, idempotent or open_world",
-                        ))
-                    }
+                match HINTS.iter().position(|h| *h == k) {
+                    Some(i) => set_once(&mut o.hints[i], lit_bool(&a)?, &a, &mut found),
+                    None => found.push(a.error(
+                        "unknown annotation; expected read_only, destructive, idempotent or open_world",
+                    )),
                 }
                 Ok(())
             })?,
             _ => {
-                let expected = match kind {
-                    Kind::Tool => "name, title, description or annotations(...)",
-                    Kind::Prompt => "name, title or description",
-                    Kind::Resource => "uri, name, title, description or mime_type",
-                };
-                return Err(meta.error(format!("unknown {} option; expected {expected}", kind.attr())));
+                // Skip the value, if any, so the options after this one are still read.
+                if meta.input.peek(syn::Token![=]) {
+                    let _: syn::Expr = meta.value()?.parse()?;
+                } else if meta.input.peek(syn::token::Paren) {
+                    let _ = meta.parse_nested_meta(|n| {
+                        if n.input.peek(syn::Token![=]) {
+                            let _: syn::Expr = n.value()?.parse()?;
+                        }
+                        Ok(())
+                    });
+                }
+                found.push(meta.error(format!(
+                    "unknown {} option; expected {}",
+                    kind.attr(),
+                    kind.expected_options()
+                )));
             }
         }
         Ok(())
     });
-    syn::parse::Parser::parse2(parser, attr)?;
-    Ok(o)
+    if let Err(e) = syn::parse::Parser::parse2(parser, attr) {
+        errors.push(e);
+    }
+    for e in found.drain(..) {
+        errors.push(e);
+    }
+    o
 }
 
 fn is_option(ty: &Type) -> bool {
@@ -118,135 +187,148 @@ fn is_option(ty: &Type) -> bool {
         && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
 
-fn parse(kind: Kind, attr: TokenStream, item: TokenStream) -> syn::Result<Model> {
-    let opts = parse_options(kind, attr)?;
-    let mut func: ItemFn = syn::parse2(item)?;
+/// The function's parameters as handler arguments; `#[arg(...)]` is consumed.
+fn parse_args(kind: Kind, func: &mut ItemFn, errors: &mut Vec<syn::Error>) -> Vec<Arg> {
     let attr_name = kind.attr();
-    if func.sig.asyncness.is_none() {
-        return Err(syn::Error::new(
-            func.sig.fn_token.span(),
-            format!("{attr_name} needs an `async fn`: handlers may await elicit(), sample() and list_roots()"),
-        ));
-    }
-    if !func.sig.generics.params.is_empty() {
-        return Err(syn::Error::new(
-            func.sig.generics.span(),
-            format!("{attr_name} functions cannot be generic: the arguments' schema must be known"),
-        ));
-    }
     let mut args = Vec::new();
     for input in func.sig.inputs.iter_mut() {
         let pt = match input {
             FnArg::Receiver(r) => {
-                return Err(syn::Error::new(
+                errors.push(syn::Error::new(
                     r.span(),
-                    format!("{attr_name} does not support `self`: write a free function and reach shared state through a static or the server's state"),
-                ))
+                    format!("{attr_name} does not support `self`: a handler is a free function; share data through a `static` or a type with interior mutability"),
+                ));
+                continue;
             }
             FnArg::Typed(pt) => pt,
         };
-        let name = match &*pt.pat {
-            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
-            other => {
-                return Err(syn::Error::new(
-                    other.span(),
-                    "handler arguments must be plain names (`city: String`), not patterns",
-                ))
-            }
-        };
-        match &*pt.ty {
-            Type::Reference(r) => {
-                return Err(syn::Error::new(
-                    r.span(),
-                    "handler arguments are deserialized from JSON and must be owned: use `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
-                ))
-            }
-            Type::ImplTrait(t) => {
-                return Err(syn::Error::new(
-                    t.span(),
-                    "`impl Trait` arguments are not supported: name a concrete type",
-                ))
-            }
-            _ => {}
-        }
-        // `#[arg(description = "...")]` documents an argument; it is consumed here.
         let mut description = None;
         let mut rename = None;
         let mut header = None;
         let mut keep = Vec::new();
+        let mut found = Vec::new();
         for a in pt.attrs.drain(..) {
-            if a.path().is_ident("arg") {
-                a.parse_nested_meta(|m| {
-                    if m.path.is_ident("description") {
-                        description = Some(lit_str(&m)?.value());
-                        Ok(())
-                    } else if m.path.is_ident("rename") {
-                        rename = Some(lit_str(&m)?.value());
-                        Ok(())
-                    } else if m.path.is_ident("header") {
-                        header = Some(lit_str(&m)?.value());
-                        Ok(())
-                    } else {
-                        Err(m.error(
-                            "unknown argument option; expected description, rename or header",
-                        ))
-                    }
-                })?;
-            } else {
+            if !a.path().is_ident("arg") {
                 keep.push(a);
+                continue;
+            }
+            let parsed = a.parse_nested_meta(|m| {
+                if m.path.is_ident("description") {
+                    set_once(&mut description, lit_str(&m)?.value(), &m, &mut found);
+                } else if m.path.is_ident("rename") {
+                    set_once(&mut rename, lit_str(&m)?.value(), &m, &mut found);
+                } else if m.path.is_ident("header") {
+                    set_once(&mut header, lit_str(&m)?.value(), &m, &mut found);
+                } else {
+                    if m.input.peek(syn::Token![=]) {
+                        let _: syn::Expr = m.value()?.parse()?;
+                    }
+                    found.push(
+                        m.error("unknown argument option; expected description, rename or header"),
+                    );
+                }
+                Ok(())
+            });
+            if let Err(e) = parsed {
+                errors.push(e);
             }
         }
+        for e in found {
+            errors.push(e);
+        }
         pt.attrs = keep;
-        let optional = is_option(&pt.ty);
+        let name = match &*pt.pat {
+            Pat::Ident(pi) if pi.by_ref.is_none() && pi.subpat.is_none() => pi.ident.clone(),
+            other => {
+                errors.push(syn::Error::new(
+                    other.span(),
+                    "handler arguments must be plain names (`city: String`), not patterns",
+                ));
+                continue;
+            }
+        };
+        match &*pt.ty {
+            Type::Reference(r) => {
+                errors.push(syn::Error::new(
+                    r.span(),
+                    "handler arguments are deserialized from JSON and must be owned: use `String` instead of `&str`, `Vec<T>` instead of `&[T]`",
+                ));
+                continue;
+            }
+            Type::ImplTrait(t) => {
+                errors.push(syn::Error::new(
+                    t.span(),
+                    "`impl Trait` arguments are not supported: name a concrete type",
+                ));
+                continue;
+            }
+            _ => {}
+        }
         if kind == Kind::Prompt && !is_string_like(&pt.ty) {
-            return Err(syn::Error::new(
+            errors.push(syn::Error::new(
                 pt.ty.span(),
                 "prompt arguments are strings: use `String` or `Option<String>`",
             ));
         }
         args.push(Arg {
+            optional: is_option(&pt.ty),
             name,
             rename,
             header,
             ty: (*pt.ty).clone(),
             description,
-            optional,
         });
     }
-    if kind == Kind::Resource {
-        let Some((uri, span)) = &opts.uri else {
-            return Err(syn::Error::new(
-                Span::call_site(),
-                "#[mcp_resource] needs `uri = \"...\"` (a URI, or a template such as \"file:///{path}\")",
+    args
+}
+
+/// Checks that need the whole model: the function's shape, and a resource's URI template
+/// against its arguments.
+fn check(kind: Kind, opts: &Options, func: &ItemFn, args: &[Arg], errors: &mut Vec<syn::Error>) {
+    let attr_name = kind.attr();
+    if func.sig.asyncness.is_none() {
+        errors.push(syn::Error::new(
+            func.sig.fn_token.span(),
+            format!("{attr_name} needs an `async fn`: handlers may await elicit(), sample() and list_roots()"),
+        ));
+    }
+    if !func.sig.generics.params.is_empty() {
+        errors.push(syn::Error::new(
+            func.sig.generics.span(),
+            format!("{attr_name} functions cannot be generic: the arguments' schema must be known"),
+        ));
+    }
+    if kind != Kind::Resource {
+        return;
+    }
+    let Some(uri) = &opts.uri else {
+        errors.push(syn::Error::new(
+            Span::call_site(),
+            "#[mcp_resource] needs `uri = \"...\"` (a URI, or a template such as \"file:///{path}\")",
+        ));
+        return;
+    };
+    let vars = template_vars(&uri.value());
+    for a in args {
+        if !vars.contains(&a.name.to_string()) {
+            errors.push(syn::Error::new(
+                a.name.span(),
+                format!(
+                    "argument `{}` is not a variable of the URI template `{}`",
+                    a.name,
+                    uri.value()
+                ),
             ));
-        };
-        let vars = template_vars(uri);
-        for a in &args {
-            if !vars.contains(&a.name.to_string()) {
-                return Err(syn::Error::new(
-                    a.name.span(),
-                    format!(
-                        "argument `{}` is not a variable of the URI template `{uri}`",
-                        a.name
-                    ),
-                ));
-            }
-        }
-        for v in &vars {
-            if !args.iter().any(|a| a.name == v) {
-                return Err(syn::Error::new(
-                    *span,
-                    format!("URI template variable `{v}` has no argument of that name"),
-                ));
-            }
         }
     }
-    Ok(Model {
-        kind,
-        opts,
-        func,
-        args,
-    })
+    for v in &vars {
+        if !args.iter().any(|a| a.name == v) {
+            errors.push(syn::Error::new(
+                uri.span(),
+                format!("URI template variable `{v}` has no argument of that name"),
+            ));
+        }
+    }
 }
 
 fn is_string_like(ty: &Type) -> bool {
@@ -280,8 +362,14 @@ fn template_vars(uri: &str) -> Vec<String> {
     out
 }
 
-fn generate(m: &Model) -> syn::Result<TokenStream> {
-    let rt = quote!(::mcp_runtime);
+fn generate(m: &Model) -> TokenStream {
+    let rt = match &m.opts.krate {
+        Some(path) => quote!(#path),
+        None => quote!(::mcp_runtime),
+    };
+    // serde and schemars take their crate paths as strings.
+    let serde_path = format!("{}::__private::serde", rt.to_string().replace(' ', ""));
+    let schemars_path = format!("{}::__private::schemars", rt.to_string().replace(' ', ""));
     let func = &m.func;
     let vis = &func.vis;
     let ident = &func.sig.ident;
@@ -300,20 +388,24 @@ fn generate(m: &Model) -> syn::Result<TokenStream> {
     let description = m.opts.description.clone().or_else(|| doc_text(&func.attrs));
     let title = opt_str(&m.opts.title);
     let description = opt_str(&description);
-    let arg_names: Vec<&Ident> = m.args.iter().map(|a| &a.name).collect();
-    let arg_fields = m.args.iter().map(|a| {
-        let (n, t) = (&a.name, &a.ty);
+    // The fields of the arguments struct are numbered, so no name of the user's can clash with
+    // the expansion's own; the wire names are set with `rename`.
+    let field_names: Vec<Ident> = (0..m.args.len())
+        .map(|i| format_ident!("__mcp_arg_{}", i))
+        .collect();
+    let arg_fields = m.args.iter().zip(&field_names).map(|(a, field)| {
+        let t = &a.ty;
+        let wire = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
         let desc = a
             .description
             .as_ref()
             .map(|d| quote!(#[schemars(description = #d)]));
         let default = a.optional.then(|| quote!(#[serde(default)]));
-        let rename = a.rename.as_ref().map(|r| quote!(#[serde(rename = #r)]));
         let header = a
             .header
             .as_ref()
             .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
-        quote!(#desc #default #rename #header #n: #t,)
+        quote!(#desc #default #[serde(rename = #wire)] #header #field: #t,)
     });
     let sig_inputs = &func.sig.inputs;
     let output = &func.sig.output;
@@ -338,125 +430,146 @@ fn generate(m: &Model) -> syn::Result<TokenStream> {
     };
     let args_struct = quote! {
         #[derive(#rt::__private::serde::Deserialize, #rt::__private::schemars::JsonSchema)]
-        #[serde(crate = "::mcp_runtime::__private::serde")]
-        #[schemars(crate = "::mcp_runtime::__private::schemars")]
+        #[serde(crate = #serde_path)]
+        #[schemars(crate = #schemars_path)]
         #[allow(non_camel_case_types, dead_code)]
         struct __McpArgs { #(#arg_fields)* }
     };
     let parse_args = |on_err: TokenStream| {
         quote! {
-            let __McpArgs { #(#arg_names),* } = match #rt::__private::parse_args::<__McpArgs>(args) {
+            let __McpArgs { #(#field_names),* } = match #rt::__private::parse_args::<__McpArgs>(__mcp_args) {
                 ::core::result::Result::Ok(v) => v,
-                ::core::result::Result::Err(message) => return #on_err,
+                ::core::result::Result::Err(__mcp_message) => return #on_err,
             };
         }
     };
+    // The handler's future must be `Send`; the requirement is spanned at the function's name so
+    // the error (whose notes name what is held across an await) points into the user's code.
+    let span = ident.span();
+    let rt_at_name = respan(rt.clone(), span);
+    let boxed = |body: TokenStream| quote_spanned!(span=> #rt_at_name::__private::boxed(async move { #body }));
+    let map_type = quote!(#rt::__private::serde_json::Map<::std::string::String, #rt::__private::serde_json::Value>);
+    let ret_span = output.span();
     let imp = match m.kind {
         Kind::Tool => {
-            let parse = parse_args(quote!(#rt::__private::bad_args(message)));
-            let ann = |v: Option<bool>| match v {
+            let parse = parse_args(quote!(#rt::__private::bad_args(__mcp_message)));
+            let hint = |v: Option<bool>| match v {
                 Some(b) => quote!(::core::option::Option::Some(#b)),
                 None => quote!(::core::option::Option::None),
             };
-            let (ro, de, id, ow) = (
-                ann(m.opts.read_only),
-                ann(m.opts.destructive),
-                ann(m.opts.idempotent),
-                ann(m.opts.open_world),
-            );
-            let ret_span = output.span();
+            let hints = m.opts.hints.map(hint);
             let into = quote_spanned!(ret_span=> <#ret_ty as #rt::IntoToolResult>);
+            let body = boxed(quote! {
+                #parse
+                #into::into_tool_result(#ident::run(#(#field_names),*).await)
+            });
             quote! {
                 impl #rt::ToolHandler for #ident {
                     fn tool(&self) -> #rt::schema::Tool {
                         #rt::__private::tool(
-                            #name, #title, #description,
+                            #rt::__private::ToolSpec {
+                                name: #name,
+                                title: #title,
+                                description: #description,
+                                hints: [#(#hints),*],
+                            },
                             #rt::__private::input_schema::<__McpArgs>(),
                             #into::output_schema(),
-                            [#ro, #de, #id, #ow],
                         )
                     }
                     fn fingerprint(&self) -> &'static str { #fingerprint }
-                    fn call(&self, args: #rt::__private::serde_json::Map<::std::string::String, #rt::__private::serde_json::Value>)
+                    fn call(&self, __mcp_args: #map_type)
                         -> #rt::__private::BoxFuture<::core::result::Result<#rt::schema::CallToolResult, #rt::schema::Error>>
                     {
-                        #rt::__private::boxed(async move {
-                            #parse
-                            #into::into_tool_result(#ident::run(#(#arg_names),*).await)
-                        })
+                        #body
                     }
                 }
             }
         }
         Kind::Prompt => {
             let parse = parse_args(
-                quote!(::core::result::Result::Err(#rt::schema::Error::invalid_params(message))),
+                quote!(::core::result::Result::Err(#rt::schema::Error::invalid_params(__mcp_message))),
             );
             let prompt_args = m.args.iter().map(|a| {
-                let n = a.rename.clone().unwrap_or_else(|| a.name.to_string());
+                let n = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
                 let d = opt_str(&a.description);
                 let required = !a.optional;
                 quote!((#n, #d, #required))
             });
-            let ret_span = output.span();
             let into = quote_spanned!(ret_span=> <#ret_ty as #rt::IntoPromptResult>);
+            let body = boxed(quote! {
+                #parse
+                #into::into_prompt_result(#ident::run(#(#field_names),*).await)
+            });
             quote! {
                 impl #rt::PromptHandler for #ident {
                     fn prompt(&self) -> #rt::schema::Prompt {
                         #rt::__private::prompt(#name, #title, #description, &[#(#prompt_args),*])
                     }
                     fn fingerprint(&self) -> &'static str { #fingerprint }
-                    fn get(&self, args: #rt::__private::serde_json::Map<::std::string::String, #rt::__private::serde_json::Value>)
+                    fn get(&self, __mcp_args: #map_type)
                         -> #rt::__private::BoxFuture<::core::result::Result<#rt::schema::GetPromptResult, #rt::schema::Error>>
                     {
-                        #rt::__private::boxed(async move {
-                            #parse
-                            #into::into_prompt_result(#ident::run(#(#arg_names),*).await)
-                        })
+                        #body
                     }
                 }
             }
         }
         Kind::Resource => {
             let parse = parse_args(
-                quote!(::core::result::Result::Err(#rt::schema::Error::invalid_params(message))),
+                quote!(::core::result::Result::Err(#rt::schema::Error::invalid_params(__mcp_message))),
             );
-            let uri = m
-                .opts
-                .uri
-                .as_ref()
-                .map(|(u, _)| u.clone())
-                .unwrap_or_default();
+            let uri = m.opts.uri.as_ref().map(LitStr::value).unwrap_or_default();
             let mime = opt_str(&m.opts.mime_type);
-            let ret_span = output.span();
             let into = quote_spanned!(ret_span=> <#ret_ty as #rt::IntoResourceResult>);
+            let body = boxed(quote! {
+                #parse
+                #into::into_resource_result(#ident::run(#(#field_names),*).await, &__mcp_uri, #mime)
+            });
+            let spec = quote! {
+                #rt::__private::ResourceSpec {
+                    uri: #uri,
+                    name: #name,
+                    title: #title,
+                    description: #description,
+                    mime_type: #mime,
+                }
+            };
             quote! {
                 impl #rt::ResourceHandler for #ident {
                     fn resource(&self) -> ::core::option::Option<#rt::schema::Resource> {
-                        #rt::__private::resource(#uri, #name, #title, #description, #mime)
+                        #rt::__private::resource(&#spec)
                     }
                     fn template(&self) -> ::core::option::Option<#rt::schema::ResourceTemplate> {
-                        #rt::__private::resource_template(#uri, #name, #title, #description, #mime)
+                        #rt::__private::resource_template(&#spec)
                     }
                     fn uri_template(&self) -> &'static str { #uri }
                     fn fingerprint(&self) -> &'static str { #fingerprint }
-                    fn read(&self, uri: ::std::string::String, args: #rt::__private::serde_json::Map<::std::string::String, #rt::__private::serde_json::Value>)
+                    fn read(&self, __mcp_uri: ::std::string::String, __mcp_args: #map_type)
                         -> #rt::__private::BoxFuture<::core::result::Result<#rt::schema::ReadResourceResult, #rt::schema::Error>>
                     {
-                        #rt::__private::boxed(async move {
-                            #parse
-                            #into::into_resource_result(#ident::run(#(#arg_names),*).await, &uri, #mime)
-                        })
+                        #body
                     }
                 }
             }
         }
     };
-    Ok(quote! {
+    quote! {
         #head
         const _: () = {
             #args_struct
             #imp
         };
-    })
+    }
+}
+
+/// `tokens` with every token's span set to `span`.
+fn respan(tokens: TokenStream, span: Span) -> TokenStream {
+    tokens
+        .into_iter()
+        .map(|mut t| {
+            t.set_span(span);
+            t
+        })
+        .collect()
 }

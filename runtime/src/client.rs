@@ -14,14 +14,14 @@
 //! writes (progress, log messages, list changes) go to the [`Client::notifications`] channel,
 //! as they do from HTTP response streams.
 
-use crate::handler::BoxFuture;
+use crate::wire::{BoxFuture, META_CAPS, META_CLIENT_INFO, META_VERSION};
 use futures_util::StreamExt;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
 use mcp_schema::{
-    CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequest,
+    methods, CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequest,
     ReadResourceResult, LATEST_PROTOCOL_VERSION,
 };
 use serde::de::DeserializeOwned;
@@ -129,7 +129,7 @@ impl Drop for CancelOnDrop<'_> {
         if let Ok(mut p) = self.pending.lock() {
             p.remove(&self.key);
         }
-        let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+        let cancel = json!({"jsonrpc": "2.0", "method": methods::NOTIFICATIONS_CANCELLED,
                             "params": {"requestId": id, "reason": "the client stopped waiting"}});
         let _ = self.tx.send(cancel.to_string());
     }
@@ -222,12 +222,12 @@ impl Client {
             let mut reader = BufReader::new(reader);
             let mut raw = Vec::new();
             loop {
-                match crate::stdio::read_line(&mut reader, &mut raw, MAX_REPLY_LINE).await {
-                    Ok(crate::stdio::Line::Fits) => {}
+                match crate::wire::line::read_line(&mut reader, &mut raw, MAX_REPLY_LINE).await {
+                    Ok(crate::wire::line::Line::Fits) => {}
                     // Skipped unread: the call it answers waits until its caller drops it or
                     // the server's output ends.
-                    Ok(crate::stdio::Line::TooLong) => continue,
-                    Ok(crate::stdio::Line::End) | Err(_) => break,
+                    Ok(crate::wire::line::Line::TooLong) => continue,
+                    Ok(crate::wire::line::Line::End) | Err(_) => break,
                 }
                 let Ok(v) = serde_json::from_slice::<Value>(&raw) else {
                     continue;
@@ -312,9 +312,9 @@ impl Client {
 
     fn meta(&self) -> Value {
         json!({
-            "io.modelcontextprotocol/protocolVersion": LATEST_PROTOCOL_VERSION,
-            "io.modelcontextprotocol/clientCapabilities": self.capabilities,
-            "io.modelcontextprotocol/clientInfo": self.info,
+            META_VERSION: LATEST_PROTOCOL_VERSION,
+            META_CAPS: self.capabilities,
+            META_CLIENT_INFO: self.info,
         })
     }
 
@@ -348,8 +348,7 @@ impl Client {
             if offers_ours {
                 let mut retry = msg.clone();
                 retry["id"] = json!(self.next_id.fetch_add(1, Ordering::Relaxed));
-                retry["params"]["_meta"]["io.modelcontextprotocol/protocolVersion"] =
-                    json!(LATEST_PROTOCOL_VERSION);
+                retry["params"]["_meta"][META_VERSION] = json!(LATEST_PROTOCOL_VERSION);
                 reply = self.send(&retry).await?;
             }
         }
@@ -362,7 +361,7 @@ impl Client {
             .get("result")
             .cloned()
             .ok_or_else(|| ClientError::Protocol("reply has neither result nor error".into()))?;
-        if method == "tools/list" {
+        if method == methods::TOOLS_LIST {
             self.learn_header_params(&result);
         }
         Ok(result)
@@ -373,17 +372,22 @@ impl Client {
         let Some(tools) = result.get("tools").and_then(Value::as_array) else {
             return;
         };
-        let mut known = crate::lock(&self.header_params);
+        let mut known = crate::wire::lock(&self.header_params);
         for tool in tools {
             if let Some(name) = tool.get("name").and_then(Value::as_str) {
-                known.insert(name.to_string(), crate::server::header_params_of(tool));
+                known.insert(
+                    name.to_string(),
+                    crate::wire::param::header_params(
+                        tool.get("inputSchema").and_then(|s| s.get("properties")),
+                    ),
+                );
             }
         }
     }
 
     /// Whether a `tools/list` result has described `tool`.
     fn knows_tool(&self, tool: &str) -> bool {
-        crate::lock(&self.header_params).contains_key(tool)
+        crate::wire::lock(&self.header_params).contains_key(tool)
     }
 
     /// The `Mcp-Param-*` headers of a `tools/call` with these params, as (header, value).
@@ -391,7 +395,7 @@ impl Client {
         let Some(tool) = params.and_then(|p| p.get("name")).and_then(Value::as_str) else {
             return Ok(Vec::new());
         };
-        let known = crate::lock(&self.header_params);
+        let known = crate::wire::lock(&self.header_params);
         let Some(declared) = known.get(tool) else {
             return Ok(Vec::new());
         };
@@ -409,7 +413,7 @@ impl Client {
             }
             headers.push((
                 name,
-                crate::http::encode_param(&crate::http::param_text(value)),
+                crate::wire::param::encode_param(&crate::wire::param::param_text(value)),
             ));
         }
         Ok(headers)
@@ -426,7 +430,7 @@ impl Client {
                 None => json!({}),
             };
             let page: mcp_schema::ListToolsResult =
-                Self::typed(self.request("tools/list", params).await?)?;
+                Self::typed(self.request(methods::TOOLS_LIST, params).await?)?;
             tools.extend(page.tools);
             match page.next_cursor {
                 Some(c) => cursor = Some(Value::String(c)),
@@ -488,14 +492,14 @@ impl Client {
             .header("mcp-protocol-version", LATEST_PROTOCOL_VERSION)
             .header("mcp-method", method);
         let name = match method {
-            "tools/call" | "prompts/get" => params.and_then(|p| p.get("name")),
-            "resources/read" => params.and_then(|p| p.get("uri")),
+            methods::TOOLS_CALL | methods::PROMPTS_GET => params.and_then(|p| p.get("name")),
+            methods::RESOURCES_READ => params.and_then(|p| p.get("uri")),
             _ => None,
         };
         if let Some(n) = name.and_then(Value::as_str) {
             req = req.header("mcp-name", n);
         }
-        if method == "tools/call" {
+        if method == methods::TOOLS_CALL {
             for (header, value) in self.param_headers(params)? {
                 req = req.header(header, value);
             }
@@ -590,12 +594,12 @@ impl Client {
 
     /// `server/discover`.
     pub async fn discover(&self) -> Result<mcp_schema::DiscoverResult, ClientError> {
-        Self::typed(self.request("server/discover", json!({})).await?)
+        Self::typed(self.request(methods::SERVER_DISCOVER, json!({})).await?)
     }
 
     /// `tools/list` (first page; [`Client::list_all_tools`] follows the cursors).
     pub async fn list_tools(&self) -> Result<mcp_schema::ListToolsResult, ClientError> {
-        Self::typed(self.request("tools/list", json!({})).await?)
+        Self::typed(self.request(methods::TOOLS_LIST, json!({})).await?)
     }
 
     /// Call a tool, answering its input requests until it completes. Over HTTP, arguments the
@@ -607,7 +611,7 @@ impl Client {
         arguments: Value,
     ) -> Result<CallToolResult, ClientError> {
         let params = json!({"name": name, "arguments": arguments});
-        let v = match self.request_mrtr("tools/call", params.clone()).await {
+        let v = match self.request_mrtr(methods::TOOLS_CALL, params.clone()).await {
             Err(ClientError::Rpc(e))
                 if e.code == HEADER_MISMATCH
                     && matches!(self.transport, Transport::Http { .. })
@@ -617,7 +621,7 @@ impl Client {
                 if !self.knows_tool(name) {
                     return Err(ClientError::Rpc(e));
                 }
-                self.request_mrtr("tools/call", params).await?
+                self.request_mrtr(methods::TOOLS_CALL, params).await?
             }
             other => other?,
         };
@@ -631,7 +635,10 @@ impl Client {
         arguments: Value,
     ) -> Result<GetPromptResult, ClientError> {
         let v = self
-            .request_mrtr("prompts/get", json!({"name": name, "arguments": arguments}))
+            .request_mrtr(
+                methods::PROMPTS_GET,
+                json!({"name": name, "arguments": arguments}),
+            )
             .await?;
         Self::typed(v)
     }
@@ -639,25 +646,8 @@ impl Client {
     /// Read a resource, answering its input requests until it completes.
     pub async fn read_resource(&self, uri: &str) -> Result<ReadResourceResult, ClientError> {
         Self::typed(
-            self.request_mrtr("resources/read", json!({"uri": uri}))
+            self.request_mrtr(methods::RESOURCES_READ, json!({"uri": uri}))
                 .await?,
         )
-    }
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn header_arguments_come_from_x_mcp_header_properties() {
-        let tool = json!({"name": "t", "inputSchema": {"type": "object", "properties": {
-            "region": {"type": "string", "x-mcp-header": "Region"},
-            "n": {"type": "integer"}}}});
-        assert_eq!(
-            crate::server::header_params_of(&tool),
-            vec![("region".to_string(), "Region".to_string())]
-        );
-        assert!(crate::server::header_params_of(&json!({"name": "u"})).is_empty());
     }
 }

@@ -4,8 +4,9 @@
 mod common;
 
 use common::*;
+use mcp_runtime::bench::Binding;
 use mcp_runtime::prelude::*;
-use mcp_runtime::state::{Binding, StateError};
+use mcp_runtime::StateError;
 use mcp_runtime::{StateCodec, StateKey, StateKeys};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -49,7 +50,11 @@ fn server(keys: StateKeys) -> Server {
 async fn first_state(s: &Server, principal: Option<&str>) -> String {
     let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": call("ask_name", json!({"greeting": "Hi"}), all_caps())});
-    let r = s.handle_message(&msg.to_string(), principal).await.unwrap();
+    let r = s
+        .handle_message(&msg.to_string(), principal)
+        .await
+        .unwrap()
+        .to_value();
     r["result"]["requestState"].as_str().unwrap().to_string()
 }
 
@@ -64,7 +69,10 @@ async fn retry_with(
     p["inputResponses"] = json!({"user_name": accept(json!({"user_name": "Eve"}))});
     p["requestState"] = state;
     let msg = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": p});
-    s.handle_message(&msg.to_string(), principal).await.unwrap()
+    s.handle_message(&msg.to_string(), principal)
+        .await
+        .unwrap()
+        .to_value()
 }
 
 fn assert_rejected(r: &Value, case: &str) {
@@ -175,7 +183,11 @@ async fn arguments_key_order_does_not_matter() {
     let s = server(ring(1, 1));
     let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": call("ask_name", json!({"greeting": "Hi", "extra": {"b": 1, "a": 2}}), all_caps())});
-    let r = s.handle_message(&msg.to_string(), None).await.unwrap();
+    let r = s
+        .handle_message(&msg.to_string(), None)
+        .await
+        .unwrap()
+        .to_value();
     let st = r["result"]["requestState"].clone();
     let ok = retry_with(
         &s,
@@ -196,7 +208,7 @@ fn binding(args: &Value) -> Binding<'_> {
     Binding {
         method: "tools/call",
         target: "t",
-        arguments: Some(args),
+        arguments: args.as_object(),
         principal: Some("p"),
         protocol_version: "2026-07-28",
     }
@@ -205,7 +217,7 @@ fn binding(args: &Value) -> Binding<'_> {
 fn sealed_token() -> String {
     let args = json!({"x": 1});
     let journal =
-        mcp_runtime::state::journal_of([("k", json!({"action": "accept", "content": {"a": "b"}}))]);
+        mcp_runtime::bench::journal_of([("k", json!({"action": "accept", "content": {"a": "b"}}))]);
     codec().seal(&binding(&args), "fp", &journal).unwrap()
 }
 

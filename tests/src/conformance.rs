@@ -374,7 +374,7 @@ impl mcp_runtime::ToolHandler for JsonSchemaTool {
     fn call(
         &self,
         arguments: Map<String, Value>,
-    ) -> mcp_runtime::handler::BoxFuture<Result<schema::CallToolResult, schema::Error>> {
+    ) -> mcp_runtime::BoxFuture<Result<schema::CallToolResult, schema::Error>> {
         Box::pin(async move {
             Ok(schema::CallToolResult::text(format!(
                 "Received: {}",

@@ -27,7 +27,10 @@ async fn call(s: &Server, method: &str, name: &str, extra: Value, caps: Value) -
         }
     }
     let msg = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
-    s.handle_message(&msg.to_string(), None).await.unwrap()
+    s.handle_message(&msg.to_string(), None)
+        .await
+        .unwrap()
+        .to_value()
 }
 
 fn incomplete(r: &Value) -> (Value, Value) {
@@ -264,7 +267,11 @@ async fn multi_round_tampering_capabilities_and_prompts() {
     ] {
         let msg =
             json!({"jsonrpc": "2.0", "id": 9, "method": m, "params": {"_meta": meta(caps())}});
-        let r = s.handle_message(&msg.to_string(), None).await.unwrap();
+        let r = s
+            .handle_message(&msg.to_string(), None)
+            .await
+            .unwrap()
+            .to_value();
         assert_ne!(r["result"]["resultType"], "input_required", "{m}: {r}");
     }
 }

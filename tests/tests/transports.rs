@@ -40,7 +40,7 @@ fn caps() -> ClientCapabilities {
 
 /// Answers forms by field name, sampling with "Paris", roots with one root.
 fn answering_client(client: Client) -> Client {
-    client.with_input(caps(), |_key: &str, req: InputRequest| -> mcp_runtime::handler::BoxFuture<Result<Value, ClientError>> {
+    client.with_input(caps(), |_key: &str, req: InputRequest| -> mcp_runtime::BoxFuture<Result<Value, ClientError>> {
         Box::pin(async move {
             Ok(match req {
                 InputRequest::ElicitRequest(e) => {
@@ -411,7 +411,11 @@ async fn lists_are_paginated_with_opaque_cursors() {
             params["cursor"] = c.clone();
         }
         let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": params});
-        let r = server.handle_message(&msg.to_string(), None).await.unwrap();
+        let r = server
+            .handle_message(&msg.to_string(), None)
+            .await
+            .unwrap()
+            .to_value();
         let tools = r["result"]["tools"].as_array().unwrap();
         assert!(tools.len() <= 5);
         names.extend(
@@ -428,7 +432,11 @@ async fn lists_are_paginated_with_opaque_cursors() {
     assert_eq!(names, server.tool_names(), "every tool once, in order");
     assert!(pages > 2);
     let msg = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list", "params": {"_meta": meta(), "cursor": "bogus"}});
-    let r = server.handle_message(&msg.to_string(), None).await.unwrap();
+    let r = server
+        .handle_message(&msg.to_string(), None)
+        .await
+        .unwrap()
+        .to_value();
     assert_eq!(r["error"]["code"], -32602);
 }
 

@@ -24,7 +24,8 @@ pub async fn send(server: &Server, id: i64, method: &str, params: Value) -> Valu
     let reply = server
         .handle_message(&msg.to_string(), None)
         .await
-        .expect("a request gets a reply");
+        .expect("a request gets a reply")
+        .to_value();
     assert_eq!(reply["id"], json!(id), "reply to the right id: {reply}");
     reply
 }

@@ -3,8 +3,8 @@
 //! every input request (forms from their schema, sampling with a fixed text, no roots).
 
 use mcp_runtime::client::{Client, ClientError};
-use mcp_runtime::handler::BoxFuture;
 use mcp_runtime::schema::{ClientCapabilities, ElicitRequestParams, InputRequest};
+use mcp_runtime::BoxFuture;
 use serde_json::{json, Map, Value};
 
 /// A value for one form field or argument, from its schema.

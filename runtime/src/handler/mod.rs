@@ -1,0 +1,105 @@
+//! The handler layer: what the macros implement (tool, prompt and resource handlers), what
+//! handlers return, the forms they elicit, and the descriptors they are listed with. It knows
+//! the wire types but nothing of how a call is run or served.
+
+pub(crate) mod describe;
+pub(crate) mod form;
+mod result;
+
+pub use form::{ElicitEnum, ElicitField, ElicitForm, FieldOptions};
+pub use result::{AskError, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError};
+
+use crate::wire::BoxFuture;
+use mcp_schema::{
+    CallToolResult, Error, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
+    Tool,
+};
+use serde_json::{Map, Value};
+
+/// A tool: its descriptor and how to call it. `#[mcp_tool]` implements this.
+pub trait ToolHandler: Send + Sync + 'static {
+    /// The descriptor listed by `tools/list` (built once, at registration).
+    fn tool(&self) -> Tool;
+    /// A digest of the handler's code, kept in `requestState` to notice code changes between rounds.
+    fn fingerprint(&self) -> &'static str;
+    /// Run the tool on `arguments`. Bad arguments are a tool error (`isError: true`).
+    fn call(&self, arguments: Map<String, Value>) -> BoxFuture<Result<CallToolResult, Error>>;
+}
+
+/// A prompt: its descriptor and how to render it. `#[mcp_prompt]` implements this.
+pub trait PromptHandler: Send + Sync + 'static {
+    /// The descriptor listed by `prompts/list`.
+    fn prompt(&self) -> Prompt;
+    /// A digest of the handler's code.
+    fn fingerprint(&self) -> &'static str;
+    /// Render the prompt for `arguments`.
+    fn get(&self, arguments: Map<String, Value>) -> BoxFuture<Result<GetPromptResult, Error>>;
+}
+
+/// A resource or resource template. `#[mcp_resource]` implements this.
+pub trait ResourceHandler: Send + Sync + 'static {
+    /// The resource, when its URI has no template variables.
+    fn resource(&self) -> Option<Resource>;
+    /// The template, when its URI has variables.
+    fn template(&self) -> Option<ResourceTemplate>;
+    /// The URI or URI template (`test://template/{id}/data`).
+    fn uri_template(&self) -> &'static str;
+    /// A digest of the handler's code.
+    fn fingerprint(&self) -> &'static str;
+    /// Read `uri`, whose template variables are in `vars`.
+    fn read(
+        &self,
+        uri: String,
+        vars: Map<String, Value>,
+    ) -> BoxFuture<Result<ReadResourceResult, Error>>;
+}
+
+/// Match `uri` against a level-1 URI template (`{name}` segments); the variables, or `None`.
+pub fn match_template(template: &str, uri: &str) -> Option<Map<String, Value>> {
+    let mut vars = Map::new();
+    let mut rest = uri;
+    let mut t = template;
+    loop {
+        match t.find('{') {
+            None => return (rest == t).then_some(vars),
+            Some(open) => {
+                let literal = &t[..open];
+                rest = rest.strip_prefix(literal)?;
+                let close = t[open..].find('}')? + open;
+                let name = &t[open + 1..close];
+                t = &t[close + 1..];
+                // A variable runs to the next literal character of the template (or the end).
+                let end = match t.chars().next() {
+                    None => rest.len(),
+                    Some(c) => rest.find(c)?,
+                };
+                if end == 0 {
+                    return None;
+                }
+                vars.insert(name.to_string(), Value::String(rest[..end].to_string()));
+                rest = &rest[end..];
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn templates() {
+        let m = match_template("test://template/{id}/data", "test://template/42/data").unwrap();
+        assert_eq!(m["id"], "42");
+        assert!(match_template("test://template/{id}/data", "test://template//data").is_none());
+        assert!(match_template("test://template/{id}/data", "test://other/42/data").is_none());
+        assert!(match_template("test://static", "test://static")
+            .unwrap()
+            .is_empty());
+        let m = match_template("file:///{dir}/{name}", "file:///a/b.txt").unwrap();
+        assert_eq!(
+            (m["dir"].as_str(), m["name"].as_str()),
+            (Some("a"), Some("b.txt"))
+        );
+    }
+}

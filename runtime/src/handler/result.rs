@@ -1,0 +1,284 @@
+//! What handlers return and how it becomes an MCP result: [`ToolError`], [`AskError`],
+//! [`Json`] and the `Into*Result` conversions the macros call.
+
+use mcp_schema::{
+    CallToolResult, ClientCapabilities, ContentBlock, Error, GetPromptResult, PromptMessage,
+    ReadResourceResult, ReadResourceResultContentsItem, ResultType, Role, TextContent,
+    TextResourceContents,
+};
+use serde::Serialize;
+use serde_json::{Map, Value};
+use std::any::Any;
+use std::fmt;
+
+/// Why an ask cannot be sent.
+#[derive(Debug, Clone, PartialEq)]
+pub enum AskError {
+    /// This request's `clientCapabilities` do not declare what the ask needs; the value says what
+    /// would be needed. Branch on it to fall back, or propagate it with `?` to answer -32021.
+    MissingCapability(Box<ClientCapabilities>),
+    /// Awaited outside a handler run by this runtime (e.g. in a spawned task).
+    OutsideHandler,
+}
+
+impl fmt::Display for AskError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            AskError::MissingCapability(caps) => write!(
+                f,
+                "the client did not declare a required capability: {}",
+                serde_json::to_string(caps).unwrap_or_default()
+            ),
+            AskError::OutsideHandler => f.write_str("asked outside an MCP handler"),
+        }
+    }
+}
+
+impl std::error::Error for AskError {}
+
+/// A tool failure. `Tool` errors are shown to the model (`isError: true`) so it can correct
+/// itself; `Protocol` errors are JSON-RPC errors (e.g. -32021 for a missing capability).
+#[derive(Debug, Clone, PartialEq)]
+pub enum ToolError {
+    /// An error the model reads in the result.
+    Tool(String),
+    /// A JSON-RPC error response.
+    Protocol(Error),
+}
+
+impl ToolError {
+    /// A tool error with this message.
+    pub fn new(message: impl Into<String>) -> Self {
+        ToolError::Tool(message.into())
+    }
+
+    /// From anything printable (for `map_err` on error types without a `From`).
+    pub fn from_display(e: impl fmt::Display) -> Self {
+        ToolError::Tool(e.to_string())
+    }
+}
+
+impl fmt::Display for ToolError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            ToolError::Tool(m) => f.write_str(m),
+            ToolError::Protocol(e) => write!(f, "{} ({})", e.message, e.code),
+        }
+    }
+}
+
+/// A missing capability becomes -32021 with `data.requiredCapabilities`; any other error is a
+/// tool error with its message.
+impl<E: std::error::Error + 'static> From<E> for ToolError {
+    fn from(e: E) -> Self {
+        match (&e as &dyn Any).downcast_ref::<AskError>() {
+            Some(AskError::MissingCapability(caps)) => {
+                ToolError::Protocol(Error::missing_required_client_capability(caps))
+            }
+            Some(AskError::OutsideHandler) => ToolError::Protocol(Error::internal(e.to_string())),
+            None => ToolError::Tool(e.to_string()),
+        }
+    }
+}
+
+impl From<ToolError> for Result<CallToolResult, Error> {
+    fn from(e: ToolError) -> Self {
+        match e {
+            ToolError::Tool(m) => Ok(CallToolResult::error(m)),
+            ToolError::Protocol(e) => Err(e),
+        }
+    }
+}
+
+/// Structured tool output: `structuredContent` plus an `outputSchema` derived from `T`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Json<T>(pub T);
+
+/// What a tool may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP tool",
+    label = "not a tool result",
+    note = "return String, CallToolResult, ContentBlock, Vec<ContentBlock>, Json<T>, (), or a Result of one of these with an error that converts into ToolError"
+)]
+pub trait IntoToolResult {
+    /// The result, or a JSON-RPC error.
+    fn into_tool_result(self) -> Result<CallToolResult, Error>;
+    /// The `outputSchema` this return type declares, if any.
+    fn output_schema() -> Option<Map<String, Value>> {
+        None
+    }
+}
+
+impl IntoToolResult for CallToolResult {
+    fn into_tool_result(self) -> Result<CallToolResult, Error> {
+        Ok(self)
+    }
+}
+
+impl IntoToolResult for String {
+    fn into_tool_result(self) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for &'static str {
+    fn into_tool_result(self) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::text(self))
+    }
+}
+
+impl IntoToolResult for ContentBlock {
+    fn into_tool_result(self) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::content(vec![self]))
+    }
+}
+
+impl IntoToolResult for Vec<ContentBlock> {
+    fn into_tool_result(self) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::content(self))
+    }
+}
+
+impl IntoToolResult for () {
+    fn into_tool_result(self) -> Result<CallToolResult, Error> {
+        Ok(CallToolResult::content(Vec::new()))
+    }
+}
+
+impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
+    fn into_tool_result(self) -> Result<CallToolResult, Error> {
+        serde_json::to_value(&self.0)
+            .map(CallToolResult::structured)
+            .map_err(|e| Error::internal(format!("tool output does not serialize: {e}")))
+    }
+    fn output_schema() -> Option<Map<String, Value>> {
+        match serde_json::to_value(schemars::schema_for!(T)) {
+            Ok(Value::Object(m)) => Some(m),
+            _ => None,
+        }
+    }
+}
+
+impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+    fn into_tool_result(self) -> Result<CallToolResult, Error> {
+        match self {
+            Ok(t) => t.into_tool_result(),
+            Err(e) => e.into().into(),
+        }
+    }
+    fn output_schema() -> Option<Map<String, Value>> {
+        T::output_schema()
+    }
+}
+
+/// What a prompt may return.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP prompt",
+    note = "return String, Vec<PromptMessage>, GetPromptResult, or a Result of one of these"
+)]
+pub trait IntoPromptResult {
+    /// The rendered prompt, or a JSON-RPC error.
+    fn into_prompt_result(self) -> Result<GetPromptResult, Error>;
+}
+
+impl IntoPromptResult for GetPromptResult {
+    fn into_prompt_result(self) -> Result<GetPromptResult, Error> {
+        Ok(self)
+    }
+}
+
+impl IntoPromptResult for Vec<PromptMessage> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, Error> {
+        Ok(GetPromptResult {
+            meta: None,
+            description: None,
+            messages: self,
+            result_type: Some(ResultType::Complete),
+            extra: Map::new(),
+        })
+    }
+}
+
+impl IntoPromptResult for String {
+    fn into_prompt_result(self) -> Result<GetPromptResult, Error> {
+        vec![PromptMessage {
+            content: ContentBlock::TextContent(TextContent::new(self)),
+            role: Role::User,
+            extra: Map::new(),
+        }]
+        .into_prompt_result()
+    }
+}
+
+impl<T: IntoPromptResult, E: Into<ToolError>> IntoPromptResult for Result<T, E> {
+    fn into_prompt_result(self) -> Result<GetPromptResult, Error> {
+        match self {
+            Ok(t) => t.into_prompt_result(),
+            Err(e) => Err(match e.into() {
+                ToolError::Tool(m) => Error::internal(m),
+                ToolError::Protocol(e) => e,
+            }),
+        }
+    }
+}
+
+/// What a resource read may return; `uri` and `mime_type` fill in text contents.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` cannot be returned from an MCP resource",
+    note = "return String, ReadResourceResult, or a Result of one of these"
+)]
+pub trait IntoResourceResult {
+    /// The contents, or a JSON-RPC error.
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, Error>;
+}
+
+impl IntoResourceResult for ReadResourceResult {
+    fn into_resource_result(self, _: &str, _: Option<&str>) -> Result<ReadResourceResult, Error> {
+        Ok(self)
+    }
+}
+
+impl IntoResourceResult for String {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, Error> {
+        Ok(ReadResourceResult {
+            meta: None,
+            cache_scope: None,
+            contents: vec![ReadResourceResultContentsItem::TextResourceContents(
+                TextResourceContents {
+                    meta: None,
+                    mime_type: mime_type.map(str::to_string),
+                    text: self,
+                    uri: uri.to_string(),
+                    extra: Map::new(),
+                },
+            )],
+            result_type: Some(ResultType::Complete),
+            ttl_ms: None,
+            extra: Map::new(),
+        })
+    }
+}
+
+impl<T: IntoResourceResult, E: Into<ToolError>> IntoResourceResult for Result<T, E> {
+    fn into_resource_result(
+        self,
+        uri: &str,
+        mime_type: Option<&str>,
+    ) -> Result<ReadResourceResult, Error> {
+        match self {
+            Ok(t) => t.into_resource_result(uri, mime_type),
+            Err(e) => Err(match e.into() {
+                ToolError::Tool(m) => Error::internal(m),
+                ToolError::Protocol(e) => e,
+            }),
+        }
+    }
+}

@@ -1,0 +1,433 @@
+//! The asks a handler awaits: [`elicit`], [`elicit_url`], [`sample`], [`list_roots`], and
+//! [`step`] for side effects that must run once across rounds.
+
+use super::engine::{with_call, Suspend};
+use crate::handler::{AskError, ElicitForm};
+use mcp_schema::{
+    ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,
+    ClientCapabilitiesSampling, CreateMessageRequest, CreateMessageResult, ElicitRequest,
+    ElicitResult, ElicitResultAction, InputRequest, InputResponse, ListRootsRequest, Root,
+    SamplingMessage, Tool,
+};
+use serde::de::DeserializeOwned;
+use serde::Serialize;
+use serde_json::{Map, Number};
+use std::future::{Future, IntoFuture};
+use std::marker::PhantomData;
+use std::panic::Location;
+use std::pin::Pin;
+
+/// The boxed future an ask turns into.
+pub type AskFuture<T> = Pin<Box<dyn Future<Output = Result<T, AskError>> + Send + 'static>>;
+
+/// The user's answer to an elicitation. Decline and cancel are outcomes, not errors.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Elicited<T> {
+    /// The user accepted (and, for forms, filled in the fields).
+    Accept(T),
+    /// The user explicitly declined.
+    Decline,
+    /// The user dismissed the request without choosing.
+    Cancel,
+}
+
+enum Step<T> {
+    Answered(T),
+    Missing,
+    Wait,
+}
+
+/// Resolve an ask: a recorded answer, then an answer on this request, else register `request`
+/// (if the client can take it) and suspend. Unusable answers are asked again.
+async fn ask<T>(
+    kind: &'static str,
+    site: &'static Location<'static>,
+    explicit: Option<String>,
+    request: InputRequest,
+    supported: impl Fn(&ClientCapabilities) -> bool,
+    required: ClientCapabilities,
+    parse: impl Fn(&InputResponse) -> Option<T>,
+) -> Result<T, AskError> {
+    let step = with_call(|call| {
+        let mut st = call.lock();
+        let key = st.key(kind, site, explicit.as_deref());
+        if let Some(v) = st.journal.get(&key) {
+            let recorded = serde_json::from_str::<InputResponse>(v.get()).ok();
+            if let Some(t) = recorded.as_ref().and_then(&parse) {
+                return Step::Answered(t);
+            }
+            st.journal.shift_remove(&key);
+        }
+        if let Some(v) = st.responses.get(&key) {
+            if let Some(t) = parse(v) {
+                // Recorded as text, as the journal keeps every answer: the typed answer, so
+                // what is sealed is what was read.
+                if let Ok(raw) = serde_json::value::to_raw_value(v) {
+                    st.journal.insert(key, raw);
+                }
+                return Step::Answered(t);
+            }
+            tracing::debug!(key, "unusable answer; asking again");
+        }
+        if !supported(st.info.capabilities()) {
+            return Step::Missing;
+        }
+        st.pending.insert(key, request);
+        Step::Wait
+    })
+    .ok_or(AskError::OutsideHandler)?;
+    match step {
+        Step::Answered(t) => Ok(t),
+        Step::Missing => Err(AskError::MissingCapability(Box::new(required))),
+        Step::Wait => match Suspend.await {},
+    }
+}
+
+fn form_supported(c: &ClientCapabilities) -> bool {
+    // `elicitation: {}` means form only; `{url: {}}` alone means URL only.
+    c.elicitation
+        .as_ref()
+        .is_some_and(|e| e.form.is_some() || e.url.is_none())
+}
+
+fn url_supported(c: &ClientCapabilities) -> bool {
+    c.elicitation.as_ref().is_some_and(|e| e.url.is_some())
+}
+
+fn caps_elicitation(form: bool) -> ClientCapabilities {
+    ClientCapabilities {
+        elicitation: Some(ClientCapabilitiesElicitation {
+            form: form.then(Map::new),
+            url: (!form).then(Map::new),
+            extra: Map::new(),
+        }),
+        ..Default::default()
+    }
+}
+
+/// The answer to an elicitation, if `v` is one.
+fn parse_action(v: &InputResponse) -> Option<ElicitResult> {
+    match v {
+        InputResponse::ElicitResult(r) => Some(r.clone()),
+        _ => None,
+    }
+}
+
+/// Ask the user to fill in the form `T` (derive [`crate::ElicitForm`]), showing `message`.
+#[track_caller]
+pub fn elicit<T: ElicitForm + Send + 'static>(message: impl Into<String>) -> Elicit<T> {
+    Elicit {
+        message: message.into(),
+        key: None,
+        site: Location::caller(),
+        _form: PhantomData,
+    }
+}
+
+/// A pending form elicitation; `.await` it. Keys default to the call site and iteration.
+#[must_use = "an ask does nothing until awaited"]
+pub struct Elicit<T> {
+    message: String,
+    key: Option<String>,
+    site: &'static Location<'static>,
+    _form: PhantomData<fn() -> T>,
+}
+
+impl<T> Elicit<T> {
+    /// Use this `inputRequests` key instead of the call-site key (e.g. a key a client expects).
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+impl<T: ElicitForm + Send + 'static> IntoFuture for Elicit<T> {
+    type Output = Result<Elicited<T>, AskError>;
+    type IntoFuture = AskFuture<Elicited<T>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let request = ElicitRequest::form(self.message, T::requested_schema());
+        Box::pin(ask(
+            "elicit",
+            self.site,
+            self.key,
+            request.into(),
+            form_supported,
+            caps_elicitation(true),
+            |v| {
+                let r = parse_action(v)?;
+                match r.action {
+                    ElicitResultAction::Accept => {
+                        let content = r.content.unwrap_or_default();
+                        T::from_content(&content).ok().map(Elicited::Accept)
+                    }
+                    ElicitResultAction::Decline => Some(Elicited::Decline),
+                    ElicitResultAction::Cancel => Some(Elicited::Cancel),
+                    ElicitResultAction::Other(_) => None,
+                }
+            },
+        ))
+    }
+}
+
+/// Send the user to `url` (for secrets, payments, sign-in). Accept means the user consented to
+/// go, not that the out-of-band step finished: check that on the next round.
+#[track_caller]
+pub fn elicit_url(message: impl Into<String>, url: impl Into<String>) -> ElicitUrl {
+    ElicitUrl {
+        message: message.into(),
+        url: url.into(),
+        key: None,
+        site: Location::caller(),
+    }
+}
+
+/// A pending URL-mode elicitation; `.await` it.
+#[must_use = "an ask does nothing until awaited"]
+pub struct ElicitUrl {
+    message: String,
+    url: String,
+    key: Option<String>,
+    site: &'static Location<'static>,
+}
+
+impl ElicitUrl {
+    /// Use this `inputRequests` key instead of the call-site key.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+impl IntoFuture for ElicitUrl {
+    type Output = Result<Elicited<()>, AskError>;
+    type IntoFuture = AskFuture<Elicited<()>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let request = ElicitRequest::url(self.message, self.url);
+        Box::pin(ask(
+            "elicit-url",
+            self.site,
+            self.key,
+            request.into(),
+            url_supported,
+            caps_elicitation(false),
+            |v| match parse_action(v)?.action {
+                ElicitResultAction::Accept => Some(Elicited::Accept(())),
+                ElicitResultAction::Decline => Some(Elicited::Decline),
+                ElicitResultAction::Cancel => Some(Elicited::Cancel),
+                ElicitResultAction::Other(_) => None,
+            },
+        ))
+    }
+}
+
+/// A sampling request to the client's model, built fluently.
+#[derive(Debug, Clone)]
+pub struct Sampling {
+    request: CreateMessageRequest,
+}
+
+impl Sampling {
+    /// A request with one user message.
+    pub fn user(text: impl Into<String>) -> Self {
+        Sampling {
+            request: CreateMessageRequest::new(vec![SamplingMessage::user(text)], 1000),
+        }
+    }
+
+    /// A request with these messages.
+    pub fn messages(messages: Vec<SamplingMessage>) -> Self {
+        Sampling {
+            request: CreateMessageRequest::new(messages, 1000),
+        }
+    }
+
+    /// The most tokens to sample (default 1000).
+    pub fn max_tokens(mut self, n: i64) -> Self {
+        self.request.params.max_tokens = n;
+        self
+    }
+
+    /// A system prompt.
+    pub fn system(mut self, prompt: impl Into<String>) -> Self {
+        self.request.params.system_prompt = Some(prompt.into());
+        self
+    }
+
+    /// Sampling temperature.
+    pub fn temperature(mut self, t: f64) -> Self {
+        self.request.params.temperature = Number::from_f64(t);
+        self
+    }
+
+    /// Tools the model may call (needs the client's `sampling.tools` capability).
+    pub fn tools(mut self, tools: Vec<Tool>) -> Self {
+        self.request.params.tools = Some(tools);
+        self
+    }
+
+    /// The underlying request, for fields without a builder method.
+    pub fn request_mut(&mut self) -> &mut CreateMessageRequest {
+        &mut self.request
+    }
+}
+
+/// Ask the client's model for a completion.
+#[track_caller]
+pub fn sample(sampling: Sampling) -> Sample {
+    Sample {
+        sampling,
+        key: None,
+        site: Location::caller(),
+    }
+}
+
+/// A pending sampling request; `.await` it.
+#[must_use = "an ask does nothing until awaited"]
+pub struct Sample {
+    sampling: Sampling,
+    key: Option<String>,
+    site: &'static Location<'static>,
+}
+
+impl Sample {
+    /// Use this `inputRequests` key instead of the call-site key.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+impl IntoFuture for Sample {
+    type Output = Result<CreateMessageResult, AskError>;
+    type IntoFuture = AskFuture<CreateMessageResult>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        let p = &self.sampling.request.params;
+        let needs_tools = p.tools.is_some() || p.tool_choice.is_some();
+        let required = ClientCapabilities {
+            sampling: Some(ClientCapabilitiesSampling {
+                context: None,
+                tools: needs_tools.then(Map::new),
+                extra: Map::new(),
+            }),
+            ..Default::default()
+        };
+        Box::pin(ask(
+            "sample",
+            self.site,
+            self.key,
+            self.sampling.request.into(),
+            move |c| {
+                c.sampling
+                    .as_ref()
+                    .is_some_and(|s| !needs_tools || s.tools.is_some())
+            },
+            required,
+            |v| match v {
+                InputResponse::CreateMessageResult(r) => Some(r.clone()),
+                _ => None,
+            },
+        ))
+    }
+}
+
+/// Ask the client for its roots.
+#[track_caller]
+pub fn list_roots() -> ListRoots {
+    ListRoots {
+        key: None,
+        site: Location::caller(),
+    }
+}
+
+/// A pending roots request; `.await` it.
+#[must_use = "an ask does nothing until awaited"]
+pub struct ListRoots {
+    key: Option<String>,
+    site: &'static Location<'static>,
+}
+
+impl ListRoots {
+    /// Use this `inputRequests` key instead of the call-site key.
+    pub fn key(mut self, key: impl Into<String>) -> Self {
+        self.key = Some(key.into());
+        self
+    }
+}
+
+impl IntoFuture for ListRoots {
+    type Output = Result<Vec<Root>, AskError>;
+    type IntoFuture = AskFuture<Vec<Root>>;
+
+    fn into_future(self) -> Self::IntoFuture {
+        Box::pin(ask(
+            "roots",
+            self.site,
+            self.key,
+            ListRootsRequest::new().into(),
+            |c| c.roots.is_some(),
+            ClientCapabilities {
+                roots: Some(ClientCapabilitiesRoots::default()),
+                ..Default::default()
+            },
+            |v| match v {
+                InputResponse::ListRootsResult(r) => Some(r.roots.clone()),
+                _ => None,
+            },
+        ))
+    }
+}
+
+/// Run a side effect once per call, across every round: the first run records its `Ok` value in
+/// the journal, and replays of the handler get the recorded value without running `fut`.
+/// An `Err` is not recorded, so a failed step runs again on the next round.
+pub async fn step<T, E, F>(name: &str, fut: F) -> Result<T, E>
+where
+    T: Serialize + DeserializeOwned,
+    F: Future<Output = Result<T, E>>,
+{
+    let recorded = with_call(|call| {
+        let mut st = call.lock();
+        let key = st.key("step", Location::caller(), Some(&format!("step:{name}")));
+        let value = st
+            .journal
+            .get(&key)
+            .and_then(|raw| serde_json::from_str::<T>(raw.get()).ok());
+        (key, value)
+    });
+    if let Some((_, Some(t))) = recorded {
+        return Ok(t);
+    }
+    let out = fut.await?;
+    if let Some((key, _)) = recorded {
+        if let Ok(v) = serde_json::value::to_raw_value(&out) {
+            with_call(|call| call.lock().journal.insert(key, v));
+        }
+    }
+    Ok(out)
+}
+
+/// `TextContent` text of a sampling answer, where it is text.
+pub trait SampledText {
+    /// The text of a single text answer.
+    fn text(&self) -> Option<&str>;
+}
+
+impl SampledText for CreateMessageResult {
+    fn text(&self) -> Option<&str> {
+        match &self.content {
+            mcp_schema::CreateMessageResultContent::TextContent(t) => Some(&t.text),
+            mcp_schema::CreateMessageResultContent::Array(blocks) => {
+                blocks.iter().find_map(|b| match b {
+                    mcp_schema::SamplingMessageContentBlock::TextContent(t) => {
+                        Some(t.text.as_str())
+                    }
+                    _ => None,
+                })
+            }
+            _ => None,
+        }
+    }
+}

@@ -1,0 +1,180 @@
+//! The resumable engine: runs a handler under a per-call context in which `elicit`, `sample`,
+//! `list_roots` and `step` either return a recorded answer or register an input request. When
+//! the handler can go no further without input, the call suspends into an `InputRequiredResult`
+//! carrying every request registered so far and the journal to seal into `requestState`.
+
+use super::notify::{Change, Notifier};
+use super::state::Journal;
+use indexmap::IndexMap;
+use mcp_schema::{ClientCapabilities, InputRequest, InputResponses, RequestMetaObject};
+use sha2::{Digest, Sha256};
+use std::collections::HashMap;
+use std::future::Future;
+use std::panic::Location;
+use std::pin::Pin;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::task::{Context, Poll};
+
+/// What the handler sees of the request it serves.
+#[derive(Debug, Clone, Default)]
+pub struct RequestInfo {
+    /// The request's method (`tools/call`, `prompts/get`, `resources/read`).
+    pub method: String,
+    /// The tool or prompt name, or the resource URI.
+    pub target: String,
+    /// Who the transport says is calling, when it knows.
+    pub principal: Option<String>,
+    /// The request's whole `_meta`, as sent: protocol version, client capabilities and info, log
+    /// level, progress token, and any other key in `extra`.
+    pub meta: RequestMetaObject,
+}
+
+impl RequestInfo {
+    /// The client's capabilities declared on this request.
+    pub fn capabilities(&self) -> &ClientCapabilities {
+        &self.meta.client_capabilities
+    }
+
+    /// The protocol version of this request.
+    pub fn protocol_version(&self) -> &str {
+        &self.meta.protocol_version
+    }
+}
+
+/// The per-call state shared between the driver and the asks.
+#[derive(Debug, Default)]
+pub(crate) struct CallState {
+    pub(crate) info: RequestInfo,
+    /// Answers on this request (`inputResponses`), by key.
+    pub(crate) responses: InputResponses,
+    /// Answers and step results recorded in earlier rounds and in this one.
+    pub(crate) journal: Journal,
+    /// Input requests registered in this round, by key.
+    pub(crate) pending: IndexMap<String, InputRequest>,
+    /// How often each call site or explicit key was used in this run, for unique keys.
+    pub(crate) occurrences: HashMap<String, u32>,
+    /// Where notifications for this request go (progress, log messages), if the transport
+    /// can deliver them.
+    pub(crate) notifier: Option<Notifier>,
+    /// The server's list-change channel, so handlers can announce changes.
+    pub(crate) changes: Option<tokio::sync::broadcast::Sender<Change>>,
+}
+
+impl CallState {
+    /// A unique key for an ask at `site` (or with the explicit key `explicit`).
+    pub(crate) fn key(
+        &mut self,
+        kind: &str,
+        site: &Location<'_>,
+        explicit: Option<&str>,
+    ) -> String {
+        let base = match explicit {
+            Some(k) => k.to_string(),
+            None => {
+                let digest =
+                    Sha256::digest(format!("{}:{}:{}", site.file(), site.line(), site.column()));
+                let hex: String = digest[..4].iter().map(|b| format!("{b:02x}")).collect();
+                format!("{kind}-{hex}")
+            }
+        };
+        let n = self.occurrences.entry(base.clone()).or_default();
+        let key = match *n {
+            0 => base,
+            n => format!("{base}-{n}"),
+        };
+        *n += 1;
+        key
+    }
+}
+
+/// A handle on the current call's state.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Call(Arc<Mutex<CallState>>);
+
+impl Call {
+    pub(crate) fn new(state: CallState) -> Self {
+        Call(Arc::new(Mutex::new(state)))
+    }
+
+    pub(crate) fn lock(&self) -> MutexGuard<'_, CallState> {
+        // A panic inside a handler must not wedge the call's bookkeeping.
+        crate::wire::lock(&self.0)
+    }
+}
+
+tokio::task_local! {
+    static CURRENT: Call;
+}
+
+/// Run `f` with the current call, if the caller is inside a handler.
+pub(crate) fn with_call<R>(f: impl FnOnce(&Call) -> R) -> Option<R> {
+    CURRENT.try_with(|c| f(c)).ok()
+}
+
+/// The request the current handler serves (`None` outside a handler).
+pub fn current_request() -> Option<RequestInfo> {
+    with_call(|c| c.lock().info.clone())
+}
+
+/// How a handler run ended.
+#[derive(Debug)]
+pub enum Outcome<T> {
+    /// The handler returned.
+    Done(T),
+    /// The handler needs input: these requests, and the journal to seal.
+    Suspended {
+        /// Input requests registered before suspension, by key.
+        requests: IndexMap<String, InputRequest>,
+        /// Answers and step results so far.
+        journal: Journal,
+    },
+}
+
+/// Drives a handler future: returns when it completes, or as soon as it is pending with input
+/// requests registered (it cannot make progress before the client answers them).
+struct Drive<F> {
+    fut: Pin<Box<F>>,
+    call: Call,
+}
+
+impl<F: Future> Future for Drive<F> {
+    type Output = Outcome<F::Output>;
+
+    fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
+        let call = self.call.clone();
+        match CURRENT.sync_scope(call.clone(), || self.fut.as_mut().poll(cx)) {
+            Poll::Ready(v) => Poll::Ready(Outcome::Done(v)),
+            Poll::Pending => {
+                let mut st = call.lock();
+                if st.pending.is_empty() {
+                    Poll::Pending
+                } else {
+                    Poll::Ready(Outcome::Suspended {
+                        requests: std::mem::take(&mut st.pending),
+                        journal: std::mem::take(&mut st.journal),
+                    })
+                }
+            }
+        }
+    }
+}
+
+/// Run `handler` for one round of a call.
+pub(crate) async fn run<F: Future>(call: Call, handler: F) -> Outcome<F::Output> {
+    Drive {
+        fut: Box::pin(handler),
+        call,
+    }
+    .await
+}
+
+/// A future that never completes: an ask waiting for the client's answer. The driver sees the
+/// registered request and suspends the call instead of waiting.
+pub(crate) struct Suspend;
+
+impl Future for Suspend {
+    type Output = std::convert::Infallible;
+    fn poll(self: Pin<&mut Self>, _cx: &mut Context<'_>) -> Poll<Self::Output> {
+        Poll::Pending
+    }
+}

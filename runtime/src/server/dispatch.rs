@@ -1,0 +1,89 @@
+//! One message in, at most one reply out: the typed request is matched by its
+//! `ClientRequest` variant and routed.
+
+use super::{Server, SUPPORTED_VERSIONS};
+use crate::resume::notify::Notifier;
+use crate::wire::{Incoming, Reply};
+use mcp_schema::{ClientRequest, Error};
+
+impl Server {
+    /// Handle one JSON-RPC message given as text; the reply to write back, if any. Never panics
+    /// on input: malformed JSON, batches and unknown methods get their JSON-RPC errors.
+    /// Notifications a handler sends (progress, log messages) are dropped: transports that can
+    /// deliver them use their own entry point.
+    pub async fn handle_message(&self, text: &str, principal: Option<&str>) -> Option<Reply> {
+        self.handle(self.read(text.as_bytes()), principal, None)
+            .await
+    }
+
+    /// Read one message as this server's protocol versions allow.
+    pub(crate) fn read(&self, bytes: &[u8]) -> Incoming {
+        Incoming::parse(bytes, SUPPORTED_VERSIONS)
+    }
+
+    /// Handle one read message, sending the notifications its handler emits (progress, log
+    /// messages, a listen stream's events) to `notifier` before the reply.
+    pub(crate) async fn handle(
+        &self,
+        incoming: Incoming,
+        principal: Option<&str>,
+        notifier: Option<Notifier>,
+    ) -> Option<Reply> {
+        match incoming {
+            Incoming::Request(request) => self.dispatch(*request, principal, notifier).await,
+            // Notifications (e.g. notifications/cancelled, handled by the transports) and
+            // responses (servers send no requests) get no reply.
+            Incoming::Notification(_) | Incoming::Response => None,
+            Incoming::Rejected(rejected) => Some(Reply::error(rejected.id, rejected.error)),
+        }
+    }
+
+    async fn dispatch(
+        &self,
+        request: ClientRequest,
+        principal: Option<&str>,
+        notifier: Option<Notifier>,
+    ) -> Option<Reply> {
+        let reply = match request {
+            ClientRequest::DiscoverRequest(r) => Reply::result(r.id, self.discover()),
+            ClientRequest::ListToolsRequest(r) => match self.list_tools(&r.params) {
+                Ok(list) => Reply::result(r.id, list),
+                Err(e) => Reply::error(Some(r.id), e),
+            },
+            ClientRequest::ListPromptsRequest(r) => match self.list_prompts(&r.params) {
+                Ok(list) => Reply::result(r.id, list),
+                Err(e) => Reply::error(Some(r.id), e),
+            },
+            ClientRequest::ListResourcesRequest(r) => match self.list_resources(&r.params) {
+                Ok(list) => Reply::result(r.id, list),
+                Err(e) => Reply::error(Some(r.id), e),
+            },
+            ClientRequest::ListResourceTemplatesRequest(r) => {
+                match self.list_resource_templates(&r.params) {
+                    Ok(list) => Reply::result(r.id, list),
+                    Err(e) => Reply::error(Some(r.id), e),
+                }
+            }
+            ClientRequest::CompleteRequest(r) => Reply::result(r.id, self.complete(&r.params)),
+            ClientRequest::SubscriptionsListenRequest(r) => {
+                let Some(out) = notifier else {
+                    return Some(Reply::error(
+                        Some(r.id),
+                        Error::invalid_request("subscriptions/listen needs a streaming transport"),
+                    ));
+                };
+                return self.listen(r, out).await;
+            }
+            ClientRequest::CallToolRequest(r) => {
+                return Some(self.call_tool(r, principal, notifier).await)
+            }
+            ClientRequest::GetPromptRequest(r) => {
+                return Some(self.get_prompt(r, principal, notifier).await)
+            }
+            ClientRequest::ReadResourceRequest(r) => {
+                return Some(self.read_resource(r, principal, notifier).await)
+            }
+        };
+        Some(reply)
+    }
+}

@@ -1,0 +1,160 @@
+//! `subscriptions/listen`: the acknowledgement, then the list changes and resource updates the
+//! filter asks for, each tagged with the subscription id, until the stream closes.
+
+use super::Server;
+use crate::resume::notify::{encode, Change, ListKind, Notifier};
+use crate::wire::Reply;
+use mcp_schema::{
+    NotificationMetaObject, NotificationParams, PromptListChangedNotification,
+    ResourceListChangedNotification, ResourceUpdatedNotification,
+    ResourceUpdatedNotificationParams, SubscriptionFilter, SubscriptionsAcknowledgedNotification,
+    SubscriptionsAcknowledgedNotificationParams, SubscriptionsListenRequest,
+    ToolListChangedNotification,
+};
+use tokio::sync::broadcast::error::RecvError;
+
+/// Whether an update of `uri` concerns a subscription to `subscribed`: the same URI, or a
+/// sub-resource of it (the rest starts a new path segment, query or fragment).
+fn covers(subscribed: &str, uri: &str) -> bool {
+    match uri.strip_prefix(subscribed) {
+        Some("") => true,
+        Some(rest) => subscribed.ends_with('/') || rest.starts_with(['/', '?', '#']),
+        None => false,
+    }
+}
+
+/// Whether `filter` asks for changes of `kind`.
+fn wants(filter: &SubscriptionFilter, kind: ListKind) -> bool {
+    let asked = match kind {
+        ListKind::Tools => filter.tools_list_changed,
+        ListKind::Prompts => filter.prompts_list_changed,
+        ListKind::Resources => filter.resources_list_changed,
+    };
+    asked == Some(true)
+}
+
+/// The notification `change` makes for a stream with `filter`, if it wants it.
+fn notification(
+    change: Change,
+    filter: &SubscriptionFilter,
+    meta: &NotificationMetaObject,
+) -> Option<String> {
+    let params = || {
+        Some(NotificationParams {
+            meta: Some(meta.clone()),
+            ..Default::default()
+        })
+    };
+    match change {
+        Change::List(kind) if wants(filter, kind) => match kind {
+            ListKind::Tools => encode(&ToolListChangedNotification {
+                params: params(),
+                ..Default::default()
+            }),
+            ListKind::Prompts => encode(&PromptListChangedNotification {
+                params: params(),
+                ..Default::default()
+            }),
+            ListKind::Resources => encode(&ResourceListChangedNotification {
+                params: params(),
+                ..Default::default()
+            }),
+        },
+        Change::ResourceUpdated(uri)
+            if filter
+                .resource_subscriptions
+                .iter()
+                .flatten()
+                .any(|s| covers(s, &uri)) =>
+        {
+            encode(&ResourceUpdatedNotification {
+                params: ResourceUpdatedNotificationParams {
+                    meta: Some(meta.clone()),
+                    uri,
+                    ..Default::default()
+                },
+                ..Default::default()
+            })
+        }
+        _ => None,
+    }
+}
+
+impl Server {
+    /// The part of a `subscriptions/listen` filter this server honours: the list changes asked
+    /// for (of kinds it has something registered for) and the resource subscriptions (when it
+    /// has resources); anything else is left out, as the acknowledgement must.
+    fn honoured(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
+        let keep = |asked: Option<bool>, has: bool| (has && asked == Some(true)).then_some(true);
+        SubscriptionFilter {
+            tools_list_changed: keep(requested.tools_list_changed, !self.tools.is_empty()),
+            prompts_list_changed: keep(requested.prompts_list_changed, !self.prompts.is_empty()),
+            resources_list_changed: keep(
+                requested.resources_list_changed,
+                !self.resources.is_empty(),
+            ),
+            resource_subscriptions: requested
+                .resource_subscriptions
+                .clone()
+                .filter(|_| !self.resources.is_empty()),
+            ..Default::default()
+        }
+    }
+
+    /// Serve a `subscriptions/listen` stream on `out` until `out` closes. It has no reply: the
+    /// stream ends when the client goes away.
+    pub(crate) async fn listen(
+        &self,
+        request: SubscriptionsListenRequest,
+        out: Notifier,
+    ) -> Option<Reply> {
+        let filter = self.honoured(&request.params.notifications);
+        let meta = NotificationMetaObject {
+            subscription_id: Some(request.id),
+            ..Default::default()
+        };
+        let mut rx = self.changes.subscribe();
+        let ack = encode(&SubscriptionsAcknowledgedNotification {
+            params: SubscriptionsAcknowledgedNotificationParams {
+                meta: Some(meta.clone()),
+                notifications: filter.clone(),
+                ..Default::default()
+            },
+            ..Default::default()
+        });
+        if ack.is_some_and(|ack| out.send(ack).is_err()) {
+            return None;
+        }
+        loop {
+            tokio::select! {
+                _ = out.closed() => return None,
+                change = rx.recv() => match change {
+                    Ok(change) => {
+                        if let Some(note) = notification(change, &filter, &meta) {
+                            if out.send(note).is_err() {
+                                return None;
+                            }
+                        }
+                    }
+                    Err(RecvError::Lagged(_)) => continue,
+                    Err(RecvError::Closed) => return None,
+                },
+            }
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::covers;
+
+    #[test]
+    fn a_subscription_covers_its_uri_and_what_lies_under_it() {
+        assert!(covers("file:///a", "file:///a"));
+        assert!(covers("file:///a", "file:///a/b"));
+        assert!(covers("file:///a/", "file:///a/b"));
+        assert!(covers("file:///a", "file:///a?x=1"));
+        assert!(!covers("file:///a", "file:///ab"));
+        assert!(!covers("file:///a/b", "file:///a"));
+    }
+}

@@ -1,0 +1,185 @@
+//! `server/discover`, the four listings (paged, with opaque cursors) and `completion/complete`.
+
+use super::{ResourceListing, Server, SUPPORTED_VERSIONS};
+use mcp_schema::{
+    CacheScope, CompleteRequestParams, CompleteRequestParamsRef, CompleteResult,
+    CompleteResultCompletion, DiscoverResult, Error, ListPromptsResult,
+    ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,
+    ResultMetaObject, ResultType, ServerCapabilities, ServerCapabilitiesPrompts,
+    ServerCapabilitiesResources, ServerCapabilitiesTools,
+};
+use serde_json::Map;
+
+/// At most this many completion values are returned.
+const MAX_COMPLETIONS: usize = 100;
+
+/// One page of a listing and the cursor of the next one.
+struct Page<T> {
+    items: Vec<T>,
+    next_cursor: Option<String>,
+}
+
+impl Server {
+    /// What this server offers, as `server/discover` and every capability check see it.
+    pub(crate) fn capabilities(&self) -> ServerCapabilities {
+        ServerCapabilities {
+            tools: Some(ServerCapabilitiesTools {
+                list_changed: Some(true),
+                ..Default::default()
+            }),
+            prompts: Some(ServerCapabilitiesPrompts {
+                list_changed: Some(true),
+                ..Default::default()
+            }),
+            resources: Some(ServerCapabilitiesResources {
+                list_changed: Some(true),
+                subscribe: Some(true),
+                ..Default::default()
+            }),
+            logging: Some(Map::new()),
+            completions: self.completion.is_some().then(Map::new),
+            ..Default::default()
+        }
+    }
+
+    pub(crate) fn discover(&self) -> DiscoverResult {
+        DiscoverResult {
+            meta: Some(ResultMetaObject {
+                server_info: Some(self.info.clone()),
+                ..Default::default()
+            }),
+            cache_scope: Some(CacheScope::Public),
+            capabilities: self.capabilities(),
+            instructions: self.instructions.clone(),
+            result_type: Some(ResultType::Complete),
+            supported_versions: SUPPORTED_VERSIONS.iter().map(|v| v.to_string()).collect(),
+            ttl_ms: Some(self.list_ttl_ms),
+            ..Default::default()
+        }
+    }
+
+    /// One page of `items`: the cursor (opaque to clients) is the offset of the page.
+    fn page<'a, T: Clone + 'a>(
+        &self,
+        items: impl Iterator<Item = &'a T>,
+        cursor: Option<&str>,
+    ) -> Result<Page<T>, Error> {
+        use base64::Engine as _;
+        let engine = base64::engine::general_purpose::URL_SAFE_NO_PAD;
+        let start = match cursor {
+            None => 0,
+            Some(c) => engine
+                .decode(c)
+                .ok()
+                .and_then(|b| String::from_utf8(b).ok())
+                .and_then(|s| s.strip_prefix("o:").and_then(|n| n.parse::<usize>().ok()))
+                .ok_or_else(|| Error::invalid_params("invalid cursor"))?,
+        };
+        let mut items: Vec<T> = items
+            .skip(start)
+            .take(self.page_size + 1)
+            .cloned()
+            .collect();
+        let more = items.len() > self.page_size;
+        items.truncate(self.page_size);
+        let next_cursor = more.then(|| engine.encode(format!("o:{}", start + self.page_size)));
+        Ok(Page { items, next_cursor })
+    }
+
+    pub(crate) fn list_tools(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListToolsResult, Error> {
+        let page = self.page(
+            self.tools.values().map(|t| &t.descriptor),
+            params.cursor.as_deref(),
+        )?;
+        Ok(ListToolsResult {
+            tools: page.items,
+            next_cursor: page.next_cursor,
+            ttl_ms: Some(self.list_ttl_ms),
+            cache_scope: Some(CacheScope::Public),
+            result_type: Some(ResultType::Complete),
+            ..Default::default()
+        })
+    }
+
+    pub(crate) fn list_prompts(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListPromptsResult, Error> {
+        let page = self.page(
+            self.prompts.values().map(|p| &p.descriptor),
+            params.cursor.as_deref(),
+        )?;
+        Ok(ListPromptsResult {
+            prompts: page.items,
+            next_cursor: page.next_cursor,
+            ttl_ms: Some(self.list_ttl_ms),
+            cache_scope: Some(CacheScope::Public),
+            result_type: Some(ResultType::Complete),
+            ..Default::default()
+        })
+    }
+
+    pub(crate) fn list_resources(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListResourcesResult, Error> {
+        let listed = self.resources.iter().filter_map(|r| match &r.listing {
+            ResourceListing::Resource(r) => Some(r),
+            _ => None,
+        });
+        let page = self.page(listed, params.cursor.as_deref())?;
+        Ok(ListResourcesResult {
+            resources: page.items,
+            next_cursor: page.next_cursor,
+            ttl_ms: Some(self.list_ttl_ms),
+            cache_scope: Some(CacheScope::Public),
+            result_type: Some(ResultType::Complete),
+            ..Default::default()
+        })
+    }
+
+    pub(crate) fn list_resource_templates(
+        &self,
+        params: &PaginatedRequestParams,
+    ) -> Result<ListResourceTemplatesResult, Error> {
+        let listed = self.resources.iter().filter_map(|r| match &r.listing {
+            ResourceListing::Template(t) => Some(t),
+            _ => None,
+        });
+        let page = self.page(listed, params.cursor.as_deref())?;
+        Ok(ListResourceTemplatesResult {
+            resource_templates: page.items,
+            next_cursor: page.next_cursor,
+            ttl_ms: Some(self.list_ttl_ms),
+            cache_scope: Some(CacheScope::Public),
+            result_type: Some(ResultType::Complete),
+            ..Default::default()
+        })
+    }
+
+    pub(crate) fn complete(&self, params: &CompleteRequestParams) -> CompleteResult {
+        let target = match &params.ref_ {
+            CompleteRequestParamsRef::PromptReference(p) => p.name.as_str(),
+            CompleteRequestParamsRef::ResourceTemplateReference(r) => r.uri.as_str(),
+        };
+        let mut values = match &self.completion {
+            Some(f) => f(target, &params.argument.name, &params.argument.value),
+            None => Vec::new(),
+        };
+        let total = values.len();
+        values.truncate(MAX_COMPLETIONS);
+        CompleteResult {
+            completion: CompleteResultCompletion {
+                has_more: Some(total > values.len()),
+                total: Some(total as i64),
+                values,
+                ..Default::default()
+            },
+            result_type: Some(ResultType::Complete),
+            ..Default::default()
+        }
+    }
+}

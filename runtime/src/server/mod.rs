@@ -1,0 +1,274 @@
+//! The server layer: the registry of handlers ([`Server`], built by [`ServerBuilder`]) and the
+//! stateless core that answers one message at a time: dispatch on the typed request
+//! (`dispatch`), listings and discovery (`listing`), `subscriptions/listen` streams (`listen`)
+//! and the calls that may take MRTR rounds (`mrtr`). Transports sit above it and call
+//! [`Server::handle_message`] or the crate's typed entry point.
+
+mod dispatch;
+mod listen;
+mod listing;
+mod mrtr;
+
+use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
+use crate::resume::notify::{Change, ListKind};
+use crate::resume::state::{StateCodec, StateKeyError, StateKeys};
+use crate::wire::param::header_params;
+use indexmap::IndexMap;
+use mcp_schema::{
+    Implementation, Prompt, Resource, ResourceTemplate, Tool, LATEST_PROTOCOL_VERSION,
+};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// Protocol versions this server speaks.
+pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
+
+/// A registered tool: its handler, its descriptor as listed, and the arguments it mirrors in
+/// `Mcp-Param-*` headers.
+struct RegisteredTool {
+    handler: Arc<dyn ToolHandler>,
+    descriptor: Tool,
+    header_params: Vec<(String, String)>,
+}
+
+struct RegisteredPrompt {
+    handler: Arc<dyn PromptHandler>,
+    descriptor: Prompt,
+}
+
+/// A resource is listed either as a resource or as a template.
+enum ResourceListing {
+    Resource(Resource),
+    Template(ResourceTemplate),
+    /// The handler describes neither (it is still readable).
+    Unlisted,
+}
+
+struct RegisteredResource {
+    handler: Arc<dyn ResourceHandler>,
+    listing: ResourceListing,
+}
+
+/// A configured MCP server. Cheap to share: wrap it in an `Arc` and call it from any task.
+pub struct Server {
+    info: Implementation,
+    instructions: Option<String>,
+    tools: IndexMap<String, RegisteredTool>,
+    prompts: IndexMap<String, RegisteredPrompt>,
+    resources: Vec<RegisteredResource>,
+    codec: StateCodec,
+    list_ttl_ms: i64,
+    page_size: usize,
+    completion: Option<CompletionFn>,
+    changes: tokio::sync::broadcast::Sender<Change>,
+}
+
+/// Completes an argument: (prompt name or resource template URI, argument name, partial value)
+/// to suggestions, best first.
+pub type CompletionFn = Arc<dyn Fn(&str, &str, &str) -> Vec<String> + Send + Sync>;
+
+/// Builds a [`Server`]: `Server::builder().name(..).version(..).tool(t).build()`.
+pub struct ServerBuilder {
+    name: String,
+    version: String,
+    instructions: Option<String>,
+    tools: Vec<Arc<dyn ToolHandler>>,
+    prompts: Vec<Arc<dyn PromptHandler>>,
+    resources: Vec<Arc<dyn ResourceHandler>>,
+    keys: Option<StateKeys>,
+    state_ttl: Duration,
+    codec_hook: Option<Box<dyn FnOnce(StateCodec) -> StateCodec>>,
+    completion: Option<CompletionFn>,
+    page_size: usize,
+}
+
+impl Server {
+    /// Start building a server.
+    pub fn builder() -> ServerBuilder {
+        ServerBuilder {
+            name: "mcp-server".into(),
+            version: "0.0.0".into(),
+            instructions: None,
+            tools: Vec::new(),
+            prompts: Vec::new(),
+            resources: Vec::new(),
+            keys: None,
+            state_ttl: StateCodec::DEFAULT_TTL,
+            codec_hook: None,
+            completion: None,
+            page_size: 100,
+        }
+    }
+}
+
+impl ServerBuilder {
+    /// The server's name in `serverInfo`.
+    pub fn name(mut self, name: impl Into<String>) -> Self {
+        self.name = name.into();
+        self
+    }
+
+    /// The server's version in `serverInfo`.
+    pub fn version(mut self, version: impl Into<String>) -> Self {
+        self.version = version.into();
+        self
+    }
+
+    /// Instructions returned by `server/discover`.
+    pub fn instructions(mut self, text: impl Into<String>) -> Self {
+        self.instructions = Some(text.into());
+        self
+    }
+
+    /// Register a tool (a `#[mcp_tool]` function).
+    pub fn tool(mut self, tool: impl ToolHandler) -> Self {
+        self.tools.push(Arc::new(tool));
+        self
+    }
+
+    /// Register a prompt (a `#[mcp_prompt]` function).
+    pub fn prompt(mut self, prompt: impl PromptHandler) -> Self {
+        self.prompts.push(Arc::new(prompt));
+        self
+    }
+
+    /// Register a resource or template (a `#[mcp_resource]` function).
+    pub fn resource(mut self, resource: impl ResourceHandler) -> Self {
+        self.resources.push(Arc::new(resource));
+        self
+    }
+
+    /// The key ring that seals `requestState`. Give every instance the same ring so a retry can
+    /// land on any of them. Without it, a random key is made at start (and logged).
+    pub fn state_keys(mut self, keys: StateKeys) -> Self {
+        self.keys = Some(keys);
+        self
+    }
+
+    /// How long a `requestState` stays valid (default five minutes).
+    pub fn state_ttl(mut self, ttl: Duration) -> Self {
+        self.state_ttl = ttl;
+        self
+    }
+
+    /// How many tools, prompts or resources one list page holds (default 100).
+    pub fn page_size(mut self, n: usize) -> Self {
+        self.page_size = n.max(1);
+        self
+    }
+
+    /// Answer `completion/complete` with `f(reference, argument, partial value)`.
+    pub fn completion(
+        mut self,
+        f: impl Fn(&str, &str, &str) -> Vec<String> + Send + Sync + 'static,
+    ) -> Self {
+        self.completion = Some(Arc::new(f));
+        self
+    }
+
+    /// Further codec settings (size cap, single use).
+    pub fn state_codec(mut self, f: impl FnOnce(StateCodec) -> StateCodec + 'static) -> Self {
+        self.codec_hook = Some(Box::new(f));
+        self
+    }
+
+    /// Build the server. Fails only when no random state key can be made.
+    pub fn build(self) -> Result<Server, StateKeyError> {
+        let keys = match self.keys {
+            Some(k) => k,
+            None => {
+                tracing::warn!("no state keys configured: using a random key; MRTR flows will not survive a restart or move between instances");
+                StateKeys::random()?
+            }
+        };
+        let mut codec = StateCodec::new(keys).ttl(self.state_ttl);
+        if let Some(hook) = self.codec_hook {
+            codec = hook(codec);
+        }
+        let tools = self
+            .tools
+            .into_iter()
+            .map(|handler| {
+                let descriptor = handler.tool();
+                let header_params = header_params(descriptor.input_schema.extra.get("properties"));
+                (
+                    descriptor.name.clone(),
+                    RegisteredTool {
+                        handler,
+                        descriptor,
+                        header_params,
+                    },
+                )
+            })
+            .collect();
+        let prompts = self
+            .prompts
+            .into_iter()
+            .map(|handler| {
+                let descriptor = handler.prompt();
+                (
+                    descriptor.name.clone(),
+                    RegisteredPrompt {
+                        handler,
+                        descriptor,
+                    },
+                )
+            })
+            .collect();
+        let resources = self
+            .resources
+            .into_iter()
+            .map(|handler| {
+                let listing = match (handler.resource(), handler.template()) {
+                    (Some(r), _) => ResourceListing::Resource(r),
+                    (None, Some(t)) => ResourceListing::Template(t),
+                    (None, None) => ResourceListing::Unlisted,
+                };
+                RegisteredResource { handler, listing }
+            })
+            .collect();
+        Ok(Server {
+            info: Implementation {
+                name: self.name,
+                version: self.version,
+                ..Default::default()
+            },
+            instructions: self.instructions,
+            tools,
+            prompts,
+            resources,
+            codec,
+            list_ttl_ms: 60_000,
+            page_size: self.page_size,
+            completion: self.completion,
+            changes: tokio::sync::broadcast::channel(64).0,
+        })
+    }
+}
+
+impl Server {
+    /// The names of the registered tools, in registration order.
+    pub fn tool_names(&self) -> Vec<&str> {
+        self.tools.keys().map(String::as_str).collect()
+    }
+
+    /// The arguments of `tool` that HTTP clients mirror in `Mcp-Param-<header>` headers (its
+    /// `inputSchema` properties carrying `x-mcp-header`), as (argument, header name).
+    pub fn header_params(&self, tool: &str) -> &[(String, String)] {
+        self.tools
+            .get(tool)
+            .map(|t| t.header_params.as_slice())
+            .unwrap_or_default()
+    }
+
+    /// Announce a list change to every open `subscriptions/listen` stream that asked for it.
+    pub fn notify_list_changed(&self, kind: ListKind) {
+        let _ = self.changes.send(Change::List(kind));
+    }
+
+    /// Announce that the resource at `uri` changed, with `notifications/resources/updated`, to
+    /// every open `subscriptions/listen` stream subscribed to it or to a URI it lies under.
+    pub fn notify_resource_updated(&self, uri: impl Into<String>) {
+        let _ = self.changes.send(Change::ResourceUpdated(uri.into()));
+    }
+}

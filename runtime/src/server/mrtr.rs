@@ -1,0 +1,227 @@
+//! `tools/call`, `prompts/get` and `resources/read`: the methods that may take MRTR rounds. Each
+//! round opens the `requestState` of the retry (bound to the request), runs the handler through
+//! the engine with the journal and this request's answers, and either replies with the result or
+//! seals the journal into a new `requestState` beside the input requests.
+
+use super::Server;
+use crate::handler::match_template;
+use crate::handler::ResourceHandler;
+use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo};
+use crate::resume::notify::Notifier;
+use crate::resume::state::{Binding, StateError};
+use crate::wire::{BoxFuture, Reply};
+use indexmap::IndexMap;
+use mcp_schema::{
+    methods, CacheScope, CallToolRequest, Error, GetPromptRequest, InputRequiredResult,
+    InputResponses, ReadResourceRequest, ReadResourceRequestParams, RequestId, RequestMetaObject,
+    ServerResult,
+};
+use serde_json::{Map, Value};
+use std::sync::Arc;
+
+/// Everything one round of a call is, apart from the handler.
+struct Round<'a> {
+    method: &'static str,
+    /// The tool or prompt name, or the resource URI.
+    target: &'a str,
+    /// The arguments the state is bound to (none for resources).
+    arguments: Option<&'a Map<String, Value>>,
+    meta: RequestMetaObject,
+    responses: InputResponses,
+    state: Option<String>,
+    fingerprint: &'static str,
+    principal: Option<&'a str>,
+    notifier: Option<Notifier>,
+}
+
+/// How a round ended.
+enum Finished<T> {
+    Done(T),
+    Suspended(Box<InputRequiredResult>),
+}
+
+/// The reply to request `id` for a finished round.
+fn respond<T: Into<ServerResult>>(id: RequestId, finished: Result<Finished<T>, Error>) -> Reply {
+    match finished {
+        Ok(Finished::Done(result)) => Reply::result(id, result),
+        Ok(Finished::Suspended(ask)) => Reply::result(id, *ask),
+        Err(e) => Reply::error(Some(id), e),
+    }
+}
+
+impl Server {
+    pub(crate) async fn call_tool(
+        &self,
+        request: CallToolRequest,
+        principal: Option<&str>,
+        notifier: Option<Notifier>,
+    ) -> Reply {
+        let CallToolRequest { id, params, .. } = request;
+        let Some(tool) = self.tools.get(&params.name) else {
+            let error = Error::invalid_params(format!("unknown tool: {}", params.name));
+            return Reply::error(Some(id), error);
+        };
+        let handler = tool.handler.clone();
+        let arguments = params.arguments.unwrap_or_default();
+        let round = Round {
+            method: methods::TOOLS_CALL,
+            target: &params.name,
+            arguments: Some(&arguments),
+            meta: params.meta,
+            responses: params.input_responses.unwrap_or_default(),
+            state: params.request_state,
+            fingerprint: handler.fingerprint(),
+            principal,
+            notifier,
+        };
+        let run = handler.call(arguments.clone());
+        respond(id, self.round(round, run).await)
+    }
+
+    pub(crate) async fn get_prompt(
+        &self,
+        request: GetPromptRequest,
+        principal: Option<&str>,
+        notifier: Option<Notifier>,
+    ) -> Reply {
+        let GetPromptRequest { id, params, .. } = request;
+        let Some(prompt) = self.prompts.get(&params.name) else {
+            let error = Error::invalid_params(format!("unknown prompt: {}", params.name));
+            return Reply::error(Some(id), error);
+        };
+        let handler = prompt.handler.clone();
+        let arguments: Map<String, Value> = params
+            .arguments
+            .unwrap_or_default()
+            .into_iter()
+            .map(|(k, v)| (k, Value::String(v)))
+            .collect();
+        let round = Round {
+            method: methods::PROMPTS_GET,
+            target: &params.name,
+            arguments: Some(&arguments),
+            meta: params.meta,
+            responses: params.input_responses.unwrap_or_default(),
+            state: params.request_state,
+            fingerprint: handler.fingerprint(),
+            principal,
+            notifier,
+        };
+        let run = handler.get(arguments.clone());
+        respond(id, self.round(round, run).await)
+    }
+
+    pub(crate) async fn read_resource(
+        &self,
+        request: ReadResourceRequest,
+        principal: Option<&str>,
+        notifier: Option<Notifier>,
+    ) -> Reply {
+        let ReadResourceRequest { id, params, .. } = request;
+        let ReadResourceRequestParams {
+            meta,
+            input_responses,
+            request_state,
+            uri,
+            ..
+        } = params;
+        let Some((handler, vars)) = self.find_resource(&uri) else {
+            let error = Error::invalid_params("Resource not found")
+                .with_data(serde_json::json!({ "uri": uri }));
+            return Reply::error(Some(id), error);
+        };
+        let round = Round {
+            method: methods::RESOURCES_READ,
+            target: &uri,
+            arguments: None,
+            meta,
+            responses: input_responses.unwrap_or_default(),
+            state: request_state,
+            fingerprint: handler.fingerprint(),
+            principal,
+            notifier,
+        };
+        let run = handler.read(uri.clone(), vars);
+        let finished = self.round(round, run).await.map(|f| match f {
+            // Cache hints on every complete read (never on input_required).
+            Finished::Done(mut result) => {
+                result.ttl_ms.get_or_insert(0);
+                result.cache_scope.get_or_insert(CacheScope::Private);
+                Finished::Done(result)
+            }
+            suspended => suspended,
+        });
+        respond(id, finished)
+    }
+
+    fn find_resource(&self, uri: &str) -> Option<(Arc<dyn ResourceHandler>, Map<String, Value>)> {
+        self.resources.iter().find_map(|r| {
+            match_template(r.handler.uri_template(), uri).map(|vars| (r.handler.clone(), vars))
+        })
+    }
+
+    /// One round of a call: open the state, run the handler, finish or suspend.
+    async fn round<T>(
+        &self,
+        round: Round<'_>,
+        handler: BoxFuture<Result<T, Error>>,
+    ) -> Result<Finished<T>, Error> {
+        let version = round.meta.protocol_version.clone();
+        let binding = Binding {
+            method: round.method,
+            target: round.target,
+            arguments: round.arguments,
+            principal: round.principal,
+            protocol_version: &version,
+        };
+        let journal = match &round.state {
+            None => IndexMap::new(),
+            Some(token) => match self.codec.open(token, &binding) {
+                Ok(sealed) if sealed.recorded_by(round.fingerprint) => sealed.journal,
+                Ok(_) => {
+                    tracing::info!(
+                        method = round.method,
+                        target = round.target,
+                        "handler changed since the state was sealed; starting the call over"
+                    );
+                    IndexMap::new()
+                }
+                Err(e) => {
+                    tracing::warn!(method = round.method, target = round.target, reason = %e, "rejected requestState");
+                    return Err(Error::invalid_params("invalid requestState"));
+                }
+            },
+        };
+        let info = RequestInfo {
+            method: round.method.to_string(),
+            target: round.target.to_string(),
+            principal: round.principal.map(str::to_string),
+            meta: round.meta,
+        };
+        let call = Call::new(CallState {
+            info,
+            responses: round.responses,
+            journal,
+            notifier: round.notifier,
+            changes: Some(self.changes.clone()),
+            ..Default::default()
+        });
+        match engine::run(call, handler).await {
+            Outcome::Done(result) => result.map(Finished::Done),
+            Outcome::Suspended { requests, journal } => {
+                let token = self
+                    .codec
+                    .seal(&binding, round.fingerprint, &journal)
+                    .map_err(|e| match e {
+                        StateError::Oversize(n) => Error::internal(format!(
+                            "the call's requestState would be {n} bytes, over the size cap"
+                        )),
+                        other => Error::internal(other.to_string()),
+                    })?;
+                let mut ask = InputRequiredResult::new().with_state(token);
+                ask.input_requests = Some(requests);
+                Ok(Finished::Suspended(Box::new(ask)))
+            }
+        }
+    }
+}

@@ -1,0 +1,324 @@
+//! Streamable HTTP for 2026-07-28: one endpoint, every message its own POST, answered with
+//! `application/json` or, when the handler sends notifications (progress, log messages), a
+//! per-request SSE stream ending with the response. No sessions, no GET stream.
+//!
+//! Checks, in order: `Host`/`Origin` against DNS rebinding (403), body size (413), the
+//! `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name` headers against the body (400, -32020),
+//! then the server core (`_meta`, routing). Error codes map to HTTP statuses: -32601 is 404;
+//! parse, request, params, header, capability and version errors are 400.
+
+use crate::server::Server;
+use crate::wire::param::{decode_param, param_text};
+use crate::wire::{
+    name_field, request_head, request_id, request_meta, Incoming, Reply, RequestHead,
+};
+use axum::body::Bytes;
+use axum::extract::{DefaultBodyLimit, State};
+use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
+use axum::response::sse::{Event, Sse};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::serve::ListenerExt;
+use axum::Router;
+use futures_util::stream::{self, StreamExt};
+use mcp_schema::{CallToolRequest, ClientRequest, Error};
+use std::convert::Infallible;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+/// Settings of the HTTP transport.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The endpoint path (default `/mcp`).
+    pub path: String,
+    /// Largest accepted request body in bytes (default 4 MiB).
+    pub max_body: usize,
+    /// Host names accepted in `Host` and `Origin` (default: localhost, 127.0.0.1, `[::1]`).
+    /// Empty means any (for servers behind an authenticating proxy).
+    pub allowed_hosts: Vec<String>,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            path: "/mcp".into(),
+            max_body: 4 * 1024 * 1024,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+        }
+    }
+}
+
+struct App {
+    server: Arc<Server>,
+    config: HttpConfig,
+}
+
+/// An axum router serving `server` at `config.path`, to mount in an existing app or serve.
+pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
+    let path = config.path.clone();
+    let max_body = config.max_body;
+    let app = Arc::new(App { server, config });
+    Router::new()
+        .route(&path, post(handle).get(not_allowed).delete(not_allowed))
+        .layer(DefaultBodyLimit::max(max_body))
+        .with_state(app)
+}
+
+/// Serve `server` on `addr` until ctrl-c; requests in flight finish first.
+pub async fn serve(server: Arc<Server>, addr: &str, config: HttpConfig) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    serve_listener(server, listener, config, async {
+        let _ = tokio::signal::ctrl_c().await;
+    })
+    .await
+}
+
+/// Serve on an already bound listener until `shutdown` completes (graceful).
+pub async fn serve_listener(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    let addr: Option<SocketAddr> = listener.local_addr().ok();
+    tracing::info!(?addr, path = %config.path, "serving MCP over streamable HTTP");
+    let app = router(server, config).into_make_service();
+    // Small JSON-RPC replies must not wait for Nagle's algorithm.
+    let listener = listener.tap_io(|tcp| {
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY not set");
+        }
+    });
+    axum::serve(listener, app)
+        .with_graceful_shutdown(shutdown)
+        .await
+}
+
+async fn not_allowed() -> Response {
+    (
+        StatusCode::METHOD_NOT_ALLOWED,
+        [(header::ALLOW, HeaderValue::from_static("POST"))],
+        "this MCP endpoint takes POST only (2026-07-28 has no GET stream)",
+    )
+        .into_response()
+}
+
+/// The response carrying `reply`, with the HTTP status its error code maps to.
+fn reply_response(reply: &Reply) -> Response {
+    json_response(status_for(reply.error_code()), reply.to_json())
+}
+
+fn json_response(status: StatusCode, body: String) -> Response {
+    (
+        status,
+        [(
+            header::CONTENT_TYPE,
+            HeaderValue::from_static("application/json"),
+        )],
+        body,
+    )
+        .into_response()
+}
+
+/// The HTTP status for a reply with this JSON-RPC error code (none for a result).
+fn status_for(code: Option<i64>) -> StatusCode {
+    use mcp_schema::error_codes::*;
+    match code {
+        Some(METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
+        Some(
+            PARSE_ERROR
+            | INVALID_REQUEST
+            | INVALID_PARAMS
+            | HEADER_MISMATCH
+            | MISSING_REQUIRED_CLIENT_CAPABILITY
+            | UNSUPPORTED_PROTOCOL_VERSION,
+        ) => StatusCode::BAD_REQUEST,
+        _ => StatusCode::OK,
+    }
+}
+
+fn host_allowed(value: &str, allowed: &[String]) -> bool {
+    if allowed.is_empty() {
+        return true;
+    }
+    let host = if value.starts_with('[') {
+        value.split_inclusive(']').next().unwrap_or(value)
+    } else {
+        value.split(':').next().unwrap_or(value)
+    };
+    allowed.iter().any(|a| a.eq_ignore_ascii_case(host))
+}
+
+fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
+/// Check the `Mcp-Param-*` headers of a `tools/call` against its arguments.
+fn check_param_headers(
+    server: &Server,
+    headers: &HeaderMap,
+    call: &CallToolRequest,
+) -> Result<(), String> {
+    let args = call.params.arguments.as_ref();
+    for (arg, header) in server.header_params(&call.params.name) {
+        let name = format!("mcp-param-{}", header.to_ascii_lowercase());
+        let body_value = args.and_then(|a| a.get(arg)).map(param_text);
+        match (header_str(headers, &name), body_value) {
+            (None, Some(_)) => return Err(format!("missing Mcp-Param-{header} header")),
+            (Some(raw), Some(b)) => {
+                if decode_param(raw)? != b {
+                    return Err(format!(
+                        "Mcp-Param-{header} header does not match argument `{arg}`"
+                    ));
+                }
+            }
+            (Some(_), None) => {
+                return Err(format!(
+                    "Mcp-Param-{header} header without argument `{arg}`"
+                ))
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Compare the MCP headers with the request; the mismatch, if any.
+fn check_headers(headers: &HeaderMap, head: RequestHead<'_>) -> Result<(), String> {
+    match (header_str(headers, "mcp-protocol-version"), head.version) {
+        (None, _) => return Err("missing MCP-Protocol-Version header".into()),
+        (Some(h), Some(v)) if h != v => {
+            return Err(format!(
+                "MCP-Protocol-Version header `{h}` does not match _meta `{v}`"
+            ))
+        }
+        _ => {}
+    }
+    let method = head.method;
+    match header_str(headers, "mcp-method") {
+        None => return Err("missing Mcp-Method header".into()),
+        Some(h) if h != method => {
+            return Err(format!(
+                "Mcp-Method header `{h}` does not match method `{method}`"
+            ))
+        }
+        _ => {}
+    }
+    if let Some(field) = name_field(method) {
+        match (header_str(headers, "mcp-name"), head.name) {
+            (None, Some(_)) => return Err("missing Mcp-Name header".into()),
+            (Some(h), Some(b)) if h != b => {
+                return Err(format!(
+                    "Mcp-Name header `{h}` does not match params.{field} `{b}`"
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The header checks of a request, as the error reply they fail with.
+fn check_request(server: &Server, headers: &HeaderMap, incoming: &Incoming) -> Result<(), Reply> {
+    let (id, checked) = match incoming {
+        Incoming::Request(r) => {
+            let checked = check_headers(headers, request_head(r)).and_then(|()| match &**r {
+                ClientRequest::CallToolRequest(call) => check_param_headers(server, headers, call),
+                _ => Ok(()),
+            });
+            (Some(request_id(r)), checked)
+        }
+        Incoming::Rejected(rejected) => match &rejected.head {
+            Some(head) => (rejected.id.as_ref(), check_headers(headers, head.head())),
+            None => return Ok(()),
+        },
+        Incoming::Notification(_) | Incoming::Response => return Ok(()),
+    };
+    checked.map_err(|why| Reply::error(id.cloned(), Error::header_mismatch(why)))
+}
+
+async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+    for name in [header::HOST, header::ORIGIN] {
+        if let Some(v) = headers.get(&name) {
+            let text = v.to_str().unwrap_or("");
+            let host = text
+                .strip_prefix("http://")
+                .or_else(|| text.strip_prefix("https://"))
+                .unwrap_or(text);
+            if !host_allowed(host, &app.config.allowed_hosts) {
+                let refused =
+                    Reply::error(None, Error::invalid_request(format!("{name} not allowed")));
+                return json_response(StatusCode::FORBIDDEN, refused.to_json());
+            }
+        }
+    }
+    let incoming = app.server.read(&body);
+    if let Err(refused) = check_request(&app.server, &headers, &incoming) {
+        return reply_response(&refused);
+    }
+    if let Incoming::Request(request) = &incoming {
+        let wants_stream = headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|a| a.contains("text/event-stream"));
+        let meta = request_meta(request);
+        let may_notify = meta.progress_token.is_some() || meta.log_level.is_some();
+        let listen = matches!(**request, ClientRequest::SubscriptionsListenRequest(_));
+        if listen || (wants_stream && may_notify) {
+            return stream_response(app, incoming);
+        }
+    }
+    match app.server.handle(incoming, None, None).await {
+        Some(reply) => reply_response(&reply),
+        // Notifications and responses: accepted, nothing to say.
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// Aborts a spawned task when dropped.
+struct AbortOnDrop(tokio::task::JoinHandle<()>);
+
+impl Drop for AbortOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
+}
+
+/// Answer on an SSE stream: notifications as they come, then the response, then the end.
+fn stream_response(app: Arc<App>, incoming: Incoming) -> Response {
+    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let server = app.server.clone();
+    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<Option<Reply>>();
+    let task = AbortOnDrop(tokio::spawn(async move {
+        let reply = server.handle(incoming, None, Some(tx)).await;
+        let _ = done_tx.send(reply);
+    }));
+    let message =
+        |text: String| Ok::<Event, Infallible>(Event::default().event("message").data(text));
+    let notes = tokio_stream::wrappers::UnboundedReceiverStream::new(rx).map(message);
+    // The task lives as long as the stream: a client that closes the stream cancels the call.
+    let last = stream::once(async move {
+        let _task = task;
+        done_rx.await.ok().flatten()
+    })
+    .filter_map(move |reply| async move { reply.map(|r| message(r.to_json())) });
+    // The notification channel closes when the handler finishes (its sender is dropped with the
+    // call), so the reply always comes after every notification.
+    Sse::new(notes.chain(last)).into_response()
+}
+
+impl Server {
+    /// Serve streamable HTTP at `http://{addr}/mcp` until ctrl-c (bind `127.0.0.1:PORT` unless
+    /// the server must be reachable from elsewhere; then set `allowed_hosts` accordingly).
+    pub async fn serve_http(self, addr: &str) -> std::io::Result<()> {
+        serve(Arc::new(self), addr, HttpConfig::default()).await
+    }
+
+    /// An axum router serving this server at `/mcp`, to merge into an existing app.
+    pub fn into_router(self) -> Router {
+        router(Arc::new(self), HttpConfig::default())
+    }
+}

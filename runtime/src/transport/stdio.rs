@@ -1,0 +1,160 @@
+//! stdio: one JSON message per line in and out. Requests are handled concurrently; each reply
+//! (and each notification) is written whole, on its own line. Nothing but MCP goes to stdout;
+//! logs belong on stderr. `notifications/cancelled` stops the request it names (no reply is
+//! sent for it; that is also how a `subscriptions/listen` stream ends). Exits on end of input
+//! once requests in flight are answered. A line that is not UTF-8 is answered with a parse error
+//! and a line over the size limit with an invalid-request error; neither stops the server.
+
+use crate::server::Server;
+use crate::wire::line::{read_line, Line};
+use crate::wire::{lock, request_id, Incoming, Reply};
+use mcp_schema::{methods, CancelledNotificationParams, ClientRequest, Error, RequestId};
+use serde_json::Value;
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
+use tokio::sync::mpsc;
+
+/// Serve on this process's stdin and stdout.
+pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
+    serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+}
+
+/// The longest line [`serve_io`] takes by default: 4 MiB, as the HTTP transport's body limit.
+pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
+
+/// Send the error reply to a line that could not be read as a request (so it has no id).
+fn refuse(out: &mpsc::UnboundedSender<String>, error: Error) {
+    let _ = out.send(Reply::error(None, error).to_json());
+}
+
+/// The key requests in flight are kept under: the JSON text of their id.
+fn id_key(id: &RequestId) -> String {
+    serde_json::to_string(id).unwrap_or_default()
+}
+
+/// The request a `notifications/cancelled` names, if `incoming` is one.
+fn cancelled(incoming: &Incoming) -> Option<Option<RequestId>> {
+    let Incoming::Notification(n) = incoming else {
+        return None;
+    };
+    if n.method != methods::NOTIFICATIONS_CANCELLED {
+        return None;
+    }
+    let params = Value::Object(n.params.clone().unwrap_or_default());
+    Some(
+        serde_json::from_value::<CancelledNotificationParams>(params)
+            .ok()
+            .map(|p| p.request_id),
+    )
+}
+
+/// Serve on any reader and writer (for tests and pipes), taking lines up to
+/// [`DEFAULT_MAX_LINE`].
+pub async fn serve_io<R, W>(server: Arc<Server>, reader: R, writer: W) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    serve_io_with_limit(server, reader, writer, DEFAULT_MAX_LINE).await
+}
+
+/// [`serve_io`] with another limit on the length of a line, in bytes.
+pub async fn serve_io_with_limit<R, W>(
+    server: Arc<Server>,
+    reader: R,
+    mut writer: W,
+    max_line: usize,
+) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    // Replies and notifications share one writer, so each is written whole on its own line,
+    // and a request's notifications come before its reply.
+    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
+    let writer_task = tokio::spawn(async move {
+        while let Some(line) = out_rx.recv().await {
+            writer.write_all(line.as_bytes()).await?;
+            writer.write_all(b"\n").await?;
+            writer.flush().await?;
+        }
+        Ok::<(), std::io::Error>(())
+    });
+    let mut reader = BufReader::new(reader);
+    let mut raw = Vec::new();
+    let mut tasks = tokio::task::JoinSet::new();
+    // Requests in flight by id, so `notifications/cancelled` can stop them.
+    let in_flight: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>> = Arc::default();
+    let mut streams = Vec::new();
+    loop {
+        match read_line(&mut reader, &mut raw, max_line).await? {
+            Line::End => break,
+            Line::TooLong => {
+                let why = format!("message longer than {max_line} bytes");
+                refuse(&out_tx, Error::invalid_request(why));
+                continue;
+            }
+            Line::Fits => {}
+        }
+        if raw.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        if std::str::from_utf8(&raw).is_err() {
+            refuse(&out_tx, Error::parse_error("parse error: not UTF-8"));
+            continue;
+        }
+        let incoming = server.read(&raw);
+        if let Some(target) = cancelled(&incoming) {
+            if let Some(handle) = target.and_then(|id| lock(&in_flight).remove(&id_key(&id))) {
+                handle.abort();
+            }
+            continue;
+        }
+        let (id, is_listen) = match &incoming {
+            Incoming::Request(r) => (
+                Some(id_key(request_id(r))),
+                matches!(**r, ClientRequest::SubscriptionsListenRequest(_)),
+            ),
+            _ => (None, false),
+        };
+        let server = server.clone();
+        let out = out_tx.clone();
+        let registry = in_flight.clone();
+        let task_id = id.clone();
+        let handle = tasks.spawn(async move {
+            let reply = server.handle(incoming, None, Some(out.clone())).await;
+            if let Some(id) = &task_id {
+                lock(&registry).remove(id);
+            }
+            if let Some(r) = reply {
+                let _ = out.send(r.to_json());
+            }
+        });
+        // Finished tasks are reaped as the loop goes, so a long session keeps none of them.
+        while tasks.try_join_next().is_some() {}
+        let mut registry = lock(&in_flight);
+        registry.retain(|_, h| !h.is_finished());
+        if let Some(id) = id {
+            if is_listen {
+                streams.push(handle.clone());
+            }
+            registry.insert(id, handle);
+        }
+        streams.retain(|s| !s.is_finished());
+    }
+    // End of input: the client is gone, so open subscription streams end too.
+    for s in streams {
+        s.abort();
+    }
+    while tasks.join_next().await.is_some() {}
+    drop(out_tx);
+    writer_task.await.map_err(std::io::Error::other)?
+}
+
+impl Server {
+    /// Serve on stdin/stdout until end of input.
+    pub async fn serve_stdio(self) -> std::io::Result<()> {
+        serve(Arc::new(self)).await
+    }
+}

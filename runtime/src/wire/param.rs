@@ -1,0 +1,115 @@
+//! The `Mcp-Param-<name>` headers of streamable HTTP: which tool arguments a tool declares for
+//! them (`x-mcp-header` on its `inputSchema` properties) and how a value is written in one. The
+//! server checks them, the client sends them.
+
+use serde_json::{Map, Value};
+
+/// The (argument, header name) pairs that the `properties` of a tool's `inputSchema` declare
+/// with `x-mcp-header`.
+pub(crate) fn header_params(properties: Option<&Value>) -> Vec<(String, String)> {
+    properties
+        .and_then(Value::as_object)
+        .map(|props: &Map<String, Value>| {
+            props
+                .iter()
+                .filter_map(|(arg, p)| {
+                    p.get("x-mcp-header")
+                        .and_then(Value::as_str)
+                        .map(|h| (arg.clone(), h.to_string()))
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// How an `Mcp-Param-*` value wraps text a header cannot carry as it is: Base64 of its UTF-8
+/// between these two.
+const PARAM_B64: (&str, &str) = ("=?base64?", "?=");
+
+/// The text an argument is compared as in its `Mcp-Param-*` header: a string itself, any other
+/// value its JSON.
+pub(crate) fn param_text(value: &Value) -> String {
+    match value {
+        Value::String(s) => s.clone(),
+        other => other.to_string(),
+    }
+}
+
+/// The `Mcp-Param-*` header value for `text`: the text itself when it is plain visible ASCII
+/// (spaces inside allowed), otherwise wrapped Base64, which also covers text that would read as
+/// that form or lose surrounding whitespace in transit. [`decode_param`] reads it back.
+pub(crate) fn encode_param(text: &str) -> String {
+    use base64::Engine as _;
+    let plain = text.bytes().all(|b| b == b' ' || b.is_ascii_graphic())
+        && !text.starts_with(' ')
+        && !text.ends_with(' ')
+        && !text.starts_with(PARAM_B64.0);
+    if plain {
+        text.to_string()
+    } else {
+        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        format!("{}{encoded}{}", PARAM_B64.0, PARAM_B64.1)
+    }
+}
+
+/// The value of an `Mcp-Param-*` header: `=?base64?...?=` is strict Base64 of UTF-8 text,
+/// anything else is literal.
+pub(crate) fn decode_param(raw: &str) -> Result<String, String> {
+    use base64::Engine as _;
+    match raw
+        .strip_prefix(PARAM_B64.0)
+        .and_then(|r| r.strip_suffix(PARAM_B64.1))
+    {
+        Some(encoded) => base64::engine::general_purpose::STANDARD
+            .decode(encoded)
+            .ok()
+            .and_then(|b| String::from_utf8(b).ok())
+            .ok_or_else(|| "invalid Base64 in Mcp-Param header".to_string()),
+        None => Ok(raw.to_string()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use base64::Engine as _;
+    use serde_json::json;
+
+    #[test]
+    fn header_values_are_plain_only_when_they_survive_a_header_unchanged() {
+        for plain in ["eu-west-1", "a b", "", "x=?base64?y"] {
+            assert_eq!(encode_param(plain), plain);
+        }
+        for encoded in [
+            "Zürich",
+            " lead",
+            "trail ",
+            "tab\t",
+            "line\n",
+            "=?base64?ZXU=?=",
+        ] {
+            let v = encode_param(encoded);
+            let inner = v
+                .strip_prefix("=?base64?")
+                .and_then(|r| r.strip_suffix("?="))
+                .unwrap_or_else(|| panic!("{encoded:?} was sent plain: {v}"));
+            let decoded = base64::engine::general_purpose::STANDARD
+                .decode(inner)
+                .unwrap();
+            assert_eq!(String::from_utf8(decoded).unwrap(), encoded);
+        }
+    }
+
+    #[test]
+    fn header_arguments_come_from_x_mcp_header_properties() {
+        let props = json!({
+            "region": {"type": "string", "x-mcp-header": "Region"},
+            "n": {"type": "integer"}});
+        assert_eq!(
+            header_params(Some(&props)),
+            vec![("region".to_string(), "Region".to_string())]
+        );
+        assert!(header_params(None).is_empty());
+        assert!(header_params(Some(&json!({"n": {"type": "integer"}}))).is_empty());
+    }
+}
