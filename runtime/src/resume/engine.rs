@@ -3,7 +3,7 @@
 //! the handler can go no further without input, the call suspends into an `InputRequiredResult`
 //! carrying every request registered so far and the journal to seal into `requestState`.
 
-use super::notify::{Change, Notifier};
+use super::events::{Change, Notifier};
 use super::state::Journal;
 use indexmap::IndexMap;
 use mcp_schema::{ClientCapabilities, InputRequest, InputResponses, RequestMetaObject};

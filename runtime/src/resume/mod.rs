@@ -6,5 +6,6 @@
 
 pub(crate) mod ask;
 pub(crate) mod engine;
+pub(crate) mod events;
 pub(crate) mod notify;
 pub(crate) mod state;

@@ -34,6 +34,7 @@ use zeroize::Zeroizing;
 pub type Journal = IndexMap<String, Box<RawValue>>;
 
 /// A journal from JSON values (for tests, tools and benchmarks that build one by hand).
+#[cfg(any(test, feature = "bench"))]
 pub fn journal_of<K: Into<String>>(entries: impl IntoIterator<Item = (K, Value)>) -> Journal {
     entries
         .into_iter()

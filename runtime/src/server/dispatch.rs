@@ -2,7 +2,7 @@
 //! `ClientRequest` variant and routed.
 
 use super::{Server, SUPPORTED_VERSIONS};
-use crate::resume::notify::Notifier;
+use crate::resume::events::Notifier;
 use crate::wire::{Incoming, Reply};
 use mcp_schema::{ClientRequest, Error};
 

@@ -2,7 +2,7 @@
 //! filter asks for, each tagged with the subscription id, until the stream closes.
 
 use super::Server;
-use crate::resume::notify::{encode, Change, ListKind, Notifier};
+use crate::resume::events::{encode, Change, ListKind, Notifier};
 use crate::wire::Reply;
 use mcp_schema::{
     NotificationMetaObject, NotificationParams, PromptListChangedNotification,

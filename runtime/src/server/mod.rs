@@ -10,7 +10,7 @@ mod listing;
 mod mrtr;
 
 use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
-use crate::resume::notify::{Change, ListKind};
+use crate::resume::events::{Change, ListKind};
 use crate::resume::state::{StateCodec, StateKeyError, StateKeys};
 use crate::wire::param::header_params;
 use indexmap::IndexMap;

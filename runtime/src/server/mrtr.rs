@@ -7,7 +7,7 @@ use super::Server;
 use crate::handler::match_template;
 use crate::handler::ResourceHandler;
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo};
-use crate::resume::notify::Notifier;
+use crate::resume::events::Notifier;
 use crate::resume::state::{Binding, StateError};
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;

@@ -6,7 +6,7 @@
 //! so a request of another version is told which versions are spoken before anything else is
 //! said about its shape), then the parameters (-32602).
 
-use super::{META_CAPS, META_VERSION};
+use super::meta::{META_CAPS, META_VERSION};
 use mcp_schema::{
     methods, ClientRequest, Error, InputResponse, JSONRPCErrorResponse, JSONRPCMessage,
     JSONRPCNotification, JSONRPCRequest, RequestId, RequestMetaObject, ServerResult,

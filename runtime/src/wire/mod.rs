@@ -3,25 +3,20 @@
 //! the `_meta` keys a request carries, the `Mcp-Param` header coding, and the line reader that
 //! stdio peers share. Every other module of the crate may use this one; it uses none of them.
 
+#[cfg(any(feature = "stdio", feature = "client"))]
 pub(crate) mod line;
 mod message;
+mod meta;
 pub(crate) mod param;
 
 pub use message::Reply;
 #[cfg(feature = "http")]
 pub(crate) use message::{name_field, request_head, RequestHead};
 pub(crate) use message::{request_id, request_meta, Incoming};
+pub(crate) use meta::*;
 
 use std::future::Future;
 use std::pin::Pin;
-
-/// `_meta` key: the request's protocol version.
-pub(crate) const META_VERSION: &str = "io.modelcontextprotocol/protocolVersion";
-/// `_meta` key: the client's capabilities for this request.
-pub(crate) const META_CAPS: &str = "io.modelcontextprotocol/clientCapabilities";
-/// `_meta` key: the client's software, sent by the client.
-#[cfg(feature = "client")]
-pub(crate) const META_CLIENT_INFO: &str = "io.modelcontextprotocol/clientInfo";
 
 /// A boxed, sendable future: what handlers and input handlers return.
 pub type BoxFuture<T> = Pin<Box<dyn Future<Output = T> + Send + 'static>>;
