@@ -44,3 +44,4 @@ pub fn examples() -> Vec<(String, String, serde_json::Value)> {
 }
 
 pub mod conformance;
+pub mod support;

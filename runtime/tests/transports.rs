@@ -1,18 +1,14 @@
 //! The server over streamable HTTP and stdio, driven by the project's client and by raw
 //! messages: multi-round MRTR over both transports, bad input that must not take the server
-//! down, and flows whose rounds alternate between two server processes sharing a key ring.
+//! down, listen streams, cancellation, pagination.
 
 use mcp_runtime::client::{Client, ClientError};
 use mcp_runtime::http::{serve_listener, HttpConfig};
-use mcp_runtime::schema::{ClientCapabilities, InputRequest};
 use mcp_runtime::{Server, StateKeys};
+use mcp_tests::support::{answering_client, text, RING_OLD};
 use serde_json::{json, Value};
-use std::process::{Child, Command, Stdio};
 use std::sync::Arc;
 use std::time::Duration;
-
-const RING_OLD: &str = "1:1111111111111111111111111111111111111111111111111111111111111111";
-const RING_NEW: &str = "1:1111111111111111111111111111111111111111111111111111111111111111,2:2222222222222222222222222222222222222222222222222222222222222222";
 
 /// Start the fixture server in-process on an ephemeral loopback port.
 async fn start_http() -> (String, tokio::sync::oneshot::Sender<()>) {
@@ -32,43 +28,6 @@ async fn start_http() -> (String, tokio::sync::oneshot::Sender<()>) {
         },
     ));
     (format!("http://{addr}/mcp"), tx)
-}
-
-fn caps() -> ClientCapabilities {
-    serde_json::from_value(json!({"elicitation": {}, "sampling": {}, "roots": {}})).unwrap()
-}
-
-/// Answers forms by field name, sampling with "Paris", roots with one root.
-fn answering_client(client: Client) -> Client {
-    client.with_input(caps(), |_key: &str, req: InputRequest| -> mcp_runtime::BoxFuture<Result<Value, ClientError>> {
-        Box::pin(async move {
-            Ok(match req {
-                InputRequest::ElicitRequest(e) => {
-                    let text = serde_json::to_value(&e.params).unwrap().to_string();
-                    if text.contains("color") {
-                        json!({"action": "accept", "content": {"color": "teal"}})
-                    } else if text.contains("\"context\"") {
-                        json!({"action": "accept", "content": {"context": "tests"}})
-                    } else if text.contains("\"ok\"") {
-                        json!({"action": "accept", "content": {"ok": true}})
-                    } else {
-                        json!({"action": "accept", "content": {"name": "Ada"}})
-                    }
-                }
-                InputRequest::CreateMessageRequest(_) => {
-                    json!({"role": "assistant", "content": {"type": "text", "text": "Paris"}, "model": "m"})
-                }
-                InputRequest::ListRootsRequest(_) => json!({"roots": [{"uri": "file:///home/ada"}]}),
-            })
-        })
-    })
-}
-
-fn text(r: &mcp_runtime::schema::CallToolResult) -> String {
-    match &r.content[0] {
-        mcp_runtime::schema::ContentBlock::TextContent(t) => t.text.clone(),
-        other => panic!("not text: {other:?}"),
-    }
 }
 
 #[tokio::test]
@@ -163,28 +122,6 @@ async fn client_mirrors_header_arguments_it_learns_from_tools_list() {
     assert_eq!(text(&r), "Region: ap-south");
 }
 
-#[tokio::test]
-async fn client_completes_multi_round_flows_over_stdio() {
-    let client = answering_client(
-        Client::stdio(env!("CARGO_BIN_EXE_conformance-server"), &["--stdio"]).unwrap(),
-    );
-    let r = client
-        .call_tool("test_input_required_result_multi_round", json!({}))
-        .await
-        .unwrap();
-    assert_eq!(text(&r), "Ada likes teal");
-    let (a, b) = tokio::join!(
-        client.call_tool("test_input_required_result_sampling", json!({})),
-        client.call_tool("test_simple_text", json!({})),
-    );
-    assert_eq!(text(&a.unwrap()), "The model said: Paris");
-    assert_eq!(
-        text(&b.unwrap()),
-        "This is a simple text response for testing."
-    );
-}
-
-/// POST raw bytes with the given headers; (status, body as JSON or Null).
 async fn post(url: &str, body: Vec<u8>, headers: &[(&str, &str)]) -> (u16, Value) {
     use http_body_util::{BodyExt, Full};
     let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
@@ -319,81 +256,6 @@ async fn bad_input_gets_the_spec_error_and_the_server_keeps_serving() {
     assert_eq!((s, b["error"]["code"].as_i64()), (404, Some(-32601)));
     healthy().await;
     let _ = stop.send(());
-}
-
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn spawn_server(ring: &str) -> (Proc, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-        .args(["--port", &port.to_string()])
-        .env("MCP_STATE_KEYS", ring)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Proc(child), format!("http://127.0.0.1:{port}/mcp"))
-}
-
-async fn round(client: &Client, responses: Value, state: Option<Value>) -> Value {
-    let mut p = json!({"name": "test_input_required_result_multi_round", "arguments": {}});
-    if !responses.is_null() {
-        p["inputResponses"] = responses;
-    }
-    if let Some(s) = state {
-        p["requestState"] = s;
-    }
-    client.request("tools/call", p).await.unwrap()
-}
-
-#[tokio::test]
-async fn rounds_alternate_between_two_processes_and_survive_key_rotation() {
-    let (_a, url_a) = spawn_server(RING_OLD);
-    let (_b, url_b) = spawn_server(RING_OLD);
-    let (_c, url_c) = spawn_server(RING_NEW);
-    let a = Client::http(&url_a).with_input(caps(), mcp_runtime::client::DeclineAll);
-    let b = Client::http(&url_b).with_input(caps(), mcp_runtime::client::DeclineAll);
-    let c = Client::http(&url_c).with_input(caps(), mcp_runtime::client::DeclineAll);
-    let step1 = json!({"step1": {"action": "accept", "content": {"name": "Ada"}}});
-    let step2 = json!({"step2": {"action": "accept", "content": {"color": "teal"}}});
-
-    // A -> B -> A: each round on the other process.
-    let r1 = round(&a, Value::Null, None).await;
-    let r2 = round(&b, step1.clone(), Some(r1["requestState"].clone())).await;
-    assert!(r2["inputRequests"]["step2"].is_object(), "{r2}");
-    let r3 = round(&a, step2.clone(), Some(r2["requestState"].clone())).await;
-    assert_eq!(r3["content"][0]["text"], "Ada likes teal", "{r3}");
-
-    // Rotation mid-flow: round 1 sealed with key 1 on the old ring, the rest on the new ring
-    // (which opens key 1 and seals with key 2).
-    let r1 = round(&a, Value::Null, None).await;
-    let r2 = round(&c, step1, Some(r1["requestState"].clone())).await;
-    assert!(r2["inputRequests"]["step2"].is_object(), "{r2}");
-    let r3 = round(&c, step2.clone(), Some(r2["requestState"].clone())).await;
-    assert_eq!(r3["content"][0]["text"], "Ada likes teal");
-    // The old ring cannot open what the new key sealed.
-    let mut p = json!({"name": "test_input_required_result_multi_round", "arguments": {}, "inputResponses": step2});
-    p["requestState"] = r2["requestState"].clone();
-    match a.request("tools/call", p).await {
-        Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32602),
-        other => panic!("{other:?}"),
-    }
 }
 
 #[tokio::test]

@@ -1,0 +1,31 @@
+//! A one-tool MCP server over stdio, built with `mcp-runtime`'s `stdio` feature alone: what a
+//! desktop server needs, with no HTTP stack compiled in (`cargo tree -p mcp-stdio-only` shows no
+//! axum or hyper). Its test drives an MRTR round over its stdin and stdout.
+
+use mcp_runtime::prelude::*;
+
+#[derive(ElicitForm)]
+struct Name {
+    /// Who to greet.
+    name: String,
+}
+
+/// Greet someone, asking for their name.
+#[mcp_tool]
+async fn greet(greeting: String) -> Result<String, ToolError> {
+    match elicit::<Name>("Who is it?").await? {
+        Elicited::Accept(n) => Ok(format!("{greeting}, {}!", n.name)),
+        Elicited::Decline | Elicited::Cancel => Ok("Nobody to greet.".into()),
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> std::io::Result<()> {
+    let server = Server::builder()
+        .name("stdio-only")
+        .version("1.0.0")
+        .tool(greet)
+        .build()
+        .map_err(std::io::Error::other)?;
+    server.serve_stdio().await
+}

@@ -1,0 +1,69 @@
+//! The stdio-only server answers discovery and completes a two-round tool call over its stdio.
+
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::process::{Command, Stdio};
+
+fn meta() -> Value {
+    json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}
+    })
+}
+
+#[test]
+fn a_stdio_only_server_serves_a_multi_round_call() {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_mcp-stdio-only"))
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .expect("the server starts");
+    let mut stdin = child.stdin.take().expect("stdin");
+    let mut lines = BufReader::new(child.stdout.take().expect("stdout")).lines();
+    let mut ask = |msg: Value| -> Value {
+        writeln!(stdin, "{msg}").expect("a request is written");
+        let line = lines.next().expect("a reply").expect("a readable reply");
+        serde_json::from_str(&line).expect("the reply is JSON")
+    };
+
+    let found = ask(
+        json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                           "params": {"_meta": meta()}}),
+    );
+    assert_eq!(
+        found["result"]["supportedVersions"],
+        json!(["2026-07-28"]),
+        "{found}"
+    );
+    assert!(
+        found.to_string().contains("\"stdio-only\""),
+        "server info: {found}"
+    );
+
+    let call = |state: Option<&Value>, answers: Value| {
+        let mut params = json!({"name": "greet", "arguments": {"greeting": "Hello"},
+                                "_meta": meta(), "inputResponses": answers});
+        if let Some(s) = state {
+            params["requestState"] = s.clone();
+        }
+        json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": params})
+    };
+    let first = ask(call(None, json!({})));
+    let result = &first["result"];
+    assert_eq!(result["resultType"], "input_required", "{first}");
+    let (key, request) = result["inputRequests"]
+        .as_object()
+        .and_then(|m| m.iter().next())
+        .expect("one input request");
+    assert_eq!(request["method"], "elicitation/create");
+    let answers = json!({ key.clone(): {"action": "accept", "content": {"name": "Ada"}} });
+    let done = ask(call(Some(&result["requestState"]), answers));
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Hello, Ada!",
+        "{done}"
+    );
+
+    drop(stdin);
+    assert!(child.wait().expect("the server exits").success());
+}
