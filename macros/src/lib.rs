@@ -13,8 +13,13 @@ mod handler;
 /// `mcp_runtime::ToolHandler`, with the function body available as `name::run`.
 ///
 /// Options: `name = "..."`, `title = "..."`, `description = "..."` (default: the doc comment),
-/// `annotations(read_only = bool, destructive = bool, idempotent = bool, open_world = bool)`.
-/// Arguments become the tool's `inputSchema`; `#[arg(description = "...")]` documents one.
+/// `annotations(read_only = bool, destructive = bool, idempotent = bool, open_world = bool)`,
+/// and `crate = "path"` for a crate that re-exports `mcp_runtime` (default `::mcp_runtime`;
+/// the prompt and resource attributes take it too). Each option may be given once.
+/// Arguments become the tool's `inputSchema` and may have any name; `#[arg(description = "...")]`
+/// documents one, `rename = "..."` sets its wire name, `header = "..."` mirrors it in an
+/// `Mcp-Param-*` HTTP header. On an error the function is kept as written and every error of
+/// the item is reported at once.
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
     handler::expand(handler::Kind::Tool, attr.into(), item.into()).into()

@@ -21,7 +21,7 @@ use hyper::body::Bytes;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
 use mcp_schema::{
-    methods, CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequest,
+    error_codes, methods, CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequest,
     ReadResourceResult, LATEST_PROTOCOL_VERSION,
 };
 use serde::de::DeserializeOwned;
@@ -151,9 +151,6 @@ pub struct Client {
 
 /// The longest line read from a stdio server (a reply may carry a large resource).
 const MAX_REPLY_LINE: usize = 64 * 1024 * 1024;
-
-/// JSON-RPC error code of a request whose MCP headers do not match its body.
-const HEADER_MISMATCH: i64 = -32020;
 
 /// The most `tools/list` pages read when learning header arguments (a guard against a server
 /// whose cursors never end).
@@ -340,7 +337,7 @@ impl Client {
             .get("error")
             .and_then(|e| e.get("code"))
             .and_then(Value::as_i64)
-            == Some(-32022);
+            == Some(error_codes::UNSUPPORTED_PROTOCOL_VERSION);
         if unsupported {
             let offers_ours = reply["error"]["data"]["supported"]
                 .as_array()
@@ -613,7 +610,7 @@ impl Client {
         let params = json!({"name": name, "arguments": arguments});
         let v = match self.request_mrtr(methods::TOOLS_CALL, params.clone()).await {
             Err(ClientError::Rpc(e))
-                if e.code == HEADER_MISMATCH
+                if e.code == error_codes::HEADER_MISMATCH
                     && matches!(self.transport, Transport::Http { .. })
                     && !self.knows_tool(name) =>
             {
