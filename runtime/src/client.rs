@@ -21,8 +21,8 @@ use hyper::body::Bytes;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
 use mcp_schema::{
-    error_codes, methods, CallToolResult, ClientCapabilities, GetPromptResult, Implementation, InputRequest,
-    ReadResourceResult, LATEST_PROTOCOL_VERSION,
+    error_codes, methods, CallToolResult, ClientCapabilities, GetPromptResult, Implementation,
+    InputRequest, ReadResourceResult, LATEST_PROTOCOL_VERSION,
 };
 use serde::de::DeserializeOwned;
 use serde_json::{json, Map, Value};

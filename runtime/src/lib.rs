@@ -8,7 +8,7 @@
 //! Cargo features: `http` (streamable HTTP server, on axum), `stdio` (stdio server) and `client`
 //! (an MRTR client over HTTP or stdio) are on by default; a stdio-only server builds with
 //! `default-features = false, features = ["stdio"]` and compiles no HTTP stack. `bench` exposes
-//! internals for the project's benchmarks ([`bench`]); it is not a stable API.
+//! internals for the project's benchmarks (`mcp_runtime::bench`); it is not a stable API.
 //!
 //! The crate is built in layers whose imports point one way (see ARCHITECTURE.md):
 //! `wire` <- `handler` <- `resume` <- `server` <- `transport`, and the client on `wire` alone.
