@@ -28,7 +28,7 @@ impl Kind {
 
     fn expected_options(self) -> &'static str {
         match self {
-            Kind::Tool => "name, title, description, annotations(...) or crate",
+            Kind::Tool => "name, title, description, annotations(...), scopes or crate",
             Kind::Prompt => "name, title, description or crate",
             Kind::Resource => "uri, name, title, description, mime_type or crate",
         }
@@ -46,6 +46,9 @@ struct Options {
     hints: [Option<bool>; 4],
     /// The path of the runtime crate (`crate = "..."`), for crates that re-export it.
     krate: Option<syn::Path>,
+    /// OAuth scopes a caller needs (`scopes = ["files:write"]`, tools only).
+    scopes: Vec<String>,
+    scopes_set: bool,
 }
 
 /// The names of the annotation hints, in the order of `Options::hints`.
@@ -61,6 +64,9 @@ struct Arg {
     ty: Type,
     description: Option<String>,
     optional: bool,
+    /// Taken from the call (`State<T>`, `Principal`, `Option<Principal>`, `RequestContext`),
+    /// not from the arguments.
+    from_call: bool,
 }
 
 /// Everything the expansion needs, checked.
@@ -137,6 +143,21 @@ fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Vec<syn::Error>) ->
             (_, "crate") => {
                 let path: syn::Path = lit_str(&meta)?.parse()?;
                 set_once(&mut o.krate, path, &meta, &mut found)
+            }
+            (Kind::Tool, "scopes") => {
+                let list: syn::ExprArray = meta.value()?.parse()?;
+                let mut scopes = Vec::new();
+                for e in &list.elems {
+                    match e {
+                        syn::Expr::Lit(syn::ExprLit { lit: syn::Lit::Str(s), .. }) => scopes.push(s.value()),
+                        other => found.push(syn::Error::new(other.span(), "a scope is a string literal")),
+                    }
+                }
+                if o.scopes_set {
+                    found.push(syn::Error::new(meta.path.span(), "`scopes` is given more than once"));
+                }
+                o.scopes_set = true;
+                o.scopes = scopes;
             }
             (Kind::Resource, "uri") => set_once(&mut o.uri, lit_str(&meta)?, &meta, &mut found),
             (Kind::Resource, "mime_type") => {
@@ -264,13 +285,21 @@ fn parse_args(kind: Kind, func: &mut ItemFn, errors: &mut Vec<syn::Error>) -> Ve
             }
             _ => {}
         }
-        if kind == Kind::Prompt && !is_string_like(&pt.ty) {
+        let from_call = is_from_call(&pt.ty);
+        if from_call && (description.is_some() || rename.is_some() || header.is_some()) {
+            errors.push(syn::Error::new(
+                pt.ty.span(),
+                "`#[arg(...)]` describes a tool argument; this parameter is taken from the call, not from the arguments",
+            ));
+        }
+        if kind == Kind::Prompt && !from_call && !is_string_like(&pt.ty) {
             errors.push(syn::Error::new(
                 pt.ty.span(),
                 "prompt arguments are strings: use `String` or `Option<String>`",
             ));
         }
         args.push(Arg {
+            from_call,
             optional: is_option(&pt.ty),
             name,
             rename,
@@ -309,7 +338,7 @@ fn check(kind: Kind, opts: &Options, func: &ItemFn, args: &[Arg], errors: &mut V
         return;
     };
     let vars = template_vars(&uri.value());
-    for a in args {
+    for a in args.iter().filter(|a| !a.from_call) {
         if !vars.contains(&a.name.to_string()) {
             errors.push(syn::Error::new(
                 a.name.span(),
@@ -322,12 +351,38 @@ fn check(kind: Kind, opts: &Options, func: &ItemFn, args: &[Arg], errors: &mut V
         }
     }
     for v in &vars {
-        if !args.iter().any(|a| a.name == v) {
+        if !args.iter().any(|a| !a.from_call && a.name == v) {
             errors.push(syn::Error::new(
                 uri.span(),
                 format!("URI template variable `{v}` has no argument of that name"),
             ));
         }
+    }
+}
+
+/// The last segment of a type path and its first generic type argument, if any.
+fn last_segment(ty: &Type) -> Option<(&Ident, Option<&Type>)> {
+    let Type::Path(p) = ty else { return None };
+    let seg = p.path.segments.last()?;
+    let inner = match &seg.arguments {
+        syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
+            syn::GenericArgument::Type(t) => Some(t),
+            _ => None,
+        }),
+        _ => None,
+    };
+    Some((&seg.ident, inner))
+}
+
+/// Whether a parameter is taken from the call rather than from the arguments: `State<T>`,
+/// `Principal`, `Option<Principal>` or `RequestContext`, by the last segment of its path.
+fn is_from_call(ty: &Type) -> bool {
+    match last_segment(ty) {
+        Some((ident, inner)) if ident == "Option" => inner
+            .and_then(last_segment)
+            .is_some_and(|(i, _)| i == "Principal"),
+        Some((ident, _)) => ident == "State" || ident == "Principal" || ident == "RequestContext",
+        None => false,
     }
 }
 
@@ -393,20 +448,25 @@ fn generate(m: &Model) -> TokenStream {
     let field_names: Vec<Ident> = (0..m.args.len())
         .map(|i| format_ident!("__mcp_arg_{}", i))
         .collect();
-    let arg_fields = m.args.iter().zip(&field_names).map(|(a, field)| {
-        let t = &a.ty;
-        let wire = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
-        let desc = a
-            .description
-            .as_ref()
-            .map(|d| quote!(#[schemars(description = #d)]));
-        let default = a.optional.then(|| quote!(#[serde(default)]));
-        let header = a
-            .header
-            .as_ref()
-            .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
-        quote!(#desc #default #[serde(rename = #wire)] #header #field: #t,)
-    });
+    let arg_fields = m
+        .args
+        .iter()
+        .zip(&field_names)
+        .filter(|(a, _)| !a.from_call)
+        .map(|(a, field)| {
+            let t = &a.ty;
+            let wire = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
+            let desc = a
+                .description
+                .as_ref()
+                .map(|d| quote!(#[schemars(description = #d)]));
+            let default = a.optional.then(|| quote!(#[serde(default)]));
+            let header = a
+                .header
+                .as_ref()
+                .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
+            quote!(#desc #default #[serde(rename = #wire)] #header #field: #t,)
+        });
     let sig_inputs = &func.sig.inputs;
     let output = &func.sig.output;
     let body = &func.block;
@@ -435,9 +495,46 @@ fn generate(m: &Model) -> TokenStream {
         #[allow(non_camel_case_types, dead_code)]
         struct __McpArgs { #(#arg_fields)* }
     };
+    let parsed_fields: Vec<&Ident> = m
+        .args
+        .iter()
+        .zip(&field_names)
+        .filter(|(a, _)| !a.from_call)
+        .map(|(_, f)| f)
+        .collect();
+    // Parameters taken from the call are extracted before the handler's future is made, so a
+    // missing one fails the call at once.
+    let extract: Vec<TokenStream> = m
+        .args
+        .iter()
+        .zip(&field_names)
+        .filter(|(a, _)| a.from_call)
+        .map(|(a, field)| {
+            let t = &a.ty;
+            quote_spanned! {t.span()=>
+                let #field = match <#t as #rt::FromCall>::from_call(__mcp_parts) {
+                    ::core::result::Result::Ok(v) => v,
+                    ::core::result::Result::Err(e) => return #rt::__private::failed(e),
+                };
+            }
+        })
+        .collect();
+    let call_types: Vec<&Type> = m
+        .args
+        .iter()
+        .filter(|a| a.from_call)
+        .map(|a| &a.ty)
+        .collect();
+    let needs = (!call_types.is_empty()).then(|| {
+        quote! {
+            fn needs(&self) -> ::std::vec::Vec<#rt::Need> {
+                [#(<#call_types as #rt::FromCall>::need()),*].into_iter().flatten().collect()
+            }
+        }
+    });
     let parse_args = |on_err: TokenStream| {
         quote! {
-            let __McpArgs { #(#field_names),* } = match #rt::__private::parse_args::<__McpArgs>(__mcp_args) {
+            let __McpArgs { #(#parsed_fields),* } = match #rt::__private::parse_args::<__McpArgs>(__mcp_args) {
                 ::core::result::Result::Ok(v) => v,
                 ::core::result::Result::Err(__mcp_message) => return #on_err,
             };
@@ -458,6 +555,12 @@ fn generate(m: &Model) -> TokenStream {
                 None => quote!(::core::option::Option::None),
             };
             let hints = m.opts.hints.map(hint);
+            let scope_list = &m.opts.scopes;
+            let scopes = (!scope_list.is_empty()).then(|| {
+                quote! {
+                    fn scopes(&self) -> &'static [&'static str] { &[#(#scope_list),*] }
+                }
+            });
             let into = quote_spanned!(ret_span=> <#ret_ty as #rt::IntoToolResult>);
             let body = boxed(quote! {
                 #parse
@@ -478,11 +581,14 @@ fn generate(m: &Model) -> TokenStream {
                         )
                     }
                     fn fingerprint(&self) -> &'static str { #fingerprint }
-                    fn call(&self, __mcp_args: #map_type)
+                    fn call(&self, __mcp_args: #map_type, __mcp_parts: &#rt::CallParts<'_>)
                         -> #rt::__private::BoxFuture<::core::result::Result<#rt::schema::CallToolResult, #rt::schema::Error>>
                     {
+                        #(#extract)*
                         #body
                     }
+                    #needs
+                    #scopes
                 }
             }
         }
@@ -490,7 +596,7 @@ fn generate(m: &Model) -> TokenStream {
             let parse = parse_args(
                 quote!(::core::result::Result::Err(#rt::schema::Error::invalid_params(__mcp_message))),
             );
-            let prompt_args = m.args.iter().map(|a| {
+            let prompt_args = m.args.iter().filter(|a| !a.from_call).map(|a| {
                 let n = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
                 let d = opt_str(&a.description);
                 let required = !a.optional;
@@ -507,11 +613,13 @@ fn generate(m: &Model) -> TokenStream {
                         #rt::__private::prompt(#name, #title, #description, &[#(#prompt_args),*])
                     }
                     fn fingerprint(&self) -> &'static str { #fingerprint }
-                    fn get(&self, __mcp_args: #map_type)
+                    fn get(&self, __mcp_args: #map_type, __mcp_parts: &#rt::CallParts<'_>)
                         -> #rt::__private::BoxFuture<::core::result::Result<#rt::schema::GetPromptResult, #rt::schema::Error>>
                     {
+                        #(#extract)*
                         #body
                     }
+                    #needs
                 }
             }
         }
@@ -545,11 +653,13 @@ fn generate(m: &Model) -> TokenStream {
                     }
                     fn uri_template(&self) -> &'static str { #uri }
                     fn fingerprint(&self) -> &'static str { #fingerprint }
-                    fn read(&self, __mcp_uri: ::std::string::String, __mcp_args: #map_type)
+                    fn read(&self, __mcp_uri: ::std::string::String, __mcp_args: #map_type, __mcp_parts: &#rt::CallParts<'_>)
                         -> #rt::__private::BoxFuture<::core::result::Result<#rt::schema::ReadResourceResult, #rt::schema::Error>>
                     {
+                        #(#extract)*
                         #body
                     }
+                    #needs
                 }
             }
         }

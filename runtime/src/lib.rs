@@ -38,9 +38,9 @@ pub use transport::http;
 pub use transport::stdio;
 
 pub use handler::{
-    match_template, AskError, ElicitEnum, ElicitField, ElicitForm, FieldOptions, IntoPromptResult,
-    IntoResourceResult, IntoToolResult, Json, PromptHandler, ResourceHandler, ToolError,
-    ToolHandler,
+    match_template, AskError, CallParts, ElicitEnum, ElicitField, ElicitForm, FieldOptions,
+    FromCall, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Need, Principal,
+    PromptHandler, ResourceHandler, State, ToolError, ToolHandler,
 };
 pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, ElicitEnum, ElicitForm};
 pub use mcp_schema as schema;
@@ -48,6 +48,7 @@ pub use resume::ask::{
     elicit, elicit_url, list_roots, sample, step, AskFuture, Elicit, ElicitUrl, Elicited,
     ListRoots, Sample, SampledText, Sampling,
 };
+pub use resume::context::RequestContext;
 pub use resume::engine::{current_request, RequestInfo};
 pub use resume::events::ListKind;
 pub use resume::notify::{log, notify_list_changed, notify_resource_updated, progress};
@@ -55,7 +56,7 @@ pub use resume::state::{
     InMemoryReplayGuard, Journal, ReplayGuard, StateCodec, StateError, StateKey, StateKeyError,
     StateKeys,
 };
-pub use server::{CompletionFn, Server, ServerBuilder, SUPPORTED_VERSIONS};
+pub use server::{BuildError, CompletionFn, Server, ServerBuilder, SUPPORTED_VERSIONS};
 /// Await several asks at once; they are sent to the client in one round.
 pub use tokio::join;
 pub use wire::{BoxFuture, Reply};
@@ -64,7 +65,8 @@ pub use wire::{BoxFuture, Reply};
 pub mod prelude {
     pub use crate::{
         elicit, elicit_url, join, list_roots, mcp_prompt, mcp_resource, mcp_tool, sample, step,
-        AskError, ElicitEnum, ElicitForm, Elicited, Json, SampledText, Sampling, Server, ToolError,
+        AskError, ElicitEnum, ElicitForm, Elicited, Json, Principal, RequestContext, SampledText,
+        Sampling, Server, State, ToolError,
     };
 }
 
@@ -82,6 +84,7 @@ pub mod __private {
     pub use crate::handler::describe::{
         prompt, resource, resource_template, tool, ResourceSpec, ToolSpec,
     };
+    pub use crate::handler::extract::failed;
     pub use crate::handler::form::{parse_single, single_select};
     pub use crate::wire::BoxFuture;
     pub use indexmap::IndexMap;

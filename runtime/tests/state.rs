@@ -6,7 +6,7 @@ mod common;
 use common::*;
 use mcp_runtime::bench::Binding;
 use mcp_runtime::prelude::*;
-use mcp_runtime::StateError;
+use mcp_runtime::{Principal, StateError};
 use mcp_runtime::{StateCodec, StateKey, StateKeys};
 use proptest::prelude::*;
 use serde_json::{json, Value};
@@ -51,7 +51,7 @@ async fn first_state(s: &Server, principal: Option<&str>) -> String {
     let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
         "params": call("ask_name", json!({"greeting": "Hi"}), all_caps())});
     let r = s
-        .handle_message(&msg.to_string(), principal)
+        .handle_message(&msg.to_string(), principal.map(Principal::new).as_ref())
         .await
         .unwrap()
         .to_value();
@@ -69,7 +69,7 @@ async fn retry_with(
     p["inputResponses"] = json!({"user_name": accept(json!({"user_name": "Eve"}))});
     p["requestState"] = state;
     let msg = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call", "params": p});
-    s.handle_message(&msg.to_string(), principal)
+    s.handle_message(&msg.to_string(), principal.map(Principal::new).as_ref())
         .await
         .unwrap()
         .to_value()

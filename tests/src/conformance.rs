@@ -374,6 +374,7 @@ impl mcp_runtime::ToolHandler for JsonSchemaTool {
     fn call(
         &self,
         arguments: Map<String, Value>,
+        _parts: &mcp_runtime::CallParts<'_>,
     ) -> mcp_runtime::BoxFuture<Result<schema::CallToolResult, schema::Error>> {
         Box::pin(async move {
             Ok(schema::CallToolResult::text(format!(

@@ -3,9 +3,11 @@
 //! the wire types but nothing of how a call is run or served.
 
 pub(crate) mod describe;
+pub(crate) mod extract;
 pub(crate) mod form;
 mod result;
 
+pub use extract::{CallParts, FromCall, Need, Principal, State};
 pub use form::{ElicitEnum, ElicitField, ElicitForm, FieldOptions};
 pub use result::{AskError, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError};
 
@@ -22,8 +24,22 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn tool(&self) -> Tool;
     /// A digest of the handler's code, kept in `requestState` to notice code changes between rounds.
     fn fingerprint(&self) -> &'static str;
-    /// Run the tool on `arguments`. Bad arguments are a tool error (`isError: true`).
-    fn call(&self, arguments: Map<String, Value>) -> BoxFuture<Result<CallToolResult, Error>>;
+    /// Run the tool on `arguments`, taking its other parameters from `parts`. Bad arguments are a
+    /// tool error (`isError: true`).
+    fn call(
+        &self,
+        arguments: Map<String, Value>,
+        parts: &CallParts<'_>,
+    ) -> BoxFuture<Result<CallToolResult, Error>>;
+    /// The state types the tool's parameters need, checked when the server is built.
+    fn needs(&self) -> Vec<Need> {
+        Vec::new()
+    }
+    /// The OAuth scopes a caller needs to call this tool (checked by the HTTP transport when
+    /// authentication is on).
+    fn scopes(&self) -> &'static [&'static str] {
+        &[]
+    }
 }
 
 /// A prompt: its descriptor and how to render it. `#[mcp_prompt]` implements this.
@@ -32,8 +48,16 @@ pub trait PromptHandler: Send + Sync + 'static {
     fn prompt(&self) -> Prompt;
     /// A digest of the handler's code.
     fn fingerprint(&self) -> &'static str;
-    /// Render the prompt for `arguments`.
-    fn get(&self, arguments: Map<String, Value>) -> BoxFuture<Result<GetPromptResult, Error>>;
+    /// Render the prompt for `arguments`, taking its other parameters from `parts`.
+    fn get(
+        &self,
+        arguments: Map<String, Value>,
+        parts: &CallParts<'_>,
+    ) -> BoxFuture<Result<GetPromptResult, Error>>;
+    /// The state types the prompt's parameters need, checked when the server is built.
+    fn needs(&self) -> Vec<Need> {
+        Vec::new()
+    }
 }
 
 /// A resource or resource template. `#[mcp_resource]` implements this.
@@ -46,12 +70,18 @@ pub trait ResourceHandler: Send + Sync + 'static {
     fn uri_template(&self) -> &'static str;
     /// A digest of the handler's code.
     fn fingerprint(&self) -> &'static str;
-    /// Read `uri`, whose template variables are in `vars`.
+    /// Read `uri`, whose template variables are in `vars`, taking the handler's other
+    /// parameters from `parts`.
     fn read(
         &self,
         uri: String,
         vars: Map<String, Value>,
+        parts: &CallParts<'_>,
     ) -> BoxFuture<Result<ReadResourceResult, Error>>;
+    /// The state types the resource's parameters need, checked when the server is built.
+    fn needs(&self) -> Vec<Need> {
+        Vec::new()
+    }
 }
 
 /// Match `uri` against a level-1 URI template (`{name}` segments); the variables, or `None`.

@@ -5,6 +5,7 @@
 
 use super::events::{Change, Notifier};
 use super::state::Journal;
+use crate::handler::Principal;
 use indexmap::IndexMap;
 use mcp_schema::{ClientCapabilities, InputRequest, InputResponses, RequestMetaObject};
 use sha2::{Digest, Sha256};
@@ -23,7 +24,7 @@ pub struct RequestInfo {
     /// The tool or prompt name, or the resource URI.
     pub target: String,
     /// Who the transport says is calling, when it knows.
-    pub principal: Option<String>,
+    pub principal: Option<Principal>,
     /// The request's whole `_meta`, as sent: protocol version, client capabilities and info, log
     /// level, progress token, and any other key in `extra`.
     pub meta: RequestMetaObject,

@@ -5,6 +5,7 @@
 //! layers and knows nothing of servers or transports.
 
 pub(crate) mod ask;
+pub(crate) mod context;
 pub(crate) mod engine;
 pub(crate) mod events;
 pub(crate) mod notify;

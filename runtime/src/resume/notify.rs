@@ -7,9 +7,8 @@ use super::engine::with_call;
 use super::events::{encode, Change, ListKind};
 use mcp_schema::{
     LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParams,
-    ProgressNotification, ProgressNotificationParams,
+    ProgressNotification, ProgressNotificationParams, RequestMetaObject,
 };
-use serde::Serialize;
 use serde_json::{Map, Number, Value};
 
 fn severity(level: &LoggingLevel) -> u8 {
@@ -26,33 +25,21 @@ fn severity(level: &LoggingLevel) -> u8 {
     }
 }
 
-fn send(message: &impl Serialize) -> bool {
-    let Some(text) = encode(message) else {
-        return false;
-    };
-    with_call(|call| {
-        call.lock()
-            .notifier
-            .as_ref()
-            .is_some_and(|tx| tx.send(text).is_ok())
-    })
-    .unwrap_or(false)
-}
-
-/// Report progress on the current request; false when the request asked for none (no
-/// `progressToken`) or the transport cannot deliver it.
-pub fn progress(progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
-    let token = with_call(|call| call.lock().info.meta.progress_token.clone()).flatten();
-    let (Some(token), Some(progress)) = (token, Number::from_f64(progress)) else {
-        return false;
-    };
-    send(&ProgressNotification {
+/// The `notifications/progress` for a request with this `_meta`, if it asked for progress.
+pub(crate) fn progress_note(
+    meta: &RequestMetaObject,
+    progress: f64,
+    total: Option<f64>,
+    message: Option<&str>,
+) -> Option<String> {
+    let token = meta.progress_token.clone()?;
+    encode(&ProgressNotification {
         jsonrpc: Default::default(),
         method: Default::default(),
         params: ProgressNotificationParams {
             meta: None,
             progress_token: token,
-            progress,
+            progress: Number::from_f64(progress)?,
             total: total.and_then(Number::from_f64),
             message: message.map(str::to_string),
             extra: Map::new(),
@@ -61,24 +48,52 @@ pub fn progress(progress: f64, total: Option<f64>, message: Option<&str>) -> boo
     })
 }
 
+/// The `notifications/message` for a request with this `_meta`, if it asked for `level` or lower.
+pub(crate) fn log_note(
+    meta: &RequestMetaObject,
+    level: LoggingLevel,
+    logger: Option<&str>,
+    data: Value,
+) -> Option<String> {
+    let wanted = meta.log_level.as_ref()?;
+    if severity(&level) < severity(wanted) {
+        return None;
+    }
+    encode(&LoggingMessageNotification {
+        jsonrpc: Default::default(),
+        method: Default::default(),
+        params: LoggingMessageNotificationParams {
+            meta: None,
+            level,
+            logger: logger.map(str::to_string),
+            data,
+            extra: Map::new(),
+        },
+        extra: Map::new(),
+    })
+}
+
+/// Send what `note` makes of the current request's `_meta` on its notifier.
+fn send(note: impl FnOnce(&RequestMetaObject) -> Option<String>) -> bool {
+    with_call(|call| {
+        let st = call.lock();
+        match (note(&st.info.meta), st.notifier.as_ref()) {
+            (Some(text), Some(tx)) => tx.send(text).is_ok(),
+            _ => false,
+        }
+    })
+    .unwrap_or(false)
+}
+
+/// Report progress on the current request; false when the request asked for none (no
+/// `progressToken`) or the transport cannot deliver it.
+pub fn progress(progress: f64, total: Option<f64>, message: Option<&str>) -> bool {
+    send(|meta| progress_note(meta, progress, total, message))
+}
+
 /// Send a log message for the current request, if its `_meta` asked for `level` or lower.
 pub fn log(level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
-    let wanted = with_call(|call| call.lock().info.meta.log_level.clone()).flatten();
-    match wanted {
-        Some(w) if severity(&level) >= severity(&w) => send(&LoggingMessageNotification {
-            jsonrpc: Default::default(),
-            method: Default::default(),
-            params: LoggingMessageNotificationParams {
-                meta: None,
-                level,
-                logger: logger.map(str::to_string),
-                data,
-                extra: Map::new(),
-            },
-            extra: Map::new(),
-        }),
-        _ => false,
-    }
+    send(|meta| log_note(meta, level, logger, data))
 }
 
 fn announce(change: Change) -> bool {

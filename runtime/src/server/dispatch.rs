@@ -2,6 +2,7 @@
 //! `ClientRequest` variant and routed.
 
 use super::{Server, SUPPORTED_VERSIONS};
+use crate::handler::Principal;
 use crate::resume::events::Notifier;
 use crate::wire::{Incoming, Reply};
 use mcp_schema::{ClientRequest, Error};
@@ -11,7 +12,7 @@ impl Server {
     /// on input: malformed JSON, batches and unknown methods get their JSON-RPC errors.
     /// Notifications a handler sends (progress, log messages) are dropped: transports that can
     /// deliver them use their own entry point.
-    pub async fn handle_message(&self, text: &str, principal: Option<&str>) -> Option<Reply> {
+    pub async fn handle_message(&self, text: &str, principal: Option<&Principal>) -> Option<Reply> {
         self.handle(self.read(text.as_bytes()), principal, None)
             .await
     }
@@ -26,7 +27,7 @@ impl Server {
     pub(crate) async fn handle(
         &self,
         incoming: Incoming,
-        principal: Option<&str>,
+        principal: Option<&Principal>,
         notifier: Option<Notifier>,
     ) -> Option<Reply> {
         match incoming {
@@ -41,7 +42,7 @@ impl Server {
     async fn dispatch(
         &self,
         request: ClientRequest,
-        principal: Option<&str>,
+        principal: Option<&Principal>,
         notifier: Option<Notifier>,
     ) -> Option<Reply> {
         let reply = match request {

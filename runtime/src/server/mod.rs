@@ -9,7 +9,8 @@ mod listen;
 mod listing;
 mod mrtr;
 
-use crate::handler::{PromptHandler, ResourceHandler, ToolHandler};
+use crate::handler::extract::StateMap;
+use crate::handler::{Need, PromptHandler, ResourceHandler, ToolHandler};
 use crate::resume::events::{Change, ListKind};
 use crate::resume::state::{StateCodec, StateKeyError, StateKeys};
 use crate::wire::param::header_params;
@@ -17,6 +18,7 @@ use indexmap::IndexMap;
 use mcp_schema::{
     Implementation, Prompt, Resource, ResourceTemplate, Tool, LATEST_PROTOCOL_VERSION,
 };
+use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -61,6 +63,7 @@ pub struct Server {
     page_size: usize,
     completion: Option<CompletionFn>,
     changes: tokio::sync::broadcast::Sender<Change>,
+    states: StateMap,
 }
 
 /// Completes an argument: (prompt name or resource template URI, argument name, partial value)
@@ -80,6 +83,41 @@ pub struct ServerBuilder {
     codec_hook: Option<Box<dyn FnOnce(StateCodec) -> StateCodec>>,
     completion: Option<CompletionFn>,
     page_size: usize,
+    states: StateMap,
+}
+
+/// Why a server could not be built.
+#[derive(Debug)]
+pub enum BuildError {
+    /// No random `requestState` key could be made.
+    Keys(StateKeyError),
+    /// A handler takes `State<T>` for a type no `ServerBuilder::state` registered.
+    MissingState {
+        /// The tool, prompt or resource.
+        handler: String,
+        /// The state type it needs.
+        type_name: &'static str,
+    },
+}
+
+impl fmt::Display for BuildError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            BuildError::Keys(e) => write!(f, "{e}"),
+            BuildError::MissingState { handler, type_name } => write!(
+                f,
+                "`{handler}` takes State<{type_name}>, but no state of that type is registered: add `.state(value)` to the server builder"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for BuildError {}
+
+impl From<StateKeyError> for BuildError {
+    fn from(e: StateKeyError) -> Self {
+        BuildError::Keys(e)
+    }
 }
 
 impl Server {
@@ -97,6 +135,7 @@ impl Server {
             codec_hook: None,
             completion: None,
             page_size: 100,
+            states: StateMap::default(),
         }
     }
 }
@@ -138,6 +177,13 @@ impl ServerBuilder {
         self
     }
 
+    /// Register application state (a database pool, a configuration): every handler parameter
+    /// of type `State<T>` receives it. One value per type; registering a type again replaces it.
+    pub fn state<T: Send + Sync + 'static>(mut self, value: T) -> Self {
+        self.states.insert(value);
+        self
+    }
+
     /// The key ring that seals `requestState`. Give every instance the same ring so a retry can
     /// land on any of them. Without it, a random key is made at start (and logged).
     pub fn state_keys(mut self, keys: StateKeys) -> Self {
@@ -172,8 +218,26 @@ impl ServerBuilder {
         self
     }
 
-    /// Build the server. Fails only when no random state key can be made.
-    pub fn build(self) -> Result<Server, StateKeyError> {
+    /// Build the server. Fails when a handler needs a state type that is not registered, or
+    /// when no random state key can be made.
+    pub fn build(self) -> Result<Server, BuildError> {
+        let needs = self
+            .tools
+            .iter()
+            .map(|h| (h.tool().name, h.needs()))
+            .chain(self.prompts.iter().map(|h| (h.prompt().name, h.needs())))
+            .chain(
+                self.resources
+                    .iter()
+                    .map(|h| (h.uri_template().to_string(), h.needs())),
+            );
+        for (handler, needs) in needs {
+            if let Some(Need { type_name, .. }) =
+                needs.into_iter().find(|n| !self.states.contains(n.type_id))
+            {
+                return Err(BuildError::MissingState { handler, type_name });
+            }
+        }
         let keys = match self.keys {
             Some(k) => k,
             None => {
@@ -242,6 +306,7 @@ impl ServerBuilder {
             page_size: self.page_size,
             completion: self.completion,
             changes: tokio::sync::broadcast::channel(64).0,
+            states: self.states,
         })
     }
 }

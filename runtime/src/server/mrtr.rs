@@ -4,8 +4,7 @@
 //! seals the journal into a new `requestState` beside the input requests.
 
 use super::Server;
-use crate::handler::match_template;
-use crate::handler::ResourceHandler;
+use crate::handler::{match_template, CallParts, Principal, ResourceHandler};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo};
 use crate::resume::events::Notifier;
 use crate::resume::state::{Binding, StateError};
@@ -30,8 +29,35 @@ struct Round<'a> {
     responses: InputResponses,
     state: Option<String>,
     fingerprint: &'static str,
-    principal: Option<&'a str>,
+    principal: Option<&'a Principal>,
     notifier: Option<Notifier>,
+    /// Set to `true` if the round is dropped before it finishes (the request was cancelled).
+    cancel: CancelOnDrop,
+}
+
+/// Tells a handler's `RequestContext` that the request was cancelled when the round is dropped
+/// before it finished.
+struct CancelOnDrop(Option<tokio::sync::watch::Sender<bool>>);
+
+impl CancelOnDrop {
+    /// The guard and the receiver handlers watch.
+    fn new() -> (Self, tokio::sync::watch::Receiver<bool>) {
+        let (tx, rx) = tokio::sync::watch::channel(false);
+        (CancelOnDrop(Some(tx)), rx)
+    }
+
+    /// The round finished: nothing was cancelled.
+    fn disarm(&mut self) {
+        self.0 = None;
+    }
+}
+
+impl Drop for CancelOnDrop {
+    fn drop(&mut self) {
+        if let Some(tx) = self.0.take() {
+            let _ = tx.send(true);
+        }
+    }
 }
 
 /// How a round ended.
@@ -53,7 +79,7 @@ impl Server {
     pub(crate) async fn call_tool(
         &self,
         request: CallToolRequest,
-        principal: Option<&str>,
+        principal: Option<&Principal>,
         notifier: Option<Notifier>,
     ) -> Reply {
         let CallToolRequest { id, params, .. } = request;
@@ -63,6 +89,19 @@ impl Server {
         };
         let handler = tool.handler.clone();
         let arguments = params.arguments.unwrap_or_default();
+        let (cancel, cancelled) = CancelOnDrop::new();
+        let run = handler.call(
+            arguments.clone(),
+            &CallParts {
+                states: &self.states,
+                principal,
+                method: methods::TOOLS_CALL,
+                target: &params.name,
+                meta: &params.meta,
+                notifier: notifier.clone(),
+                cancelled,
+            },
+        );
         let round = Round {
             method: methods::TOOLS_CALL,
             target: &params.name,
@@ -73,15 +112,15 @@ impl Server {
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
+            cancel,
         };
-        let run = handler.call(arguments.clone());
         respond(id, self.round(round, run).await)
     }
 
     pub(crate) async fn get_prompt(
         &self,
         request: GetPromptRequest,
-        principal: Option<&str>,
+        principal: Option<&Principal>,
         notifier: Option<Notifier>,
     ) -> Reply {
         let GetPromptRequest { id, params, .. } = request;
@@ -96,6 +135,19 @@ impl Server {
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
+        let (cancel, cancelled) = CancelOnDrop::new();
+        let run = handler.get(
+            arguments.clone(),
+            &CallParts {
+                states: &self.states,
+                principal,
+                method: methods::PROMPTS_GET,
+                target: &params.name,
+                meta: &params.meta,
+                notifier: notifier.clone(),
+                cancelled,
+            },
+        );
         let round = Round {
             method: methods::PROMPTS_GET,
             target: &params.name,
@@ -106,15 +158,15 @@ impl Server {
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
+            cancel,
         };
-        let run = handler.get(arguments.clone());
         respond(id, self.round(round, run).await)
     }
 
     pub(crate) async fn read_resource(
         &self,
         request: ReadResourceRequest,
-        principal: Option<&str>,
+        principal: Option<&Principal>,
         notifier: Option<Notifier>,
     ) -> Reply {
         let ReadResourceRequest { id, params, .. } = request;
@@ -130,6 +182,20 @@ impl Server {
                 .with_data(serde_json::json!({ "uri": uri }));
             return Reply::error(Some(id), error);
         };
+        let (cancel, cancelled) = CancelOnDrop::new();
+        let run = handler.read(
+            uri.clone(),
+            vars,
+            &CallParts {
+                states: &self.states,
+                principal,
+                method: methods::RESOURCES_READ,
+                target: &uri,
+                meta: &meta,
+                notifier: notifier.clone(),
+                cancelled,
+            },
+        );
         let round = Round {
             method: methods::RESOURCES_READ,
             target: &uri,
@@ -140,8 +206,8 @@ impl Server {
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
+            cancel,
         };
-        let run = handler.read(uri.clone(), vars);
         let finished = self.round(round, run).await.map(|f| match f {
             // Cache hints on every complete read (never on input_required).
             Finished::Done(mut result) => {
@@ -163,15 +229,16 @@ impl Server {
     /// One round of a call: open the state, run the handler, finish or suspend.
     async fn round<T>(
         &self,
-        round: Round<'_>,
+        mut round: Round<'_>,
         handler: BoxFuture<Result<T, Error>>,
     ) -> Result<Finished<T>, Error> {
         let version = round.meta.protocol_version.clone();
+        let principal = round.principal.map(Principal::binding_key);
         let binding = Binding {
             method: round.method,
             target: round.target,
             arguments: round.arguments,
-            principal: round.principal,
+            principal: principal.as_deref(),
             protocol_version: &version,
         };
         let journal = match &round.state {
@@ -195,7 +262,7 @@ impl Server {
         let info = RequestInfo {
             method: round.method.to_string(),
             target: round.target.to_string(),
-            principal: round.principal.map(str::to_string),
+            principal: round.principal.cloned(),
             meta: round.meta,
         };
         let call = Call::new(CallState {
@@ -206,7 +273,9 @@ impl Server {
             changes: Some(self.changes.clone()),
             ..Default::default()
         });
-        match engine::run(call, handler).await {
+        let outcome = engine::run(call, handler).await;
+        round.cancel.disarm();
+        match outcome {
             Outcome::Done(result) => result.map(Finished::Done),
             Outcome::Suspended { requests, journal } => {
                 let token = self

@@ -7,6 +7,7 @@
 //! then the server core (`_meta`, routing). Error codes map to HTTP statuses: -32601 is 404;
 //! parse, request, params, header, capability and version errors are 400.
 
+use crate::handler::Principal;
 use crate::server::Server;
 use crate::wire::param::{decode_param, param_text};
 use crate::wire::{
@@ -19,6 +20,7 @@ use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::serve::ListenerExt;
+use axum::Extension;
 use axum::Router;
 use futures_util::stream::{self, StreamExt};
 use mcp_schema::{CallToolRequest, ClientRequest, Error};
@@ -240,7 +242,13 @@ fn check_request(server: &Server, headers: &HeaderMap, incoming: &Incoming) -> R
     checked.map_err(|why| Reply::error(id.cloned(), Error::header_mismatch(why)))
 }
 
-async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) -> Response {
+async fn handle(
+    State(app): State<Arc<App>>,
+    principal: Option<Extension<Principal>>,
+    headers: HeaderMap,
+    body: Bytes,
+) -> Response {
+    let principal = principal.map(|Extension(p)| p);
     for name in [header::HOST, header::ORIGIN] {
         if let Some(v) = headers.get(&name) {
             let text = v.to_str().unwrap_or("");
@@ -268,10 +276,10 @@ async fn handle(State(app): State<Arc<App>>, headers: HeaderMap, body: Bytes) ->
         let may_notify = meta.progress_token.is_some() || meta.log_level.is_some();
         let listen = matches!(**request, ClientRequest::SubscriptionsListenRequest(_));
         if listen || (wants_stream && may_notify) {
-            return stream_response(app, incoming);
+            return stream_response(app, incoming, principal);
         }
     }
-    match app.server.handle(incoming, None, None).await {
+    match app.server.handle(incoming, principal.as_ref(), None).await {
         Some(reply) => reply_response(&reply),
         // Notifications and responses: accepted, nothing to say.
         None => StatusCode::ACCEPTED.into_response(),
@@ -288,12 +296,12 @@ impl Drop for AbortOnDrop {
 }
 
 /// Answer on an SSE stream: notifications as they come, then the response, then the end.
-fn stream_response(app: Arc<App>, incoming: Incoming) -> Response {
+fn stream_response(app: Arc<App>, incoming: Incoming, principal: Option<Principal>) -> Response {
     let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let server = app.server.clone();
     let (done_tx, done_rx) = tokio::sync::oneshot::channel::<Option<Reply>>();
     let task = AbortOnDrop(tokio::spawn(async move {
-        let reply = server.handle(incoming, None, Some(tx)).await;
+        let reply = server.handle(incoming, principal.as_ref(), Some(tx)).await;
         let _ = done_tx.send(reply);
     }));
     let message =

@@ -5,6 +5,7 @@
 //! once requests in flight are answered. A line that is not UTF-8 is answered with a parse error
 //! and a line over the size limit with an invalid-request error; neither stops the server.
 
+use crate::handler::Principal;
 use crate::server::Server;
 use crate::wire::line::{read_line, Line};
 use crate::wire::{lock, request_id, Incoming, Reply};
@@ -63,13 +64,55 @@ where
 pub async fn serve_io_with_limit<R, W>(
     server: Arc<Server>,
     reader: R,
-    mut writer: W,
+    writer: W,
     max_line: usize,
 ) -> std::io::Result<()>
 where
     R: tokio::io::AsyncRead + Unpin,
     W: AsyncWrite + Unpin + Send + 'static,
 {
+    let config = StdioConfig {
+        max_line,
+        ..StdioConfig::default()
+    };
+    serve_io_with(server, reader, writer, config).await
+}
+
+/// Settings of the stdio transport.
+#[derive(Debug, Clone)]
+pub struct StdioConfig {
+    /// The longest line taken, in bytes (default [`DEFAULT_MAX_LINE`]).
+    pub max_line: usize,
+    /// Who every request of this process is from: a stdio server serves the one user who
+    /// launched it, so the principal is configured rather than authenticated (default none).
+    pub principal: Option<Principal>,
+}
+
+impl Default for StdioConfig {
+    fn default() -> Self {
+        StdioConfig {
+            max_line: DEFAULT_MAX_LINE,
+            principal: None,
+        }
+    }
+}
+
+/// [`serve_io`] with these settings.
+pub async fn serve_io_with<R, W>(
+    server: Arc<Server>,
+    reader: R,
+    mut writer: W,
+    config: StdioConfig,
+) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    let StdioConfig {
+        max_line,
+        principal,
+    } = config;
+    let principal = principal.map(Arc::new);
     // Replies and notifications share one writer, so each is written whole on its own line,
     // and a request's notifications come before its reply.
     let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
@@ -122,8 +165,11 @@ where
         let out = out_tx.clone();
         let registry = in_flight.clone();
         let task_id = id.clone();
+        let principal = principal.clone();
         let handle = tasks.spawn(async move {
-            let reply = server.handle(incoming, None, Some(out.clone())).await;
+            let reply = server
+                .handle(incoming, principal.as_deref(), Some(out.clone()))
+                .await;
             if let Some(id) = &task_id {
                 lock(&registry).remove(id);
             }
@@ -156,5 +202,21 @@ impl Server {
     /// Serve on stdin/stdout until end of input.
     pub async fn serve_stdio(self) -> std::io::Result<()> {
         serve(Arc::new(self)).await
+    }
+
+    /// Serve on stdin/stdout until end of input, every request from `principal` (the user who
+    /// launched the process, as the deployment knows them).
+    pub async fn serve_stdio_as(self, principal: Principal) -> std::io::Result<()> {
+        let config = StdioConfig {
+            principal: Some(principal),
+            ..StdioConfig::default()
+        };
+        serve_io_with(
+            Arc::new(self),
+            tokio::io::stdin(),
+            tokio::io::stdout(),
+            config,
+        )
+        .await
     }
 }
