@@ -1,0 +1,32 @@
+//! State, the caller and the request context may be taken by tools, prompts and resources, in
+//! any position, under full paths too.
+use mcp_runtime::prelude::*;
+
+struct Db;
+
+#[mcp_tool(scopes = ["files:read"])]
+async fn tool(db: State<Db>, name: String, who: Option<Principal>, ctx: mcp_runtime::RequestContext) -> String {
+    let _ = (&*db, who, ctx.target());
+    name
+}
+
+#[mcp_prompt]
+async fn prompt(topic: String, db: mcp_runtime::State<Db>, who: Principal) -> String {
+    let _ = (&*db, who);
+    topic
+}
+
+#[mcp_resource(uri = "db://{table}")]
+async fn resource(db: State<Db>, table: String) -> String {
+    let _ = &*db;
+    table
+}
+
+fn main() {
+    let _server = Server::builder()
+        .state(Db)
+        .tool(tool)
+        .prompt(prompt)
+        .resource(resource)
+        .build();
+}
