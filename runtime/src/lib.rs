@@ -32,6 +32,8 @@ mod wire;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod guide;
+#[cfg(feature = "auth")]
+pub use transport::auth;
 #[cfg(feature = "http")]
 pub use transport::http;
 #[cfg(feature = "stdio")]

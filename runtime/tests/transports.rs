@@ -123,23 +123,8 @@ async fn client_mirrors_header_arguments_it_learns_from_tools_list() {
 }
 
 async fn post(url: &str, body: Vec<u8>, headers: &[(&str, &str)]) -> (u16, Value) {
-    use http_body_util::{BodyExt, Full};
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http();
-    let mut req = hyper::Request::post(url).header("content-type", "application/json");
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    let resp = client
-        .request(req.body(Full::new(hyper::body::Bytes::from(body))).unwrap())
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
-    (
-        status,
-        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
-    )
+    let (status, _, body) = mcp_tests::support::post(url, body, headers).await;
+    (status, body)
 }
 
 fn meta() -> Value {

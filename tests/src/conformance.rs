@@ -484,8 +484,42 @@ pub async fn template_data(id: String) -> String {
 }
 
 /// The whole conformance fixture server.
+/// The caller's subject, or `anonymous`.
+#[mcp_tool]
+pub async fn test_whoami(caller: Option<Principal>) -> String {
+    caller.map_or_else(|| "anonymous".to_string(), |p| p.subject)
+}
+
+/// Confirms with a one-field form, then names the caller.
+#[mcp_tool]
+pub async fn test_whoami_confirm(caller: Option<Principal>) -> Result<String, ToolError> {
+    #[derive(ElicitForm)]
+    struct Confirm {
+        /// Confirm who you are?
+        confirm: bool,
+    }
+    match elicit::<Confirm>("Confirm your identity").await? {
+        Elicited::Accept(c) if c.confirm => {
+            Ok(caller.map_or_else(|| "anonymous".to_string(), |p| p.subject))
+        }
+        _ => Ok("not confirmed".into()),
+    }
+}
+
+/// Needs the `admin` scope.
+#[mcp_tool(scopes = ["admin"])]
+pub async fn test_admin_only(caller: Option<Principal>) -> String {
+    format!(
+        "admin: {}",
+        caller.map_or_else(|| "anonymous".to_string(), |p| p.subject)
+    )
+}
+
 pub fn server(builder: ServerBuilder) -> ServerBuilder {
     mrtr_fixtures(builder)
+        .tool(test_whoami)
+        .tool(test_whoami_confirm)
+        .tool(test_admin_only)
         .name("mcp-toolkit-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(test_simple_text)

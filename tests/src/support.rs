@@ -48,3 +48,52 @@ pub fn text(r: &mcp_runtime::schema::CallToolResult) -> String {
         other => panic!("not text: {other:?}"),
     }
 }
+
+/// POST `body` to `url` with `headers`: the status, the response headers (names lowercase) and
+/// the body as JSON (`null` when it is not JSON).
+pub async fn post(
+    url: &str,
+    body: Vec<u8>,
+    headers: &[(&str, &str)],
+) -> (u16, Vec<(String, String)>, Value) {
+    use http_body_util::{BodyExt, Full};
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http();
+    let mut req = hyper::Request::post(url).header("content-type", "application/json");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let resp = client
+        .request(req.body(Full::new(hyper::body::Bytes::from(body))).unwrap())
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let response_headers = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        response_headers,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}
+
+/// GET `url`: the status and the body as JSON.
+pub async fn get(url: &str) -> (u16, Value) {
+    use http_body_util::{BodyExt, Empty};
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http();
+    let req = hyper::Request::get(url)
+        .body(Empty::<hyper::body::Bytes>::new())
+        .unwrap();
+    let resp = client.request(req).await.unwrap();
+    let status = resp.status().as_u16();
+    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (
+        status,
+        serde_json::from_slice(&bytes).unwrap_or(Value::Null),
+    )
+}

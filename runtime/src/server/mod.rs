@@ -326,6 +326,14 @@ impl Server {
             .unwrap_or_default()
     }
 
+    /// The OAuth scopes a caller needs for `tool` (none for an unknown tool).
+    pub fn tool_scopes(&self, tool: &str) -> &'static [&'static str] {
+        self.tools
+            .get(tool)
+            .map(|t| t.handler.scopes())
+            .unwrap_or_default()
+    }
+
     /// Announce a list change to every open `subscriptions/listen` stream that asked for it.
     pub fn notify_list_changed(&self, kind: ListKind) {
         let _ = self.changes.send(Change::List(kind));

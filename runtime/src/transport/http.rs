@@ -38,6 +38,10 @@ pub struct HttpConfig {
     /// Host names accepted in `Host` and `Origin` (default: localhost, 127.0.0.1, `[::1]`).
     /// Empty means any (for servers behind an authenticating proxy).
     pub allowed_hosts: Vec<String>,
+    /// Bearer-token authentication (none by default: every request is served anonymously, or
+    /// as the `Principal` an application layer puts in the request's extensions).
+    #[cfg(feature = "auth")]
+    pub auth: Option<crate::transport::auth::AuthConfig>,
 }
 
 impl Default for HttpConfig {
@@ -46,6 +50,8 @@ impl Default for HttpConfig {
             path: "/mcp".into(),
             max_body: 4 * 1024 * 1024,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            #[cfg(feature = "auth")]
+            auth: None,
         }
     }
 }
@@ -59,9 +65,27 @@ struct App {
 pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     let path = config.path.clone();
     let max_body = config.max_body;
+    #[cfg(feature = "auth")]
+    let metadata = config
+        .auth
+        .as_ref()
+        .map(|a| (a.metadata_path(), a.metadata()));
     let app = Arc::new(App { server, config });
-    Router::new()
-        .route(&path, post(handle).get(not_allowed).delete(not_allowed))
+    let router = Router::new().route(&path, post(handle).get(not_allowed).delete(not_allowed));
+    #[cfg(feature = "auth")]
+    let router = match metadata {
+        Some((at, document)) => {
+            let body = document.to_string();
+            router.route(
+                &at,
+                axum::routing::get(
+                    move || async move { json_response(StatusCode::OK, body.clone()) },
+                ),
+            )
+        }
+        None => router,
+    };
+    router
         .layer(DefaultBodyLimit::max(max_body))
         .with_state(app)
 }
@@ -263,9 +287,27 @@ async fn handle(
             }
         }
     }
+    #[cfg(feature = "auth")]
+    let principal = match &app.config.auth {
+        Some(auth) => match authenticate(auth, &headers).await {
+            Ok(p) => Some(p),
+            Err(refused) => return refused,
+        },
+        None => principal,
+    };
     let incoming = app.server.read(&body);
     if let Err(refused) = check_request(&app.server, &headers, &incoming) {
         return reply_response(&refused);
+    }
+    #[cfg(feature = "auth")]
+    if let (Some(auth), Incoming::Request(request)) = (&app.config.auth, &incoming) {
+        if let ClientRequest::CallToolRequest(call) = &**request {
+            let needed = app.server.tool_scopes(&call.params.name);
+            let granted = |s: &&str| principal.as_ref().is_some_and(|p| p.has_scope(s));
+            if !needed.iter().all(granted) {
+                return forbidden(auth, needed, request_id(request));
+            }
+        }
     }
     if let Incoming::Request(request) = &incoming {
         let wants_stream = headers
@@ -284,6 +326,61 @@ async fn handle(
         // Notifications and responses: accepted, nothing to say.
         None => StatusCode::ACCEPTED.into_response(),
     }
+}
+
+/// The caller of a request with a bearer token, or the 401 that refuses it.
+#[cfg(feature = "auth")]
+async fn authenticate(
+    auth: &crate::transport::auth::AuthConfig,
+    headers: &HeaderMap,
+) -> Result<Principal, Response> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let token = match (values.next(), values.next()) {
+        (Some(v), None) => v.to_str().ok().and_then(|v| {
+            let (scheme, token) = v.split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| token.trim().to_string())
+        }),
+        _ => None,
+    };
+    let Some(token) = token.filter(|t| !t.is_empty()) else {
+        return Err(unauthorized(auth, None));
+    };
+    auth.verifier.verify(token).await.map_err(|e| {
+        tracing::info!(reason = %e, "refused a bearer token");
+        unauthorized(auth, Some("invalid_token"))
+    })
+}
+
+/// 401 with the challenge that points the client at the metadata.
+#[cfg(feature = "auth")]
+fn unauthorized(auth: &crate::transport::auth::AuthConfig, error: Option<&str>) -> Response {
+    let refused = Reply::error(
+        None,
+        Error::invalid_request("unauthorized: a valid bearer token is required"),
+    );
+    let mut response = json_response(StatusCode::UNAUTHORIZED, refused.to_json());
+    if let Ok(v) = HeaderValue::from_str(&auth.challenge(error)) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    response
+}
+
+/// 403 for a token without the scopes a tool needs.
+#[cfg(feature = "auth")]
+fn forbidden(
+    auth: &crate::transport::auth::AuthConfig,
+    scopes: &[&str],
+    id: &mcp_schema::RequestId,
+) -> Response {
+    let message = format!("insufficient scope: this tool needs {}", scopes.join(" "));
+    let refused = Reply::error(Some(id.clone()), Error::invalid_request(message));
+    let mut response = json_response(StatusCode::FORBIDDEN, refused.to_json());
+    if let Ok(v) = HeaderValue::from_str(&auth.insufficient_scope(scopes)) {
+        response.headers_mut().insert(header::WWW_AUTHENTICATE, v);
+    }
+    response
 }
 
 /// Aborts a spawned task when dropped.

@@ -1,0 +1,469 @@
+//! Bearer-token authentication for the streamable HTTP server, as an OAuth 2.1 resource server
+//! (MCP authorization, 2026-07-28): every request must carry `Authorization: Bearer <token>`;
+//! a missing or invalid token gets 401 with `WWW-Authenticate: Bearer resource_metadata="..."`,
+//! a tool whose `scopes` the token lacks gets 403 with `error="insufficient_scope"`, and the
+//! Protected Resource Metadata (RFC 9728) is served at the well-known URI of the endpoint.
+//!
+//! Tokens are checked by a [`TokenVerifier`]: [`JwtVerifier`] verifies JWT access tokens
+//! against a JWKS (issuer, audience naming this resource, `exp`/`nbf` with a small leeway, an
+//! allow-list of asymmetric algorithms, keys cached by `kid` with a rate-limited refresh when an
+//! unknown `kid` arrives); implement the trait for opaque tokens (e.g. introspection). The
+//! verified caller reaches handlers as a [`Principal`] and is bound into `requestState`. The
+//! token itself goes nowhere else.
+
+use crate::handler::Principal;
+use crate::wire::BoxFuture;
+use jsonwebtoken::jwk::{JwkSet, KeyAlgorithm, PublicKeyUse};
+pub use jsonwebtoken::Algorithm;
+use jsonwebtoken::{decode, decode_header, DecodingKey, Validation};
+use serde_json::{Map, Value};
+use std::collections::HashMap;
+use std::fmt;
+use std::path::PathBuf;
+use std::sync::{Arc, RwLock};
+use std::time::{Duration, Instant};
+
+/// Why a token was not accepted. The reason is logged by the server; the client is told only
+/// that its token is invalid.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct AuthError(pub String);
+
+impl fmt::Display for AuthError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for AuthError {}
+
+/// Checks a bearer token and says who it belongs to.
+pub trait TokenVerifier: Send + Sync + 'static {
+    /// The caller `token` was issued to, or why it is not accepted.
+    fn verify(&self, token: String) -> BoxFuture<Result<Principal, AuthError>>;
+}
+
+/// Where a [`JwtVerifier`] gets its JSON Web Key Set (a JSON document `{"keys": [...]}`).
+pub trait JwksSource: Send + Sync + 'static {
+    /// The current key set.
+    fn fetch(&self) -> BoxFuture<Result<String, AuthError>>;
+}
+
+/// A JWKS file, read again whenever the verifier refreshes its keys.
+#[derive(Debug, Clone)]
+pub struct JwksFile(pub PathBuf);
+
+impl JwksSource for JwksFile {
+    fn fetch(&self) -> BoxFuture<Result<String, AuthError>> {
+        let path = self.0.clone();
+        Box::pin(async move {
+            tokio::fs::read_to_string(&path)
+                .await
+                .map_err(|e| AuthError(format!("cannot read JWKS {}: {e}", path.display())))
+        })
+    }
+}
+
+/// A JWKS given as a document.
+#[derive(Debug, Clone)]
+pub struct StaticJwks(pub String);
+
+impl JwksSource for StaticJwks {
+    fn fetch(&self) -> BoxFuture<Result<String, AuthError>> {
+        let text = self.0.clone();
+        Box::pin(async move { Ok(text) })
+    }
+}
+
+/// A JWKS from a closure, e.g. one that fetches the authorization server's `jwks_uri` with the
+/// application's HTTPS client.
+impl<F> JwksSource for F
+where
+    F: Fn() -> BoxFuture<Result<String, AuthError>> + Send + Sync + 'static,
+{
+    fn fetch(&self) -> BoxFuture<Result<String, AuthError>> {
+        self()
+    }
+}
+
+/// The asymmetric algorithms accepted by default. HMAC is never accepted: a verifier holding
+/// only public keys must not treat one as a shared secret.
+const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
+    Algorithm::RS256,
+    Algorithm::RS384,
+    Algorithm::RS512,
+    Algorithm::PS256,
+    Algorithm::PS384,
+    Algorithm::PS512,
+    Algorithm::ES256,
+    Algorithm::ES384,
+    Algorithm::EdDSA,
+];
+
+/// The keys of a JWKS by `kid`, and when they were last fetched.
+#[derive(Default)]
+struct KeyCache {
+    keys: HashMap<String, Arc<DecodingKey>>,
+    /// The only key, when the set has exactly one: tokens without `kid` may use it.
+    only: Option<Arc<DecodingKey>>,
+    fetched: Option<Instant>,
+}
+
+/// What a [`JwtVerifier`] checks.
+#[derive(Debug, Clone)]
+struct Settings {
+    issuer: String,
+    audience: String,
+    leeway: u64,
+    algorithms: Vec<Algorithm>,
+    min_refresh: Duration,
+}
+
+/// Where a [`JwtVerifier`] gets its keys, and the keys it has.
+struct Keys {
+    source: Box<dyn JwksSource>,
+    cache: RwLock<KeyCache>,
+    refreshing: tokio::sync::Mutex<()>,
+}
+
+/// Verifies JWT access tokens against a JWKS. Cheap to clone; clones share the key cache.
+#[derive(Clone)]
+pub struct JwtVerifier {
+    settings: Arc<Settings>,
+    keys: Arc<Keys>,
+}
+
+impl fmt::Debug for JwtVerifier {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("JwtVerifier")
+            .field("settings", &self.settings)
+            .finish_non_exhaustive()
+    }
+}
+
+impl JwtVerifier {
+    /// Tokens must be issued by `issuer` (`iss`) for `audience` (`aud`: the canonical URI of
+    /// this MCP endpoint) and signed by a key of `source`. Leeway 60 s, refresh at most every
+    /// 30 s, the asymmetric algorithms RS*, PS*, ES256, ES384 and EdDSA.
+    pub fn new(
+        source: impl JwksSource,
+        issuer: impl Into<String>,
+        audience: impl Into<String>,
+    ) -> Self {
+        JwtVerifier {
+            settings: Arc::new(Settings {
+                issuer: issuer.into(),
+                audience: audience.into(),
+                leeway: 60,
+                algorithms: DEFAULT_ALGORITHMS.to_vec(),
+                min_refresh: Duration::from_secs(30),
+            }),
+            keys: Arc::new(Keys {
+                source: Box::new(source),
+                cache: RwLock::new(KeyCache::default()),
+                refreshing: tokio::sync::Mutex::new(()),
+            }),
+        }
+    }
+
+    /// Clock skew allowed on `exp` and `nbf`, in seconds.
+    pub fn leeway(mut self, seconds: u64) -> Self {
+        Arc::make_mut(&mut self.settings).leeway = seconds;
+        self
+    }
+
+    /// The algorithms accepted; HMAC algorithms are dropped from the list.
+    pub fn algorithms(mut self, algorithms: &[Algorithm]) -> Self {
+        Arc::make_mut(&mut self.settings).algorithms = algorithms
+            .iter()
+            .copied()
+            .filter(|a| !matches!(a, Algorithm::HS256 | Algorithm::HS384 | Algorithm::HS512))
+            .collect();
+        self
+    }
+
+    /// The shortest time between two fetches of the key set (an unknown `kid` triggers one).
+    pub fn min_refresh_interval(mut self, interval: Duration) -> Self {
+        Arc::make_mut(&mut self.settings).min_refresh = interval;
+        self
+    }
+
+    /// Verify `token` and read its caller.
+    pub async fn verify_jwt(&self, token: &str) -> Result<Principal, AuthError> {
+        let settings = &self.settings;
+        let header = decode_header(token).map_err(|e| AuthError(format!("bad header: {e}")))?;
+        if !settings.algorithms.contains(&header.alg) {
+            return Err(AuthError(format!("algorithm {:?} not allowed", header.alg)));
+        }
+        let key = self
+            .keys
+            .key(header.kid.as_deref(), settings.min_refresh)
+            .await?;
+        let mut validation = Validation::new(header.alg);
+        validation.algorithms = vec![header.alg];
+        validation.leeway = settings.leeway;
+        validation.validate_nbf = true;
+        validation.set_issuer(&[&settings.issuer]);
+        validation.set_audience(&[&settings.audience]);
+        validation.set_required_spec_claims(&["exp", "iss", "aud", "sub"]);
+        let data = decode::<Map<String, Value>>(token, &key, &validation)
+            .map_err(|e| AuthError(format!("rejected token: {e}")))?;
+        principal_of(data.claims)
+    }
+}
+
+impl Keys {
+    fn cached(&self, kid: Option<&str>) -> Option<Arc<DecodingKey>> {
+        let cache = self.cache.read().unwrap_or_else(|p| p.into_inner());
+        match kid {
+            Some(kid) => cache.keys.get(kid).cloned(),
+            None => cache.only.clone(),
+        }
+    }
+
+    /// The key for `kid`, fetching the key set again if it is unknown and the last fetch is at
+    /// least `min_refresh` old.
+    async fn key(
+        &self,
+        kid: Option<&str>,
+        min_refresh: Duration,
+    ) -> Result<Arc<DecodingKey>, AuthError> {
+        if let Some(key) = self.cached(kid) {
+            return Ok(key);
+        }
+        let _one_at_a_time = self.refreshing.lock().await;
+        if let Some(key) = self.cached(kid) {
+            return Ok(key);
+        }
+        let recent = {
+            let cache = self.cache.read().unwrap_or_else(|p| p.into_inner());
+            cache.fetched.is_some_and(|t| t.elapsed() < min_refresh)
+        };
+        if !recent {
+            self.refresh().await?;
+        }
+        self.cached(kid)
+            .ok_or_else(|| AuthError(format!("no key with kid {kid:?}")))
+    }
+
+    async fn refresh(&self) -> Result<(), AuthError> {
+        let parsed = self.source.fetch().await.and_then(|t| {
+            serde_json::from_str::<JwkSet>(&t).map_err(|e| AuthError(format!("invalid JWKS: {e}")))
+        });
+        let mut cache = self.cache.write().unwrap_or_else(|p| p.into_inner());
+        cache.fetched = Some(Instant::now());
+        // On failure the keys we had are kept, and the next try waits for the interval.
+        let set = parsed?;
+        let usable: Vec<_> = set
+            .keys
+            .iter()
+            .filter(|k| k.common.public_key_use != Some(PublicKeyUse::Encryption))
+            .filter(|k| !matches!(k.common.key_algorithm, Some(a) if is_hmac(a)))
+            .filter_map(|k| match DecodingKey::from_jwk(k) {
+                Ok(key) => Some((k.common.key_id.clone(), Arc::new(key))),
+                Err(e) => {
+                    tracing::warn!(kid = ?k.common.key_id, error = %e, "unusable key in JWKS");
+                    None
+                }
+            })
+            .collect();
+        cache.only = (usable.len() == 1).then(|| usable[0].1.clone());
+        cache.keys = usable
+            .into_iter()
+            .filter_map(|(kid, key)| kid.map(|k| (k, key)))
+            .collect();
+        Ok(())
+    }
+}
+
+fn is_hmac(a: KeyAlgorithm) -> bool {
+    matches!(
+        a,
+        KeyAlgorithm::HS256 | KeyAlgorithm::HS384 | KeyAlgorithm::HS512
+    )
+}
+
+/// The caller a verified token's claims name: `sub`, `iss`, and the scopes of `scope` (a
+/// space-separated string) or `scp` (a list or a string).
+pub fn principal_of(claims: Map<String, Value>) -> Result<Principal, AuthError> {
+    let subject = claims
+        .get("sub")
+        .and_then(Value::as_str)
+        .ok_or_else(|| AuthError("token has no subject".into()))?
+        .to_string();
+    let issuer = claims
+        .get("iss")
+        .and_then(Value::as_str)
+        .map(str::to_string);
+    let scopes = match claims.get("scope").or_else(|| claims.get("scp")) {
+        Some(Value::String(s)) => s.split_whitespace().map(str::to_string).collect(),
+        Some(Value::Array(items)) => items
+            .iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect(),
+        _ => Vec::new(),
+    };
+    Ok(Principal {
+        subject,
+        issuer,
+        scopes,
+        claims,
+    })
+}
+
+impl TokenVerifier for JwtVerifier {
+    fn verify(&self, token: String) -> BoxFuture<Result<Principal, AuthError>> {
+        let this = self.clone();
+        Box::pin(async move { this.verify_jwt(&token).await })
+    }
+}
+
+/// Authentication settings of the HTTP server (`HttpConfig::auth`).
+#[derive(Clone)]
+pub struct AuthConfig {
+    /// Checks each request's bearer token.
+    pub verifier: Arc<dyn TokenVerifier>,
+    /// The canonical URI of this MCP endpoint (`https://mcp.example.com/mcp`): the resource
+    /// tokens are issued for, and where the metadata's well-known URI is derived from.
+    pub resource: String,
+    /// The authorization servers that issue tokens for this resource.
+    pub authorization_servers: Vec<String>,
+    /// The scopes this resource knows, advertised in the metadata and in `WWW-Authenticate`.
+    pub scopes_supported: Vec<String>,
+}
+
+impl fmt::Debug for AuthConfig {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.debug_struct("AuthConfig")
+            .field("resource", &self.resource)
+            .field("authorization_servers", &self.authorization_servers)
+            .field("scopes_supported", &self.scopes_supported)
+            .finish_non_exhaustive()
+    }
+}
+
+impl AuthConfig {
+    /// Tokens checked by `verifier`, for the endpoint at `resource`.
+    pub fn new(verifier: impl TokenVerifier, resource: impl Into<String>) -> Self {
+        AuthConfig {
+            verifier: Arc::new(verifier),
+            resource: resource.into(),
+            authorization_servers: Vec::new(),
+            scopes_supported: Vec::new(),
+        }
+    }
+
+    /// Add an authorization server (its issuer URL) to the metadata.
+    pub fn authorization_server(mut self, url: impl Into<String>) -> Self {
+        self.authorization_servers.push(url.into());
+        self
+    }
+
+    /// The scopes this resource knows.
+    pub fn scopes_supported<S: Into<String>>(
+        mut self,
+        scopes: impl IntoIterator<Item = S>,
+    ) -> Self {
+        self.scopes_supported = scopes.into_iter().map(Into::into).collect();
+        self
+    }
+
+    /// The resource's origin and path (`https://host`, `/mcp`).
+    fn split_resource(&self) -> (&str, &str) {
+        let after_scheme = self.resource.find("://").map_or(0, |i| i + 3);
+        match self.resource[after_scheme..].find('/') {
+            Some(i) => self.resource.split_at(after_scheme + i),
+            None => (self.resource.as_str(), ""),
+        }
+    }
+
+    /// The path of the Protected Resource Metadata on this server (RFC 9728: the well-known
+    /// prefix inserted before the resource's path).
+    pub fn metadata_path(&self) -> String {
+        let (_, path) = self.split_resource();
+        format!(
+            "/.well-known/oauth-protected-resource{}",
+            path.trim_end_matches('/')
+        )
+    }
+
+    /// The absolute URL of the Protected Resource Metadata.
+    pub fn metadata_url(&self) -> String {
+        let (origin, _) = self.split_resource();
+        format!("{origin}{}", self.metadata_path())
+    }
+
+    /// The Protected Resource Metadata document.
+    pub fn metadata(&self) -> Value {
+        serde_json::json!({
+            "resource": self.resource,
+            "authorization_servers": self.authorization_servers,
+            "scopes_supported": self.scopes_supported,
+            "bearer_methods_supported": ["header"],
+        })
+    }
+
+    /// The `WWW-Authenticate` value of a 401: `error` is set when a token was sent but refused.
+    pub(crate) fn challenge(&self, error: Option<&str>) -> String {
+        let mut parts = vec![format!("resource_metadata=\"{}\"", self.metadata_url())];
+        if !self.scopes_supported.is_empty() {
+            parts.push(format!("scope=\"{}\"", self.scopes_supported.join(" ")));
+        }
+        if let Some(e) = error {
+            parts.insert(0, format!("error=\"{e}\""));
+        }
+        format!("Bearer {}", parts.join(", "))
+    }
+
+    /// The `WWW-Authenticate` value of a 403 for a token without `scopes`.
+    pub(crate) fn insufficient_scope(&self, scopes: &[&str]) -> String {
+        format!(
+            "Bearer error=\"insufficient_scope\", scope=\"{}\", resource_metadata=\"{}\"",
+            scopes.join(" "),
+            self.metadata_url()
+        )
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn config(resource: &str) -> AuthConfig {
+        AuthConfig::new(
+            JwtVerifier::new(StaticJwks("{}".into()), "i", "a"),
+            resource,
+        )
+    }
+
+    #[test]
+    fn the_metadata_lives_at_the_well_known_uri_of_the_resource() {
+        let c = config("https://mcp.example.com/mcp");
+        assert_eq!(
+            c.metadata_path(),
+            "/.well-known/oauth-protected-resource/mcp"
+        );
+        assert_eq!(
+            c.metadata_url(),
+            "https://mcp.example.com/.well-known/oauth-protected-resource/mcp"
+        );
+        let root = config("https://mcp.example.com");
+        assert_eq!(
+            root.metadata_path(),
+            "/.well-known/oauth-protected-resource"
+        );
+    }
+
+    #[test]
+    fn scopes_come_from_scope_or_scp() {
+        let mut claims = Map::new();
+        claims.insert("sub".into(), "u".into());
+        claims.insert("scope".into(), "a b".into());
+        assert_eq!(principal_of(claims.clone()).unwrap().scopes, ["a", "b"]);
+        claims.remove("scope");
+        claims.insert("scp".into(), serde_json::json!(["c"]));
+        assert_eq!(principal_of(claims.clone()).unwrap().scopes, ["c"]);
+        claims.remove("sub");
+        assert!(principal_of(claims).is_err());
+    }
+}
