@@ -65,6 +65,57 @@ impl InputHandler for DeclineAll {
     }
 }
 
+/// Builds the capabilities a client declares on its requests:
+/// `Capabilities::new().elicitation_form().sampling().roots().build()`.
+#[derive(Debug, Clone, Default)]
+pub struct Capabilities(ClientCapabilities);
+
+impl Capabilities {
+    /// No capabilities: the client answers no input request.
+    pub fn new() -> Self {
+        Capabilities::default()
+    }
+
+    fn elicitation(&mut self) -> &mut mcp_schema::ClientCapabilitiesElicitation {
+        self.0.elicitation.get_or_insert_with(Default::default)
+    }
+
+    /// Form-mode elicitation (the user fills in a form).
+    pub fn elicitation_form(mut self) -> Self {
+        self.elicitation().form = Some(Map::new());
+        self
+    }
+
+    /// URL-mode elicitation (the user is sent to a URL).
+    pub fn elicitation_url(mut self) -> Self {
+        self.elicitation().url = Some(Map::new());
+        self
+    }
+
+    /// Sampling (the client's model answers).
+    pub fn sampling(mut self) -> Self {
+        self.0.sampling.get_or_insert_with(Default::default);
+        self
+    }
+
+    /// Sampling with tool use.
+    pub fn sampling_with_tools(mut self) -> Self {
+        self.0.sampling.get_or_insert_with(Default::default).tools = Some(Map::new());
+        self
+    }
+
+    /// The client's roots.
+    pub fn roots(mut self) -> Self {
+        self.0.roots.get_or_insert_with(Default::default);
+        self
+    }
+
+    /// The capabilities, for [`Client::with_input`].
+    pub fn build(self) -> ClientCapabilities {
+        self.0
+    }
+}
+
 /// What went wrong on the client side.
 #[derive(Debug, Clone, PartialEq)]
 pub enum ClientError {

@@ -32,6 +32,8 @@ mod wire;
 #[cfg(feature = "client")]
 pub mod client;
 pub mod guide;
+#[cfg(feature = "logging")]
+pub mod logging;
 #[cfg(feature = "auth")]
 pub use transport::auth;
 #[cfg(feature = "http")]
@@ -58,6 +60,7 @@ pub use resume::state::{
     InMemoryReplayGuard, Journal, ReplayGuard, StateCodec, StateError, StateKey, StateKeyError,
     StateKeys,
 };
+pub use server::testing;
 pub use server::{BuildError, CompletionFn, Server, ServerBuilder, SUPPORTED_VERSIONS};
 /// Await several asks at once; they are sent to the client in one round.
 pub use tokio::join;

@@ -5,7 +5,7 @@
 pub(crate) mod describe;
 pub(crate) mod extract;
 pub(crate) mod form;
-mod result;
+pub(crate) mod result;
 
 pub use extract::{CallParts, FromCall, Need, Principal, State};
 pub use form::{ElicitEnum, ElicitField, ElicitForm, FieldOptions};

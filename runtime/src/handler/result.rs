@@ -56,6 +56,30 @@ impl ToolError {
     pub fn from_display(e: impl fmt::Display) -> Self {
         ToolError::Tool(e.to_string())
     }
+
+    /// The protocol's "resource not found" error for `uri` (-32602 with `data.uri`), for a
+    /// resource handler whose template matched a URI that names nothing.
+    pub fn resource_not_found(uri: &str) -> Self {
+        ToolError::Protocol(resource_not_found(uri))
+    }
+
+    /// The error a handler returned, whatever its type: a `ToolError` as it is, an `AskError`
+    /// as its protocol error, anything else as a tool error with its message.
+    pub fn of<E: fmt::Display + 'static>(e: E) -> Self {
+        let any = &e as &dyn Any;
+        if let Some(t) = any.downcast_ref::<ToolError>() {
+            return t.clone();
+        }
+        if let Some(a) = any.downcast_ref::<AskError>() {
+            return ToolError::from(a.clone());
+        }
+        ToolError::Tool(e.to_string())
+    }
+}
+
+/// The protocol's error for a resource URI that names nothing.
+pub(crate) fn resource_not_found(uri: &str) -> Error {
+    Error::invalid_params("Resource not found").with_data(serde_json::json!({ "uri": uri }))
 }
 
 impl fmt::Display for ToolError {
@@ -98,7 +122,7 @@ pub struct Json<T>(pub T);
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP tool",
     label = "not a tool result",
-    note = "return String, CallToolResult, ContentBlock, Vec<ContentBlock>, Json<T>, (), or a Result of one of these with an error that converts into ToolError"
+    note = "return String, CallToolResult, ContentBlock, Vec<ContentBlock>, Json<T>, (), or a Result of one of these whose error implements Display (ToolError, any std error, anyhow::Error)"
 )]
 pub trait IntoToolResult {
     /// The result, or a JSON-RPC error.
@@ -159,11 +183,11 @@ impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
     }
 }
 
-impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
+impl<T: IntoToolResult, E: fmt::Display + 'static> IntoToolResult for Result<T, E> {
     fn into_tool_result(self) -> Result<CallToolResult, Error> {
         match self {
             Ok(t) => t.into_tool_result(),
-            Err(e) => e.into().into(),
+            Err(e) => ToolError::of(e).into(),
         }
     }
     fn output_schema() -> Option<Map<String, Value>> {
@@ -174,7 +198,7 @@ impl<T: IntoToolResult, E: Into<ToolError>> IntoToolResult for Result<T, E> {
 /// What a prompt may return.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP prompt",
-    note = "return String, Vec<PromptMessage>, GetPromptResult, or a Result of one of these"
+    note = "return String, Vec<PromptMessage>, GetPromptResult, or a Result of one of these whose error implements Display"
 )]
 pub trait IntoPromptResult {
     /// The rendered prompt, or a JSON-RPC error.
@@ -210,11 +234,11 @@ impl IntoPromptResult for String {
     }
 }
 
-impl<T: IntoPromptResult, E: Into<ToolError>> IntoPromptResult for Result<T, E> {
+impl<T: IntoPromptResult, E: fmt::Display + 'static> IntoPromptResult for Result<T, E> {
     fn into_prompt_result(self) -> Result<GetPromptResult, Error> {
         match self {
             Ok(t) => t.into_prompt_result(),
-            Err(e) => Err(match e.into() {
+            Err(e) => Err(match ToolError::of(e) {
                 ToolError::Tool(m) => Error::internal(m),
                 ToolError::Protocol(e) => e,
             }),
@@ -225,7 +249,7 @@ impl<T: IntoPromptResult, E: Into<ToolError>> IntoPromptResult for Result<T, E> 
 /// What a resource read may return; `uri` and `mime_type` fill in text contents.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` cannot be returned from an MCP resource",
-    note = "return String, ReadResourceResult, or a Result of one of these"
+    note = "return String, ReadResourceResult, or a Result of one of these whose error implements Display (ToolError::resource_not_found for a URI that names nothing)"
 )]
 pub trait IntoResourceResult {
     /// The contents, or a JSON-RPC error.
@@ -267,7 +291,7 @@ impl IntoResourceResult for String {
     }
 }
 
-impl<T: IntoResourceResult, E: Into<ToolError>> IntoResourceResult for Result<T, E> {
+impl<T: IntoResourceResult, E: fmt::Display + 'static> IntoResourceResult for Result<T, E> {
     fn into_resource_result(
         self,
         uri: &str,
@@ -275,7 +299,7 @@ impl<T: IntoResourceResult, E: Into<ToolError>> IntoResourceResult for Result<T,
     ) -> Result<ReadResourceResult, Error> {
         match self {
             Ok(t) => t.into_resource_result(uri, mime_type),
-            Err(e) => Err(match e.into() {
+            Err(e) => Err(match ToolError::of(e) {
                 ToolError::Tool(m) => Error::internal(m),
                 ToolError::Protocol(e) => e,
             }),

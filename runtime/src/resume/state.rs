@@ -90,6 +90,16 @@ impl StateKey {
         Self::new(id, secret.as_ref())
     }
 
+    /// A fresh random key as an `MCP_STATE_KEYS` entry, `id:<64 hex digits>`, for
+    /// [`StateKeys::parse`]. Print one with `cargo run -p mcp-runtime --example state-key -- ID`.
+    pub fn generate_entry(id: u8) -> Result<String, StateKeyError> {
+        let mut secret = Zeroizing::new([0u8; 32]);
+        getrandom::getrandom(secret.as_mut())
+            .map_err(|e| StateKeyError(format!("no randomness for a state key: {e}")))?;
+        let hex: String = secret.iter().map(|b| format!("{b:02x}")).collect();
+        Ok(format!("{id}:{hex}"))
+    }
+
     /// The key id written into tokens.
     pub fn id(&self) -> u8 {
         self.id

@@ -8,6 +8,7 @@ mod dispatch;
 mod listen;
 mod listing;
 mod mrtr;
+pub mod testing;
 
 use crate::handler::extract::StateMap;
 use crate::handler::{Need, PromptHandler, ResourceHandler, ToolHandler};

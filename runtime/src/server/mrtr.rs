@@ -4,6 +4,7 @@
 //! seals the journal into a new `requestState` beside the input requests.
 
 use super::Server;
+use crate::handler::result::resource_not_found;
 use crate::handler::{match_template, CallParts, Principal, ResourceHandler};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo};
 use crate::resume::events::Notifier;
@@ -178,9 +179,7 @@ impl Server {
             ..
         } = params;
         let Some((handler, vars)) = self.find_resource(&uri) else {
-            let error = Error::invalid_params("Resource not found")
-                .with_data(serde_json::json!({ "uri": uri }));
-            return Reply::error(Some(id), error);
+            return Reply::error(Some(id), resource_not_found(&uri));
         };
         let (cancel, cancelled) = CancelOnDrop::new();
         let run = handler.read(

@@ -35,9 +35,12 @@ pub struct HttpConfig {
     pub path: String,
     /// Largest accepted request body in bytes (default 4 MiB).
     pub max_body: usize,
-    /// Host names accepted in `Host` and `Origin` (default: localhost, 127.0.0.1, `[::1]`).
-    /// Empty means any (for servers behind an authenticating proxy).
+    /// Host names accepted in `Host` (default: localhost, 127.0.0.1, `[::1]`), against DNS
+    /// rebinding. Behind a reverse proxy, list the public host name. Empty means any.
     pub allowed_hosts: Vec<String>,
+    /// Host names accepted in `Origin`, when a browser sends one (default: the same local
+    /// names). Empty means any.
+    pub allowed_origins: Vec<String>,
     /// Bearer-token authentication (none by default: every request is served anonymously, or
     /// as the `Principal` an application layer puts in the request's extensions).
     #[cfg(feature = "auth")]
@@ -50,6 +53,7 @@ impl Default for HttpConfig {
             path: "/mcp".into(),
             max_body: 4 * 1024 * 1024,
             allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            allowed_origins: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
             #[cfg(feature = "auth")]
             auth: None,
         }
@@ -273,14 +277,17 @@ async fn handle(
     body: Bytes,
 ) -> Response {
     let principal = principal.map(|Extension(p)| p);
-    for name in [header::HOST, header::ORIGIN] {
+    for (name, allowed) in [
+        (header::HOST, &app.config.allowed_hosts),
+        (header::ORIGIN, &app.config.allowed_origins),
+    ] {
         if let Some(v) = headers.get(&name) {
             let text = v.to_str().unwrap_or("");
             let host = text
                 .strip_prefix("http://")
                 .or_else(|| text.strip_prefix("https://"))
                 .unwrap_or(text);
-            if !host_allowed(host, &app.config.allowed_hosts) {
+            if !host_allowed(host, allowed) {
                 let refused =
                     Reply::error(None, Error::invalid_request(format!("{name} not allowed")));
                 return json_response(StatusCode::FORBIDDEN, refused.to_json());
@@ -422,8 +429,21 @@ impl Server {
         serve(Arc::new(self), addr, HttpConfig::default()).await
     }
 
-    /// An axum router serving this server at `/mcp`, to merge into an existing app.
+    /// Serve streamable HTTP on `addr` with these settings (path, allowed hosts and origins,
+    /// body limit, authentication) until ctrl-c.
+    pub async fn serve_http_with(self, addr: &str, config: HttpConfig) -> std::io::Result<()> {
+        serve(Arc::new(self), addr, config).await
+    }
+
+    /// An axum router serving this server at `/mcp`, to merge into an existing app. An
+    /// application's own tower layer may put a `Principal` in the request's extensions: the
+    /// handlers see it as the caller.
     pub fn into_router(self) -> Router {
         router(Arc::new(self), HttpConfig::default())
+    }
+
+    /// [`Server::into_router`] with these settings.
+    pub fn into_router_with(self, config: HttpConfig) -> Router {
+        router(Arc::new(self), config)
     }
 }
