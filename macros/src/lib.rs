@@ -8,6 +8,7 @@ use proc_macro::TokenStream;
 mod attrs;
 mod form;
 mod handler;
+mod types;
 
 /// Turn an `async fn` into an MCP tool: a unit struct of the same name that implements
 /// `mcp_runtime::ToolHandler`, with the function body available as `name::run`.
@@ -38,6 +39,15 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 #[proc_macro_attribute]
 pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
     handler::expand(handler::Kind::Resource, attr.into(), item.into()).into()
+}
+
+/// Make a struct or enum usable as a tool argument or a structured output (`Json<T>`): derives
+/// `Serialize`, `Deserialize` and `JsonSchema` through `mcp_runtime`'s own re-exports, so the
+/// server needs no direct serde or schemars dependency. `#[serde(...)]` and `#[schemars(...)]`
+/// attributes on the type and its fields work as usual. Option: `crate = "path"`.
+#[proc_macro_attribute]
+pub fn mcp_type(attr: TokenStream, item: TokenStream) -> TokenStream {
+    types::expand(attr.into(), item.into()).into()
 }
 
 /// Derive `mcp_runtime::ElicitForm` for a struct whose fields are flat form fields.

@@ -46,7 +46,7 @@ pub use handler::{
     FromCall, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Need, Principal,
     PromptHandler, ResourceHandler, State, ToolError, ToolHandler,
 };
-pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, ElicitEnum, ElicitForm};
+pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_type, ElicitEnum, ElicitForm};
 pub use mcp_schema as schema;
 pub use resume::ask::{
     elicit, elicit_url, list_roots, sample, step, AskFuture, Elicit, ElicitUrl, Elicited,
@@ -69,9 +69,9 @@ pub use wire::{BoxFuture, Reply};
 /// Everything a handler module usually needs.
 pub mod prelude {
     pub use crate::{
-        elicit, elicit_url, join, list_roots, mcp_prompt, mcp_resource, mcp_tool, sample, step,
-        AskError, ElicitEnum, ElicitForm, Elicited, Json, Principal, RequestContext, SampledText,
-        Sampling, Server, State, ToolError,
+        elicit, elicit_url, join, list_roots, mcp_prompt, mcp_resource, mcp_tool, mcp_type, sample,
+        step, AskError, ElicitEnum, ElicitForm, Elicited, Json, Principal, RequestContext,
+        SampledText, Sampling, Server, State, ToolError,
     };
 }
 

@@ -64,6 +64,26 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
         "{done}"
     );
 
+    let listed = ask(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
+                            "params": {"_meta": meta()}}));
+    let postcard = listed["result"]["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "postcard"))
+        .cloned()
+        .expect("postcard is listed");
+    let schema = &postcard["inputSchema"];
+    assert_eq!(schema["properties"]["address"]["$ref"], "#/$defs/Address");
+    assert_eq!(schema["$defs"]["Address"]["required"], json!(["city"]), "{postcard}");
+    assert!(postcard["outputSchema"].to_string().contains("stamps"), "{postcard}");
+    let sent = ask(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "postcard", "_meta": meta(),
+        "arguments": {"address": {"city": "Lyon", "postcode": "69001"}, "stamps": 2}}}));
+    assert_eq!(
+        sent["result"]["structuredContent"],
+        json!({"to": "69001 Lyon", "stamps": 2}),
+        "{sent}"
+    );
+
     drop(stdin);
     assert!(child.wait().expect("the server exits").success());
 }
