@@ -106,9 +106,33 @@
 //!
 //! Tools return `String`, `CallToolResult`, `ContentBlock`, `Vec<ContentBlock>`, [`crate::Json`]
 //! (structured content, with an `outputSchema` from `schemars`) or `()`, or a `Result` of these
-//! with an error that converts into [`crate::ToolError`]: a tool error is shown to the model
-//! (`isError: true`), a protocol error is a JSON-RPC error. Arguments that do not match the
+//! with any error that implements `Display` ([`crate::ToolError`], std errors, `anyhow::Error`):
+//! a tool error is shown to the model (`isError: true`), a [`crate::ToolError::Protocol`] is a
+//! JSON-RPC error, and a resource says "not found" with
+//! [`crate::ToolError::resource_not_found`]. Types of your own in arguments or structured output
+//! take `#[mcp_type]`. Arguments that do not match the
 //! function's parameters are a tool error too, so the model can correct its call.
+//!
+//! ## State, the caller, the request
+//!
+//! Parameters of type [`crate::State<T>`] (registered with [`crate::ServerBuilder::state`]),
+//! [`crate::Principal`] or `Option<Principal>` (the authenticated caller), and
+//! [`crate::RequestContext`] (`_meta`, progress, log, cancellation) are taken from the call, not
+//! from the arguments, and are absent from the input schema. A missing state type is a
+//! [`crate::BuildError`] from `build()`. The principal comes from bearer authentication
+//! (`mcp_runtime::auth`, set in `HttpConfig::auth`), from an application's tower layer that puts
+//! a `Principal` in the request's extensions, or, over stdio, from `StdioConfig::principal`. It is
+//! bound into `requestState`: a state issued to one caller does not open for another. A tool with
+//! `#[mcp_tool(scopes = ["admin"])]` is refused (403, `insufficient_scope`) to a token without
+//! the scope.
+//!
+//! ## Logging, keys, tests
+//!
+//! `mcp_runtime::logging::init()` sends `tracing` events to stderr, filtered by `RUST_LOG`
+//! (never stdout, which a stdio server's protocol owns). The `requestState` key ring comes from
+//! `MCP_STATE_KEYS`; the `state-key` example prints a fresh entry, and a rotation appends the new
+//! key everywhere before removing the old one. [`crate::testing::Rounds`] drives a multi-round
+//! tool in process with scripted answers.
 //!
 //! ## Forms
 //!

@@ -66,6 +66,11 @@ pub use server::{BuildError, CompletionFn, Server, ServerBuilder, SUPPORTED_VERS
 pub use tokio::join;
 pub use wire::{BoxFuture, Reply};
 
+// The README's Rust blocks are compiled (and the runnable ones run) as doctests.
+#[cfg(doctest)]
+#[doc = include_str!("../../README.md")]
+struct ReadmeDoctests;
+
 /// Everything a handler module usually needs.
 pub mod prelude {
     pub use crate::{

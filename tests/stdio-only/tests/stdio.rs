@@ -73,11 +73,20 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
         .expect("postcard is listed");
     let schema = &postcard["inputSchema"];
     assert_eq!(schema["properties"]["address"]["$ref"], "#/$defs/Address");
-    assert_eq!(schema["$defs"]["Address"]["required"], json!(["city"]), "{postcard}");
-    assert!(postcard["outputSchema"].to_string().contains("stamps"), "{postcard}");
-    let sent = ask(json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+    assert_eq!(
+        schema["$defs"]["Address"]["required"],
+        json!(["city"]),
+        "{postcard}"
+    );
+    assert!(
+        postcard["outputSchema"].to_string().contains("stamps"),
+        "{postcard}"
+    );
+    let sent = ask(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
         "name": "postcard", "_meta": meta(),
-        "arguments": {"address": {"city": "Lyon", "postcode": "69001"}, "stamps": 2}}}));
+        "arguments": {"address": {"city": "Lyon", "postcode": "69001"}, "stamps": 2}}}),
+    );
     assert_eq!(
         sent["result"]["structuredContent"],
         json!({"to": "69001 Lyon", "stamps": 2}),
