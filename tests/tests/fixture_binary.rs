@@ -40,6 +40,11 @@ impl Drop for Proc {
 }
 
 fn spawn_server(ring: &str) -> (Proc, String) {
+    spawn_server_with(ring, |_| Vec::new())
+}
+
+/// The fixture binary on a free port, with the extra arguments `extra(port)` gives.
+fn spawn_server_with(ring: &str, extra: impl FnOnce(u16) -> Vec<String>) -> (Proc, String) {
     let port = std::net::TcpListener::bind("127.0.0.1:0")
         .unwrap()
         .local_addr()
@@ -47,6 +52,7 @@ fn spawn_server(ring: &str) -> (Proc, String) {
         .port();
     let child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
         .args(["--port", &port.to_string()])
+        .args(extra(port))
         .env("MCP_STATE_KEYS", ring)
         .stderr(Stdio::null())
         .spawn()
@@ -103,4 +109,42 @@ async fn rounds_alternate_between_two_processes_and_survive_key_rotation() {
         Err(ClientError::Rpc(e)) => assert_eq!(e.code, -32602),
         other => panic!("{other:?}"),
     }
+}
+
+/// With `--auth-jwks --auth-issuer --auth-audience`, the binary serves its Protected Resource
+/// Metadata and refuses requests without a bearer token.
+#[tokio::test]
+async fn the_fixture_binary_turns_on_bearer_authentication_with_its_flags() {
+    let jwks = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../runtime/tests/keys/jwks.json");
+    let (_server, url) = spawn_server_with(RING_OLD, |port| {
+        vec![
+            "--auth-jwks".into(),
+            jwks.display().to_string(),
+            "--auth-issuer".into(),
+            "https://auth.example.com".into(),
+            "--auth-audience".into(),
+            format!("http://127.0.0.1:{port}/mcp"),
+        ]
+    });
+    let metadata = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");
+    let (status, doc) = mcp_tests::support::get(&metadata).await;
+    assert_eq!(status, 200);
+    assert_eq!(doc["resource"], json!(url));
+    assert_eq!(doc["authorization_servers"], json!(["https://auth.example.com"]));
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "test_whoami", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let headers = [
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "tools/call"),
+        ("mcp-name", "test_whoami"),
+    ];
+    let (status, response_headers, _) =
+        mcp_tests::support::post(&url, body.to_string().into_bytes(), &headers).await;
+    assert_eq!(status, 401);
+    assert!(response_headers
+        .iter()
+        .any(|(k, v)| k == "www-authenticate" && v.contains(&metadata)));
 }
