@@ -318,3 +318,66 @@ async fn a_request_state_issued_to_one_subject_is_refused_for_another() {
     assert_eq!(status, 200, "{done}");
     assert_eq!(text(&done), "alice");
 }
+
+/// Keys fetched from a JWKS URL: once for the first token, not again for a known `kid`, and for
+/// an unknown `kid` only when the last fetch is older than the refresh interval.
+#[tokio::test]
+async fn a_jwks_url_is_fetched_once_and_refreshed_at_most_every_interval() {
+    use mcp_runtime::auth::JwksUrl;
+    use std::sync::atomic::{AtomicUsize, Ordering};
+    use std::time::Duration;
+
+    let fetches = Arc::new(AtomicUsize::new(0));
+    let jwks = String::from_utf8(key_file("jwks.json")).unwrap();
+    let counter = fetches.clone();
+    let app = axum::Router::new().route(
+        "/jwks.json",
+        axum::routing::get(move || {
+            counter.fetch_add(1, Ordering::SeqCst);
+            let body = jwks.clone();
+            async move { body }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/jwks.json", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+
+    let audience = "https://mcp.example.com/mcp";
+    let verifier = JwtVerifier::new(JwksUrl::new(&url).unwrap(), ISSUER, audience)
+        .min_refresh_interval(Duration::from_secs(3600));
+    let alice = Token::rsa(claims("alice", audience)).sign();
+    let bob = Token::ec(claims("bob", audience)).sign();
+    assert_eq!(verifier.verify_jwt(&alice).await.unwrap().subject, "alice");
+    assert_eq!(
+        verifier.verify_jwt_uncached(&bob).await.unwrap().subject,
+        "bob"
+    );
+    assert_eq!(
+        fetches.load(Ordering::SeqCst),
+        1,
+        "known kids need no fetch"
+    );
+    let stranger = Token {
+        kid: Some("rotated-in"),
+        ..Token::rsa(claims("carol", audience))
+    }
+    .sign();
+    assert!(verifier.verify_jwt(&stranger).await.is_err());
+    assert_eq!(
+        fetches.load(Ordering::SeqCst),
+        1,
+        "no refresh inside the interval"
+    );
+
+    let eager = JwtVerifier::new(JwksUrl::new(&url).unwrap(), ISSUER, audience)
+        .min_refresh_interval(Duration::ZERO);
+    assert!(eager.verify_jwt(&alice).await.is_ok());
+    assert!(eager.verify_jwt(&stranger).await.is_err());
+    assert_eq!(
+        fetches.load(Ordering::SeqCst),
+        3,
+        "an unknown kid refreshes after the interval"
+    );
+
+    assert!(JwksUrl::new("ftp://example.com/jwks").is_err());
+}

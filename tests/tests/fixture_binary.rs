@@ -131,7 +131,10 @@ async fn the_fixture_binary_turns_on_bearer_authentication_with_its_flags() {
     let (status, doc) = mcp_tests::support::get(&metadata).await;
     assert_eq!(status, 200);
     assert_eq!(doc["resource"], json!(url));
-    assert_eq!(doc["authorization_servers"], json!(["https://auth.example.com"]));
+    assert_eq!(
+        doc["authorization_servers"],
+        json!(["https://auth.example.com"])
+    );
     let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
         "name": "test_whoami", "arguments": {},
         "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
