@@ -4,7 +4,7 @@
 
 mod common;
 
-use common::{all_caps, call, meta, send};
+use common::{all_caps, call, first_key, meta, send};
 use mcp_runtime::prelude::*;
 use mcp_runtime::schema::ContentBlock;
 use mcp_runtime::{BuildError, StateKeys};
@@ -213,14 +213,7 @@ async fn the_principal_is_bound_into_request_state() {
         .unwrap()
         .to_value();
     let result = &r["result"];
-    assert_eq!(result["resultType"], "input_required", "{r}");
-    let key = result["inputRequests"]
-        .as_object()
-        .unwrap()
-        .keys()
-        .next()
-        .unwrap()
-        .clone();
+    let key = first_key(result);
     let mut params = call("confirm_as", json!({}), all_caps());
     params["requestState"] = result["requestState"].clone();
     params["inputResponses"] = json!({ key: {"action": "accept", "content": {"ok": true}} });

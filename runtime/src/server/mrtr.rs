@@ -32,8 +32,6 @@ struct Round<'a> {
     fingerprint: &'static str,
     principal: Option<&'a Principal>,
     notifier: Option<Notifier>,
-    /// Set to `true` if the round is dropped before it finishes (the request was cancelled).
-    cancel: CancelOnDrop,
 }
 
 /// Tells a handler's `RequestContext` that the request was cancelled when the round is dropped
@@ -90,19 +88,6 @@ impl Server {
         };
         let handler = tool.handler.clone();
         let arguments = params.arguments.unwrap_or_default();
-        let (cancel, cancelled) = CancelOnDrop::new();
-        let run = handler.call(
-            arguments.clone(),
-            &CallParts {
-                states: &self.states,
-                principal,
-                method: methods::TOOLS_CALL,
-                target: &params.name,
-                meta: &params.meta,
-                notifier: notifier.clone(),
-                cancelled,
-            },
-        );
         let round = Round {
             method: methods::TOOLS_CALL,
             target: &params.name,
@@ -113,9 +98,9 @@ impl Server {
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
-            cancel,
         };
-        respond(id, self.round(round, run).await)
+        let start = |parts: &CallParts<'_>| handler.call(arguments.clone(), parts);
+        respond(id, self.round(round, start).await)
     }
 
     pub(crate) async fn get_prompt(
@@ -136,19 +121,6 @@ impl Server {
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
-        let (cancel, cancelled) = CancelOnDrop::new();
-        let run = handler.get(
-            arguments.clone(),
-            &CallParts {
-                states: &self.states,
-                principal,
-                method: methods::PROMPTS_GET,
-                target: &params.name,
-                meta: &params.meta,
-                notifier: notifier.clone(),
-                cancelled,
-            },
-        );
         let round = Round {
             method: methods::PROMPTS_GET,
             target: &params.name,
@@ -159,9 +131,9 @@ impl Server {
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
-            cancel,
         };
-        respond(id, self.round(round, run).await)
+        let start = |parts: &CallParts<'_>| handler.get(arguments.clone(), parts);
+        respond(id, self.round(round, start).await)
     }
 
     pub(crate) async fn read_resource(
@@ -181,20 +153,6 @@ impl Server {
         let Some((handler, vars)) = self.find_resource(&uri) else {
             return Reply::error(Some(id), resource_not_found(&uri));
         };
-        let (cancel, cancelled) = CancelOnDrop::new();
-        let run = handler.read(
-            uri.clone(),
-            vars,
-            &CallParts {
-                states: &self.states,
-                principal,
-                method: methods::RESOURCES_READ,
-                target: &uri,
-                meta: &meta,
-                notifier: notifier.clone(),
-                cancelled,
-            },
-        );
         let round = Round {
             method: methods::RESOURCES_READ,
             target: &uri,
@@ -205,9 +163,9 @@ impl Server {
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
-            cancel,
         };
-        let finished = self.round(round, run).await.map(|f| match f {
+        let start = |parts: &CallParts<'_>| handler.read(uri.clone(), vars, parts);
+        let finished = self.round(round, start).await.map(|f| match f {
             // Cache hints on every complete read (never on input_required).
             Finished::Done(mut result) => {
                 result.ttl_ms.get_or_insert(0);
@@ -225,12 +183,24 @@ impl Server {
         })
     }
 
-    /// One round of a call: open the state, run the handler, finish or suspend.
+    /// One round of a call: start the handler with its parameters, open the state, run the
+    /// handler, finish or suspend.
     async fn round<T>(
         &self,
-        mut round: Round<'_>,
-        handler: BoxFuture<Result<T, Error>>,
+        round: Round<'_>,
+        start: impl FnOnce(&CallParts<'_>) -> BoxFuture<Result<T, Error>>,
     ) -> Result<Finished<T>, Error> {
+        // Set to `true` if this round is dropped before it finishes (the request was cancelled).
+        let (mut cancel, cancelled) = CancelOnDrop::new();
+        let handler = start(&CallParts {
+            states: &self.states,
+            principal: round.principal,
+            method: round.method,
+            target: round.target,
+            meta: &round.meta,
+            notifier: round.notifier.clone(),
+            cancelled,
+        });
         let version = round.meta.protocol_version.clone();
         let principal = round.principal.map(Principal::binding_key);
         let binding = Binding {
@@ -273,7 +243,7 @@ impl Server {
             ..Default::default()
         });
         let outcome = engine::run(call, handler).await;
-        round.cancel.disarm();
+        cancel.disarm();
         match outcome {
             Outcome::Done(result) => result.map(Finished::Done),
             Outcome::Suspended { requests, journal } => {

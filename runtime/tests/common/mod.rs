@@ -39,3 +39,14 @@ pub fn call(name: &str, args: Value, caps: Value) -> Value {
 pub fn accept(content: Value) -> Value {
     json!({"action": "accept", "content": content})
 }
+
+/// The key of the first input request of an `input_required` result, after checking that it is
+/// one.
+pub fn first_key(result: &Value) -> String {
+    assert_eq!(result["resultType"], "input_required", "{result}");
+    result["inputRequests"]
+        .as_object()
+        .and_then(|m| m.keys().next())
+        .cloned()
+        .unwrap_or_else(|| panic!("no input request in {result}"))
+}
