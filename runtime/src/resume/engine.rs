@@ -122,6 +122,9 @@ pub fn current_request() -> Option<RequestInfo> {
 pub enum Outcome<T> {
     /// The handler returned.
     Done(T),
+    /// The handler panicked; the message, when the panic carried one. The call is answered
+    /// with an internal error instead of no answer at all.
+    Panicked(String),
     /// The handler needs input: these requests, and the journal to seal.
     Suspended {
         /// Input requests registered before suspension, by key.
@@ -143,7 +146,24 @@ impl<F: Future> Future for Drive<F> {
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let call = self.call.clone();
-        match CURRENT.sync_scope(call.clone(), || self.fut.as_mut().poll(cx)) {
+        let fut = self.fut.as_mut();
+        // A panic in the handler must not take the reply with it: it is caught here, on every
+        // transport, and the call ends with an internal error.
+        let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+            CURRENT.sync_scope(call.clone(), || fut.poll(cx))
+        }));
+        let polled = match polled {
+            Ok(p) => p,
+            Err(payload) => {
+                let message = payload
+                    .downcast_ref::<&str>()
+                    .map(|s| s.to_string())
+                    .or_else(|| payload.downcast_ref::<String>().cloned())
+                    .unwrap_or_default();
+                return Poll::Ready(Outcome::Panicked(message));
+            }
+        };
+        match polled {
             Poll::Ready(v) => Poll::Ready(Outcome::Done(v)),
             Poll::Pending => {
                 let mut st = call.lock();

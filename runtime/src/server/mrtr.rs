@@ -246,6 +246,15 @@ impl Server {
         cancel.disarm();
         match outcome {
             Outcome::Done(result) => result.map(Finished::Done),
+            Outcome::Panicked(message) => {
+                tracing::error!(
+                    method = round.method,
+                    target = round.target,
+                    panic = %message,
+                    "handler panicked"
+                );
+                Err(Error::internal("the handler failed unexpectedly"))
+            }
             Outcome::Suspended { requests, journal } => {
                 let token = self
                     .codec
