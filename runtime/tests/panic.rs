@@ -80,7 +80,7 @@ async fn over_http_json_and_sse_a_panic_is_answered() {
     let last = text
         .lines()
         .filter_map(|l| l.strip_prefix("data:"))
-        .last()
+        .next_back()
         .map(|d| serde_json::from_str::<Value>(d.trim()).unwrap())
         .expect("the stream carries the reply");
     assert_internal(&last, 4);
