@@ -601,3 +601,57 @@ async fn client_lists_every_page_of_tools() {
     assert!(all.len() > 10, "{all:?}");
     assert_eq!(all, server.tool_names(), "every tool once, in order");
 }
+
+/// Send raw request bytes to `addr` and read the status code of the answer.
+async fn raw_status(addr: &str, request: String) -> u16 {
+    use tokio::io::{AsyncReadExt, AsyncWriteExt};
+    let mut stream = tokio::net::TcpStream::connect(addr).await.unwrap();
+    stream.write_all(request.as_bytes()).await.unwrap();
+    let mut buf = vec![0u8; 1024];
+    let n = stream.read(&mut buf).await.unwrap();
+    let head = String::from_utf8_lossy(&buf[..n]);
+    head.split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or_else(|| panic!("not an HTTP answer: {head}"))
+}
+
+/// A request without Host, with two Host headers, or with a bad second Origin is refused; the
+/// same request with one allowed Host is served.
+#[tokio::test]
+async fn host_and_origin_are_checked_in_every_value() {
+    let (url, _stop) = start_http().await;
+    let addr = url
+        .trim_start_matches("http://")
+        .trim_end_matches("/mcp")
+        .to_string();
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover",
+                      "params": {"_meta": meta()}})
+    .to_string();
+    let request = |extra: &str| {
+        format!(
+            "POST /mcp HTTP/1.1\r\n{extra}content-type: application/json\r\n\
+             mcp-protocol-version: 2026-07-28\r\nmcp-method: server/discover\r\n\
+             connection: close\r\ncontent-length: {}\r\n\r\n{body}",
+            body.len()
+        )
+    };
+    assert_eq!(raw_status(&addr, request("host: 127.0.0.1\r\n")).await, 200);
+    assert_eq!(raw_status(&addr, request("")).await, 400, "no Host");
+    assert_eq!(
+        raw_status(&addr, request("host: 127.0.0.1\r\nhost: evil.example\r\n")).await,
+        400,
+        "two Hosts"
+    );
+    assert_eq!(
+        raw_status(
+            &addr,
+            request(
+                "host: 127.0.0.1\r\norigin: http://localhost\r\norigin: http://evil.example\r\n"
+            )
+        )
+        .await,
+        403,
+        "a bad second Origin"
+    );
+}

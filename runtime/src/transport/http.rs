@@ -277,11 +277,23 @@ async fn handle(
     body: Bytes,
 ) -> Response {
     let principal = principal.map(|Extension(p)| p);
+    // DNS-rebinding protection: exactly one Host (HTTP/1.1 requires it; two are malformed),
+    // and every Host and Origin value must be allowed.
+    let hosts = headers.get_all(header::HOST).iter().count();
+    if !app.config.allowed_hosts.is_empty() && hosts != 1 {
+        let why = if hosts == 0 {
+            "missing Host header"
+        } else {
+            "more than one Host header"
+        };
+        let refused = Reply::error(None, Error::invalid_request(why));
+        return json_response(StatusCode::BAD_REQUEST, refused.to_json());
+    }
     for (name, allowed) in [
         (header::HOST, &app.config.allowed_hosts),
         (header::ORIGIN, &app.config.allowed_origins),
     ] {
-        if let Some(v) = headers.get(&name) {
+        for v in headers.get_all(&name) {
             let text = v.to_str().unwrap_or("");
             let host = text
                 .strip_prefix("http://")
