@@ -16,6 +16,14 @@ async fn boom() -> String {
     panic!("the handler's own bug");
 }
 
+/// Reports progress, then panics: the reply must end the stream the progress opened.
+#[mcp_tool]
+async fn boom_after_progress() -> String {
+    mcp_runtime::progress(0.5, Some(1.0), Some("halfway"));
+    tokio::task::yield_now().await;
+    panic!("the handler's own bug, mid-stream");
+}
+
 /// Answers.
 #[mcp_tool]
 async fn fine() -> String {
@@ -26,6 +34,7 @@ fn server() -> Server {
     Server::builder()
         .state_keys(StateKeys::parse(&format!("1:{}", "12".repeat(32))).unwrap())
         .tool(boom)
+        .tool(boom_after_progress)
         .tool(fine)
         .build()
         .unwrap()
@@ -67,10 +76,12 @@ async fn over_http_json_and_sse_a_panic_is_answered() {
         mcp_tests::support::post(&url, body.to_string().into_bytes(), &headers).await;
     assert_internal(&reply, 3);
 
-    // With a progress token the reply travels on an SSE stream: it must still end with it.
-    let mut params = call("boom", json!({}), json!({}));
+    // After a progress notification the reply travels on an SSE stream: it must still end it.
+    let mut params = call("boom_after_progress", json!({}), json!({}));
     params["_meta"]["progressToken"] = json!("p1");
     let body = json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": params});
+    let mut headers = headers.to_vec();
+    headers[2] = ("mcp-name", "boom_after_progress");
     let (status, headers_back, text) = post_text(&url, body.to_string(), &headers).await;
     assert_eq!(status, 200);
     assert!(
@@ -84,6 +95,7 @@ async fn over_http_json_and_sse_a_panic_is_answered() {
         .map(|d| serde_json::from_str::<Value>(d.trim()).unwrap())
         .expect("the stream carries the reply");
     assert_internal(&last, 4);
+    assert!(text.contains("halfway"), "the progress came first: {text}");
 }
 
 /// POST and read the body as text: status, content type, body.

@@ -655,3 +655,21 @@ async fn host_and_origin_are_checked_in_every_value() {
         "a bad second Origin"
     );
 }
+
+/// A request that may stream (progress token, SSE accepted) but fails before anything is
+/// streamed gets its error as plain JSON with the HTTP status of the error, not as a 200 stream.
+#[tokio::test]
+async fn an_error_before_the_stream_starts_is_a_4xx() {
+    let (url, _stop) = start_http().await;
+    let tool = "test_input_required_result_sampling";
+    let mut m = meta();
+    m["progressToken"] = json!("p");
+    let body = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call",
+                      "params": {"name": tool, "arguments": {}, "_meta": m}});
+    let mut headers = std_headers("tools/call");
+    headers.push(("mcp-name", tool));
+    let (status, reply) = post(&url, body.to_string().into_bytes(), &headers).await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(reply["error"]["code"], -32021, "{reply}");
+    assert_eq!(reply["id"], 9);
+}

@@ -337,7 +337,7 @@ async fn handle(
         let may_notify = meta.progress_token.is_some() || meta.log_level.is_some();
         let listen = matches!(**request, ClientRequest::SubscriptionsListenRequest(_));
         if listen || (wants_stream && may_notify) {
-            return stream_response(app, incoming, principal);
+            return stream_response(app, incoming, principal).await;
         }
     }
     match app.server.handle(incoming, principal.as_ref(), None).await {
@@ -411,18 +411,49 @@ impl Drop for AbortOnDrop {
     }
 }
 
-/// Answer on an SSE stream: notifications as they come, then the response, then the end.
-fn stream_response(app: Arc<App>, incoming: Incoming, principal: Option<Principal>) -> Response {
-    let (tx, rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+/// What a streaming-capable request produced first.
+enum First {
+    /// A notification: the answer is an SSE stream that starts with it.
+    Note(String),
+    /// The reply, before any notification.
+    Reply(Option<Reply>),
+}
+
+/// Answer on an SSE stream: notifications as they come, then the response, then the end. A
+/// reply that comes before any notification (an error decided before anything was streamed, or
+/// a quick result) is answered as plain JSON instead, with the HTTP status of its error.
+async fn stream_response(
+    app: Arc<App>,
+    incoming: Incoming,
+    principal: Option<Principal>,
+) -> Response {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
     let server = app.server.clone();
-    let (done_tx, done_rx) = tokio::sync::oneshot::channel::<Option<Reply>>();
+    let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<Option<Reply>>();
     let task = AbortOnDrop(tokio::spawn(async move {
         let reply = server.handle(incoming, principal.as_ref(), Some(tx)).await;
         let _ = done_tx.send(reply);
     }));
+    // The notification sender is dropped with the call, before the reply is sent: a closed
+    // channel without a notification means the reply is on its way.
+    let first = tokio::select! {
+        biased;
+        note = rx.recv() => match note {
+            Some(note) => First::Note(note),
+            None => First::Reply((&mut done_rx).await.ok().flatten()),
+        },
+        reply = &mut done_rx => First::Reply(reply.ok().flatten()),
+    };
+    let note = match first {
+        First::Note(note) => note,
+        First::Reply(Some(reply)) => return reply_response(&reply),
+        First::Reply(None) => return StatusCode::ACCEPTED.into_response(),
+    };
     let message =
         |text: String| Ok::<Event, Infallible>(Event::default().event("message").data(text));
-    let notes = tokio_stream::wrappers::UnboundedReceiverStream::new(rx).map(message);
+    let notes = stream::once(async move { note })
+        .chain(tokio_stream::wrappers::UnboundedReceiverStream::new(rx))
+        .map(message);
     // The task lives as long as the stream: a client that closes the stream cancels the call.
     let last = stream::once(async move {
         let _task = task;
