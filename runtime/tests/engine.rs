@@ -205,8 +205,10 @@ async fn one_round_accept_decline_cancel() {
 }
 
 #[tokio::test]
-async fn answer_without_state_is_accepted_and_unknown_keys_ignored() {
+async fn answers_the_server_never_asked_for_are_ignored() {
     let s = server();
+    // Without a state, answers count by key (the conformance suite expects that), and unknown
+    // keys beside them are ignored.
     let r = retry(
         &s,
         1,
@@ -217,6 +219,24 @@ async fn answer_without_state_is_accepted_and_unknown_keys_ignored() {
     )
     .await;
     assert_eq!(text(&r), "Hello, Bo!");
+    // With a state, only the question of the last round may be answered: an answer given ahead
+    // of time to the next question (a key the server has not issued yet) is ignored, and the
+    // handler asks that question for real.
+    let first = retry(&s, 2, "count", json!({"rounds": 2}), json!({}), None).await;
+    let asked = first_key(result(&first));
+    let state = result(&first)["requestState"].clone();
+    let next = format!("{asked}-1");
+    let ahead = retry(
+        &s,
+        3,
+        "count",
+        json!({"rounds": 2}),
+        json!({ asked.clone(): accept(json!({"user_name": "Bo"})),
+                next.clone(): accept(json!({"user_name": "Cy"})) }),
+        Some(&state),
+    )
+    .await;
+    assert_eq!(first_key(result(&ahead)), next, "{ahead}");
 }
 
 #[tokio::test]
@@ -393,13 +413,14 @@ async fn enum_and_number_form_fields() {
         json!(["size", "toppings", "cups", "price"])
     );
     let answer = accept(json!({"size": "L", "toppings": ["Sugar"], "cups": 2, "price": 3.5}));
+    let state = result(&r)["requestState"].clone();
     let r = retry(
         &s,
         2,
         "coffee",
         json!({}),
         json!({ key.clone(): answer }),
-        None,
+        Some(&state),
     )
     .await;
     assert_eq!(text(&r), "Large [Sugar] x2 at 3.5 None");

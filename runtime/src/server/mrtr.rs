@@ -19,6 +19,10 @@ use mcp_schema::{
 use serde_json::{Map, Value};
 use std::sync::Arc;
 
+/// The journal entry that records the keys of the input requests the last round issued. No key
+/// of an ask or a step can take this name (it holds a NUL).
+const ASKED: &str = "\u{0}asked";
+
 /// Everything one round of a call is, apart from the handler.
 struct Round<'a> {
     method: &'static str,
@@ -210,17 +214,22 @@ impl Server {
             principal: principal.as_deref(),
             protocol_version: &version,
         };
-        let journal = match &round.state {
+        let mut journal = match &round.state {
             None => IndexMap::new(),
             Some(token) => match self.codec.open(token, &binding) {
                 Ok(sealed) if sealed.recorded_by(round.fingerprint) => sealed.journal,
-                Ok(_) => {
+                Ok(sealed) => {
                     tracing::info!(
                         method = round.method,
                         target = round.target,
                         "handler changed since the state was sealed; starting the call over"
                     );
-                    IndexMap::new()
+                    // What was asked still counts: answers to it are used by key.
+                    let mut kept = IndexMap::new();
+                    if let Some(asked) = sealed.journal.get(ASKED) {
+                        kept.insert(ASKED.to_string(), asked.clone());
+                    }
+                    kept
                 }
                 Err(e) => {
                     tracing::warn!(method = round.method, target = round.target, reason = %e, "rejected requestState");
@@ -228,6 +237,18 @@ impl Server {
                 }
             },
         };
+        // On a retry that carries a state, only answers to what the last round asked count (the
+        // keys are sealed in the journal); others are ignored, and asked again if needed. A
+        // request without a state may still carry answers by key: the conformance suite
+        // (input-required-result-ignore-extra-params) expects them to be used.
+        let asked = journal
+            .shift_remove(ASKED)
+            .and_then(|raw| serde_json::from_str::<Vec<String>>(raw.get()).ok());
+        let mut responses = round.responses;
+        if round.state.is_some() {
+            let asked = asked.unwrap_or_default();
+            responses.retain(|key, _| asked.contains(key));
+        }
         let info = RequestInfo {
             method: round.method.to_string(),
             target: round.target.to_string(),
@@ -236,7 +257,7 @@ impl Server {
         };
         let call = Call::new(CallState {
             info,
-            responses: round.responses,
+            responses,
             journal,
             notifier: round.notifier,
             changes: Some(self.changes.clone()),
@@ -255,7 +276,14 @@ impl Server {
                 );
                 Err(Error::internal("the handler failed unexpectedly"))
             }
-            Outcome::Suspended { requests, journal } => {
+            Outcome::Suspended {
+                requests,
+                mut journal,
+            } => {
+                let keys: Vec<&String> = requests.keys().collect();
+                if let Ok(raw) = serde_json::value::to_raw_value(&keys) {
+                    journal.insert(ASKED.to_string(), raw);
+                }
                 let token = self
                     .codec
                     .seal(&binding, round.fingerprint, &journal)
