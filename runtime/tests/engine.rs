@@ -331,6 +331,31 @@ async fn steps_do_not_repeat() {
     );
 }
 
+/// A sampling answer whose role is neither assistant nor user is not used: asked again.
+#[tokio::test]
+async fn a_sampling_answer_with_an_unknown_role_is_asked_again() {
+    let s = server();
+    let caps = json!({"sampling": {}});
+    let first = send(
+        &s,
+        1,
+        "tools/call",
+        call("fallback", json!({}), caps.clone()),
+    )
+    .await;
+    let key = first_key(result(&first));
+    let state = result(&first)["requestState"].clone();
+    let answer = |role: &str| json!({ key.clone(): {"role": role, "content": {"type": "text", "text": "Zed"}, "model": "m"} });
+    let mut params = call("fallback", json!({}), caps.clone());
+    params["requestState"] = state.clone();
+    params["inputResponses"] = answer("robot");
+    let robot = send(&s, 2, "tools/call", params.clone()).await;
+    assert_eq!(first_key(result(&robot)), key, "{robot}");
+    params["inputResponses"] = answer("assistant");
+    let ok = send(&s, 3, "tools/call", params).await;
+    assert_eq!(text(&ok), "sampled Zed");
+}
+
 #[tokio::test]
 async fn capability_fallback_and_missing_capability_error() {
     let s = server();

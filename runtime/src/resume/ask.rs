@@ -6,7 +6,7 @@ use crate::handler::{AskError, ElicitForm};
 use mcp_schema::{
     ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,
     ClientCapabilitiesSampling, CreateMessageRequest, CreateMessageResult, ElicitRequest,
-    ElicitResult, ElicitResultAction, InputRequest, InputResponse, ListRootsRequest, Root,
+    ElicitResult, ElicitResultAction, InputRequest, InputResponse, ListRootsRequest, Role, Root,
     SamplingMessage, Tool,
 };
 use serde::de::DeserializeOwned;
@@ -326,7 +326,13 @@ impl IntoFuture for Sample {
             },
             required,
             |v| match v {
-                InputResponse::CreateMessageResult(r) => Some(r.clone()),
+                // A sampled message comes from the model or stands for the user; any other role
+                // is not an answer the handler can use, so it is asked again.
+                InputResponse::CreateMessageResult(r)
+                    if matches!(r.role, Role::Assistant | Role::User) =>
+                {
+                    Some(r.clone())
+                }
                 _ => None,
             },
         ))
