@@ -100,25 +100,13 @@ async fn over_http_json_and_sse_a_panic_is_answered() {
 
 /// POST and read the body as text: status, content type, body.
 async fn post_text(url: &str, body: String, headers: &[(&str, &str)]) -> (u16, String, String) {
-    use http_body_util::{BodyExt, Full};
-    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
-        .build_http();
-    let mut req = hyper::Request::post(url).header("content-type", "application/json");
-    for (k, v) in headers {
-        req = req.header(*k, *v);
-    }
-    let resp = client
-        .request(req.body(Full::new(hyper::body::Bytes::from(body))).unwrap())
-        .await
-        .unwrap();
-    let status = resp.status().as_u16();
-    let kind = resp
-        .headers()
-        .get("content-type")
-        .and_then(|v| v.to_str().ok())
-        .unwrap_or("")
-        .to_string();
-    let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    let (status, response_headers, bytes) =
+        mcp_tests::support::post_raw(url, body.into_bytes(), headers).await;
+    let kind = response_headers
+        .into_iter()
+        .find(|(k, _)| k == "content-type")
+        .map(|(_, v)| v)
+        .unwrap_or_default();
     (status, kind, String::from_utf8_lossy(&bytes).into_owned())
 }
 

@@ -50,12 +50,12 @@ pub fn text(r: &mcp_runtime::schema::CallToolResult) -> String {
 }
 
 /// POST `body` to `url` with `headers`: the status, the response headers (names lowercase) and
-/// the body as JSON (`null` when it is not JSON).
-pub async fn post(
+/// the body as bytes.
+pub async fn post_raw(
     url: &str,
     body: Vec<u8>,
     headers: &[(&str, &str)],
-) -> (u16, Vec<(String, String)>, Value) {
+) -> (u16, Vec<(String, String)>, Vec<u8>) {
     use http_body_util::{BodyExt, Full};
     let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
         .build_http();
@@ -74,6 +74,17 @@ pub async fn post(
         .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
         .collect();
     let bytes = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, response_headers, bytes.to_vec())
+}
+
+/// POST `body` to `url` with `headers`: the status, the response headers (names lowercase) and
+/// the body as JSON (`null` when it is not JSON).
+pub async fn post(
+    url: &str,
+    body: Vec<u8>,
+    headers: &[(&str, &str)],
+) -> (u16, Vec<(String, String)>, Value) {
+    let (status, response_headers, bytes) = post_raw(url, body, headers).await;
     (
         status,
         response_headers,

@@ -222,35 +222,7 @@ impl ServerBuilder {
     /// Build the server. Fails when a handler needs a state type that is not registered, or
     /// when no random state key can be made.
     pub fn build(self) -> Result<Server, BuildError> {
-        let needs = self
-            .tools
-            .iter()
-            .map(|h| (h.tool().name, h.needs()))
-            .chain(self.prompts.iter().map(|h| (h.prompt().name, h.needs())))
-            .chain(
-                self.resources
-                    .iter()
-                    .map(|h| (h.uri_template().to_string(), h.needs())),
-            );
-        for (handler, needs) in needs {
-            if let Some(Need { type_name, .. }) =
-                needs.into_iter().find(|n| !self.states.contains(n.type_id))
-            {
-                return Err(BuildError::MissingState { handler, type_name });
-            }
-        }
-        let keys = match self.keys {
-            Some(k) => k,
-            None => {
-                tracing::warn!("no state keys configured: using a random key; MRTR flows will not survive a restart or move between instances");
-                StateKeys::random()?
-            }
-        };
-        let mut codec = StateCodec::new(keys).ttl(self.state_ttl);
-        if let Some(hook) = self.codec_hook {
-            codec = hook(codec);
-        }
-        let tools = self
+        let tools: IndexMap<String, RegisteredTool> = self
             .tools
             .into_iter()
             .map(|handler| {
@@ -266,7 +238,7 @@ impl ServerBuilder {
                 )
             })
             .collect();
-        let prompts = self
+        let prompts: IndexMap<String, RegisteredPrompt> = self
             .prompts
             .into_iter()
             .map(|handler| {
@@ -280,7 +252,7 @@ impl ServerBuilder {
                 )
             })
             .collect();
-        let resources = self
+        let resources: Vec<RegisteredResource> = self
             .resources
             .into_iter()
             .map(|handler| {
@@ -292,6 +264,18 @@ impl ServerBuilder {
                 RegisteredResource { handler, listing }
             })
             .collect();
+        Self::check_needs(&self.states, &tools, &prompts, &resources)?;
+        let keys = match self.keys {
+            Some(k) => k,
+            None => {
+                tracing::warn!("no state keys configured: using a random key; MRTR flows will not survive a restart or move between instances");
+                StateKeys::random()?
+            }
+        };
+        let mut codec = StateCodec::new(keys).ttl(self.state_ttl);
+        if let Some(hook) = self.codec_hook {
+            codec = hook(codec);
+        }
         Ok(Server {
             info: Implementation {
                 name: self.name,
@@ -309,6 +293,38 @@ impl ServerBuilder {
             changes: tokio::sync::broadcast::channel(64).0,
             states: self.states,
         })
+    }
+}
+
+impl ServerBuilder {
+    /// Every state type a registered handler takes must be registered too.
+    fn check_needs(
+        states: &StateMap,
+        tools: &IndexMap<String, RegisteredTool>,
+        prompts: &IndexMap<String, RegisteredPrompt>,
+        resources: &[RegisteredResource],
+    ) -> Result<(), BuildError> {
+        let needs = tools
+            .iter()
+            .map(|(name, t)| (name.clone(), t.handler.needs()))
+            .chain(
+                prompts
+                    .iter()
+                    .map(|(name, p)| (name.clone(), p.handler.needs())),
+            )
+            .chain(
+                resources
+                    .iter()
+                    .map(|r| (r.handler.uri_template().to_string(), r.handler.needs())),
+            );
+        for (handler, needs) in needs {
+            if let Some(Need { type_name, .. }) =
+                needs.into_iter().find(|n| !states.contains(n.type_id))
+            {
+                return Err(BuildError::MissingState { handler, type_name });
+            }
+        }
+        Ok(())
     }
 }
 
