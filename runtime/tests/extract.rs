@@ -286,3 +286,61 @@ async fn the_principal_reaches_handlers_over_http_and_stdio() {
     client_write.shutdown().await.unwrap();
     serving.await.unwrap().unwrap();
 }
+
+/// Where a spawned watcher reports whether its request was cancelled.
+#[derive(Default)]
+struct Watch {
+    seen: tokio::sync::Mutex<Option<tokio::sync::oneshot::Receiver<bool>>>,
+}
+
+/// Hands `ctx.cancelled()` to a spawned task (`true` if it fires within 2 s), then never
+/// finishes when `hang` is set.
+#[mcp_tool]
+async fn watched(watch: State<Arc<Watch>>, ctx: RequestContext, hang: bool) -> String {
+    let (tx, rx) = tokio::sync::oneshot::channel();
+    *watch.seen.lock().await = Some(rx);
+    tokio::spawn(async move {
+        let fired = tokio::time::timeout(std::time::Duration::from_secs(2), ctx.cancelled())
+            .await
+            .is_ok();
+        let _ = tx.send(fired && ctx.is_cancelled());
+    });
+    if hang {
+        std::future::pending::<()>().await;
+    }
+    "done".into()
+}
+
+#[tokio::test]
+async fn a_request_dropped_before_it_finishes_is_cancelled_and_a_finished_one_is_not() {
+    let shared = Arc::new(Watch::default());
+    let server = Server::builder()
+        .state(shared.clone())
+        .tool(watched)
+        .build()
+        .unwrap();
+    let watch = || async {
+        let rx = shared.seen.lock().await.take();
+        rx.expect("the tool ran")
+            .await
+            .expect("the watcher reports")
+    };
+    // Finished: the watcher never sees a cancellation.
+    let done = send(
+        &server,
+        1,
+        "tools/call",
+        call("watched", json!({"hang": false}), json!({})),
+    )
+    .await;
+    assert_eq!(done["result"]["content"][0]["text"], "done", "{done}");
+    assert!(!watch().await, "a finished request is not cancelled");
+    // Dropped while running (the transport's cancellation): the watcher sees it.
+    let msg = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                     "params": call("watched", json!({"hang": true}), json!({}))});
+    let text = msg.to_string();
+    let run = server.handle_message(&text, None);
+    let timed_out = tokio::time::timeout(std::time::Duration::from_millis(50), run).await;
+    assert!(timed_out.is_err(), "the hanging tool does not answer");
+    assert!(watch().await, "a dropped request is cancelled");
+}

@@ -121,6 +121,36 @@ pub struct Need {
     pub type_name: &'static str,
 }
 
+/// Tells a handler's `RequestContext` that the request was cancelled when the round is dropped
+/// before it finished. The channel is made only if a handler asks for it (most never do).
+#[derive(Default)]
+pub(crate) struct CancelSlot {
+    sender: std::sync::OnceLock<tokio::sync::watch::Sender<bool>>,
+    finished: bool,
+}
+
+impl CancelSlot {
+    /// A receiver that turns `true` if the round is dropped before it finishes.
+    pub(crate) fn receiver(&self) -> tokio::sync::watch::Receiver<bool> {
+        self.sender
+            .get_or_init(|| tokio::sync::watch::channel(false).0)
+            .subscribe()
+    }
+
+    /// The round finished: nothing was cancelled.
+    pub(crate) fn disarm(&mut self) {
+        self.finished = true;
+    }
+}
+
+impl Drop for CancelSlot {
+    fn drop(&mut self) {
+        if let (false, Some(tx)) = (self.finished, self.sender.get()) {
+            let _ = tx.send(true);
+        }
+    }
+}
+
 /// What a call offers the parameters of its handler.
 pub struct CallParts<'a> {
     pub(crate) states: &'a StateMap,
@@ -131,8 +161,8 @@ pub struct CallParts<'a> {
     pub(crate) meta: &'a RequestMetaObject,
     /// Where the request's notifications go, if the transport can deliver them.
     pub(crate) notifier: Option<tokio::sync::mpsc::UnboundedSender<String>>,
-    /// Becomes `true` when the request is cancelled before the handler finished.
-    pub(crate) cancelled: tokio::sync::watch::Receiver<bool>,
+    /// Tells of the request being cancelled before the handler finished.
+    pub(crate) cancel: &'a CancelSlot,
 }
 
 impl<'a> CallParts<'a> {
@@ -163,7 +193,7 @@ impl<'a> CallParts<'a> {
 
     /// A receiver that turns `true` when the request is cancelled.
     pub fn cancellation(&self) -> tokio::sync::watch::Receiver<bool> {
-        self.cancelled.clone()
+        self.cancel.receiver()
     }
 }
 

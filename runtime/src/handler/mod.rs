@@ -7,6 +7,7 @@ pub(crate) mod extract;
 pub(crate) mod form;
 pub(crate) mod result;
 
+pub(crate) use extract::CancelSlot;
 pub use extract::{CallParts, FromCall, Need, Principal, State};
 pub use form::{ElicitEnum, ElicitField, ElicitForm, FieldOptions};
 pub use result::{AskError, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError};

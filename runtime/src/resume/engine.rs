@@ -137,16 +137,16 @@ pub enum Outcome<T> {
 /// Drives a handler future: returns when it completes, or as soon as it is pending with input
 /// requests registered (it cannot make progress before the client answers them).
 struct Drive<F> {
-    fut: Pin<Box<F>>,
+    fut: F,
     call: Call,
 }
 
-impl<F: Future> Future for Drive<F> {
+impl<F: Future + Unpin> Future for Drive<F> {
     type Output = Outcome<F::Output>;
 
     fn poll(mut self: Pin<&mut Self>, cx: &mut Context<'_>) -> Poll<Self::Output> {
         let call = self.call.clone();
-        let fut = self.fut.as_mut();
+        let fut = Pin::new(&mut self.fut);
         // A panic in the handler must not take the reply with it: it is caught here, on every
         // transport, and the call ends with an internal error.
         let polled = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
@@ -180,13 +180,10 @@ impl<F: Future> Future for Drive<F> {
     }
 }
 
-/// Run `handler` for one round of a call.
-pub(crate) async fn run<F: Future>(call: Call, handler: F) -> Outcome<F::Output> {
-    Drive {
-        fut: Box::pin(handler),
-        call,
-    }
-    .await
+/// Run `handler` (already boxed by the handler trait, so not boxed again) for one round of a
+/// call.
+pub(crate) async fn run<F: Future + Unpin>(call: Call, handler: F) -> Outcome<F::Output> {
+    Drive { fut: handler, call }.await
 }
 
 /// A future that never completes: an ask waiting for the client's answer. The driver sees the

@@ -5,16 +5,16 @@
 
 use super::Server;
 use crate::handler::result::resource_not_found;
-use crate::handler::{match_template, CallParts, Principal, ResourceHandler};
+use crate::handler::{match_template, CallParts, CancelSlot, Principal, ResourceHandler};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo};
 use crate::resume::events::Notifier;
 use crate::resume::state::{Binding, StateError};
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
 use mcp_schema::{
-    methods, CacheScope, CallToolRequest, Error, GetPromptRequest, InputRequiredResult,
-    InputResponses, ReadResourceRequest, ReadResourceRequestParams, RequestId, RequestMetaObject,
-    ServerResult,
+    methods, CacheScope, CallToolRequest, CallToolRequestParams, Error, GetPromptRequest,
+    GetPromptRequestParams, InputRequiredResult, InputResponses, ReadResourceRequest,
+    ReadResourceRequestParams, RequestId, RequestMetaObject, ServerResult,
 };
 use serde_json::{Map, Value};
 use std::sync::Arc;
@@ -36,31 +36,6 @@ struct Round<'a> {
     fingerprint: &'static str,
     principal: Option<&'a Principal>,
     notifier: Option<Notifier>,
-}
-
-/// Tells a handler's `RequestContext` that the request was cancelled when the round is dropped
-/// before it finished.
-struct CancelOnDrop(Option<tokio::sync::watch::Sender<bool>>);
-
-impl CancelOnDrop {
-    /// The guard and the receiver handlers watch.
-    fn new() -> (Self, tokio::sync::watch::Receiver<bool>) {
-        let (tx, rx) = tokio::sync::watch::channel(false);
-        (CancelOnDrop(Some(tx)), rx)
-    }
-
-    /// The round finished: nothing was cancelled.
-    fn disarm(&mut self) {
-        self.0 = None;
-    }
-}
-
-impl Drop for CancelOnDrop {
-    fn drop(&mut self) {
-        if let Some(tx) = self.0.take() {
-            let _ = tx.send(true);
-        }
-    }
 }
 
 /// How a round ended.
@@ -85,20 +60,29 @@ impl Server {
         principal: Option<&Principal>,
         notifier: Option<Notifier>,
     ) -> Reply {
+        // Taken apart so that only what the round needs is kept across its awaits.
         let CallToolRequest { id, params, .. } = request;
-        let Some(tool) = self.tools.get(&params.name) else {
-            let error = Error::invalid_params(format!("unknown tool: {}", params.name));
+        let CallToolRequestParams {
+            meta,
+            arguments,
+            input_responses,
+            name,
+            request_state,
+            ..
+        } = params;
+        let Some(tool) = self.tools.get(&name) else {
+            let error = Error::invalid_params(format!("unknown tool: {name}"));
             return Reply::error(Some(id), error);
         };
         let handler = tool.handler.clone();
-        let arguments = params.arguments.unwrap_or_default();
+        let arguments = arguments.unwrap_or_default();
         let round = Round {
             method: methods::TOOLS_CALL,
-            target: &params.name,
+            target: &name,
             arguments: Some(&arguments),
-            meta: params.meta,
-            responses: params.input_responses.unwrap_or_default(),
-            state: params.request_state,
+            meta,
+            responses: input_responses.unwrap_or_default(),
+            state: request_state,
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
@@ -114,24 +98,31 @@ impl Server {
         notifier: Option<Notifier>,
     ) -> Reply {
         let GetPromptRequest { id, params, .. } = request;
-        let Some(prompt) = self.prompts.get(&params.name) else {
-            let error = Error::invalid_params(format!("unknown prompt: {}", params.name));
+        let GetPromptRequestParams {
+            meta,
+            arguments,
+            input_responses,
+            name,
+            request_state,
+            ..
+        } = params;
+        let Some(prompt) = self.prompts.get(&name) else {
+            let error = Error::invalid_params(format!("unknown prompt: {name}"));
             return Reply::error(Some(id), error);
         };
         let handler = prompt.handler.clone();
-        let arguments: Map<String, Value> = params
-            .arguments
+        let arguments: Map<String, Value> = arguments
             .unwrap_or_default()
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
         let round = Round {
             method: methods::PROMPTS_GET,
-            target: &params.name,
+            target: &name,
             arguments: Some(&arguments),
-            meta: params.meta,
-            responses: params.input_responses.unwrap_or_default(),
-            state: params.request_state,
+            meta,
+            responses: input_responses.unwrap_or_default(),
+            state: request_state,
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
@@ -194,34 +185,46 @@ impl Server {
         round: Round<'_>,
         start: impl FnOnce(&CallParts<'_>) -> BoxFuture<Result<T, Error>>,
     ) -> Result<Finished<T>, Error> {
+        // Taken apart so that the large `_meta` is not kept twice across the handler's awaits.
+        let Round {
+            method,
+            target,
+            arguments,
+            meta,
+            responses,
+            state,
+            fingerprint,
+            principal: caller,
+            notifier,
+        } = round;
         // Set to `true` if this round is dropped before it finishes (the request was cancelled).
-        let (mut cancel, cancelled) = CancelOnDrop::new();
+        let mut cancel = CancelSlot::default();
         let handler = start(&CallParts {
             states: &self.states,
-            principal: round.principal,
-            method: round.method,
-            target: round.target,
-            meta: &round.meta,
-            notifier: round.notifier.clone(),
-            cancelled,
+            principal: caller,
+            method,
+            target,
+            meta: &meta,
+            notifier: notifier.clone(),
+            cancel: &cancel,
         });
-        let version = round.meta.protocol_version.clone();
-        let principal = round.principal.map(Principal::binding_key);
+        let version = meta.protocol_version.clone();
+        let principal = caller.map(Principal::binding_key);
         let binding = Binding {
-            method: round.method,
-            target: round.target,
-            arguments: round.arguments,
+            method,
+            target,
+            arguments,
             principal: principal.as_deref(),
             protocol_version: &version,
         };
-        let mut journal = match &round.state {
+        let mut journal = match &state {
             None => IndexMap::new(),
             Some(token) => match self.codec.open(token, &binding) {
-                Ok(sealed) if sealed.recorded_by(round.fingerprint) => sealed.journal,
+                Ok(sealed) if sealed.recorded_by(fingerprint) => sealed.journal,
                 Ok(sealed) => {
                     tracing::info!(
-                        method = round.method,
-                        target = round.target,
+                        method,
+                        target,
                         "handler changed since the state was sealed; starting the call over"
                     );
                     // What was asked still counts: answers to it are used by key.
@@ -232,7 +235,7 @@ impl Server {
                     kept
                 }
                 Err(e) => {
-                    tracing::warn!(method = round.method, target = round.target, reason = %e, "rejected requestState");
+                    tracing::warn!(method, target, reason = %e, "rejected requestState");
                     return Err(Error::invalid_params("invalid requestState"));
                 }
             },
@@ -244,22 +247,22 @@ impl Server {
         let asked = journal
             .shift_remove(ASKED)
             .and_then(|raw| serde_json::from_str::<Vec<String>>(raw.get()).ok());
-        let mut responses = round.responses;
-        if round.state.is_some() {
+        let mut responses = responses;
+        if state.is_some() {
             let asked = asked.unwrap_or_default();
             responses.retain(|key, _| asked.contains(key));
         }
         let info = RequestInfo {
-            method: round.method.to_string(),
-            target: round.target.to_string(),
-            principal: round.principal.cloned(),
-            meta: round.meta,
+            method: method.to_string(),
+            target: target.to_string(),
+            principal: caller.cloned(),
+            meta,
         };
         let call = Call::new(CallState {
             info,
             responses,
             journal,
-            notifier: round.notifier,
+            notifier,
             changes: Some(self.changes.clone()),
             ..Default::default()
         });
@@ -269,8 +272,8 @@ impl Server {
             Outcome::Done(result) => result.map(Finished::Done),
             Outcome::Panicked(message) => {
                 tracing::error!(
-                    method = round.method,
-                    target = round.target,
+                    method,
+                    target,
                     panic = %message,
                     "handler panicked"
                 );
@@ -284,15 +287,15 @@ impl Server {
                 if let Ok(raw) = serde_json::value::to_raw_value(&keys) {
                     journal.insert(ASKED.to_string(), raw);
                 }
-                let token = self
-                    .codec
-                    .seal(&binding, round.fingerprint, &journal)
-                    .map_err(|e| match e {
-                        StateError::Oversize(n) => Error::internal(format!(
-                            "the call's requestState would be {n} bytes, over the size cap"
-                        )),
-                        other => Error::internal(other.to_string()),
-                    })?;
+                let token =
+                    self.codec
+                        .seal(&binding, fingerprint, &journal)
+                        .map_err(|e| match e {
+                            StateError::Oversize(n) => Error::internal(format!(
+                                "the call's requestState would be {n} bytes, over the size cap"
+                            )),
+                            other => Error::internal(other.to_string()),
+                        })?;
                 let mut ask = InputRequiredResult::new().with_state(token);
                 ask.input_requests = Some(requests);
                 Ok(Finished::Suspended(Box::new(ask)))

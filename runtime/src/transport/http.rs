@@ -308,7 +308,7 @@ async fn handle(
     }
     #[cfg(feature = "auth")]
     let principal = match &app.config.auth {
-        Some(auth) => match authenticate(auth, &headers).await {
+        Some(auth) => match Box::pin(authenticate(auth, &headers)).await {
             Ok(p) => Some(p),
             Err(refused) => return refused,
         },
@@ -337,7 +337,7 @@ async fn handle(
         let may_notify = meta.progress_token.is_some() || meta.log_level.is_some();
         let listen = matches!(**request, ClientRequest::SubscriptionsListenRequest(_));
         if listen || (wants_stream && may_notify) {
-            return stream_response(app, incoming, principal).await;
+            return Box::pin(stream_response(app, incoming, principal)).await;
         }
     }
     match app.server.handle(incoming, principal.as_ref(), None).await {
