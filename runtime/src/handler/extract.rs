@@ -160,7 +160,7 @@ pub struct CallParts<'a> {
     pub(crate) target: &'a str,
     pub(crate) meta: &'a RequestMetaObject,
     /// Where the request's notifications go, if the transport can deliver them.
-    pub(crate) notifier: Option<tokio::sync::mpsc::UnboundedSender<String>>,
+    pub(crate) notifier: Option<crate::wire::Notifier>,
     /// Tells of the request being cancelled before the handler finished.
     pub(crate) cancel: &'a CancelSlot,
 }
@@ -187,7 +187,7 @@ impl<'a> CallParts<'a> {
     }
 
     /// Where the request's notifications go (each one JSON text), if anywhere.
-    pub fn notifier(&self) -> Option<tokio::sync::mpsc::UnboundedSender<String>> {
+    pub fn notifier(&self) -> Option<crate::wire::Notifier> {
         self.notifier.clone()
     }
 

@@ -5,7 +5,8 @@ use super::notify::{log_note, progress_note};
 use crate::handler::{CallParts, FromCall};
 use mcp_schema::{Error, LoggingLevel, RequestMetaObject};
 use serde_json::Value;
-use tokio::sync::{mpsc, watch};
+use crate::wire::Notifier;
+use tokio::sync::watch;
 
 /// The request a handler serves, as a parameter (`ctx: RequestContext`): its `_meta`, progress
 /// and log messages, and cancellation. It is not part of the tool's input schema.
@@ -14,7 +15,7 @@ pub struct RequestContext {
     method: &'static str,
     target: String,
     meta: RequestMetaObject,
-    notifier: Option<mpsc::UnboundedSender<String>>,
+    notifier: Option<Notifier>,
     cancelled: watch::Receiver<bool>,
 }
 
@@ -47,7 +48,7 @@ impl RequestContext {
 
     fn send(&self, note: Option<String>) -> bool {
         match (note, &self.notifier) {
-            (Some(text), Some(tx)) => tx.send(text).is_ok(),
+            (Some(text), Some(tx)) => tx.send(text),
             _ => false,
         }
     }

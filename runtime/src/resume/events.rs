@@ -4,8 +4,7 @@
 
 use serde::Serialize;
 
-/// Where the notifications of one request go, each already written as one JSON text.
-pub(crate) type Notifier = tokio::sync::mpsc::UnboundedSender<String>;
+pub(crate) use crate::wire::Notifier;
 
 /// Which list changed, for `subscriptions/listen` streams.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

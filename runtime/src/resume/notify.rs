@@ -78,7 +78,7 @@ fn send(note: impl FnOnce(&RequestMetaObject) -> Option<String>) -> bool {
     with_call(|call| {
         let st = call.lock();
         match (note(&st.info.meta), st.notifier.as_ref()) {
-            (Some(text), Some(tx)) => tx.send(text).is_ok(),
+            (Some(text), Some(tx)) => tx.send(text),
             _ => false,
         }
     })

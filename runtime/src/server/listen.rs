@@ -101,8 +101,8 @@ impl Server {
         }
     }
 
-    /// Serve a `subscriptions/listen` stream on `out` until `out` closes. It has no reply: the
-    /// stream ends when the client goes away.
+    /// Serve a `subscriptions/listen` stream on `out` until `out` closes, its reader falls a
+    /// whole queue behind, or the server closes its streams. It has no reply.
     pub(crate) async fn listen(
         &self,
         request: SubscriptionsListenRequest,
@@ -122,16 +122,25 @@ impl Server {
             },
             ..Default::default()
         });
-        if ack.is_some_and(|ack| out.send(ack).is_err()) {
+        let mut closing = self.closing.subscribe();
+        if ack.is_some_and(|ack| !out.send(ack)) || *closing.borrow() {
             return None;
         }
         loop {
             tokio::select! {
                 _ = out.closed() => return None,
+                // The server is shutting down: the stream ends so its connection can close.
+                _ = closing.wait_for(|closed| *closed) => return None,
                 change = rx.recv() => match change {
                     Ok(change) => {
                         if let Some(note) = notification(change, &filter, &meta) {
-                            if out.send(note).is_err() {
+                            if !out.send(note) {
+                                // A reader a whole queue behind is not reading: the stream
+                                // ends rather than buffer without limit (the client re-lists
+                                // when it listens again, as after any disconnect).
+                                if out.is_full() {
+                                    tracing::info!("a subscriptions/listen reader fell behind; its stream ends");
+                                }
                                 return None;
                             }
                         }

@@ -64,6 +64,8 @@ pub struct Server {
     page_size: usize,
     completion: Option<CompletionFn>,
     changes: tokio::sync::broadcast::Sender<Change>,
+    /// Set once the server is shutting down: open `subscriptions/listen` streams end.
+    closing: tokio::sync::watch::Sender<bool>,
     states: StateMap,
 }
 
@@ -291,6 +293,7 @@ impl ServerBuilder {
             page_size: self.page_size,
             completion: self.completion,
             changes: tokio::sync::broadcast::channel(64).0,
+            closing: tokio::sync::watch::channel(false).0,
             states: self.states,
         })
     }
@@ -360,5 +363,13 @@ impl Server {
     /// every open `subscriptions/listen` stream subscribed to it or to a URI it lies under.
     pub fn notify_resource_updated(&self, uri: impl Into<String>) {
         let _ = self.changes.send(Change::ResourceUpdated(uri.into()));
+    }
+
+    /// End every open `subscriptions/listen` stream, now and for good: what a shutdown does
+    /// first, since those streams never end on their own. The transports' `serve` functions
+    /// call it when they are told to stop; call it before a graceful shutdown of your own when
+    /// the server is mounted in your router.
+    pub fn close_streams(&self) {
+        self.closing.send_replace(true);
     }
 }

@@ -9,17 +9,17 @@
 
 use crate::handler::Principal;
 use crate::server::Server;
+use crate::transport::Limits;
 use crate::wire::param::{decode_param, param_text};
 use crate::wire::{
-    name_field, request_head, request_id, request_meta, Incoming, Reply, RequestHead,
+    name_field, request_head, request_id, request_meta, Incoming, Notifier, Reply, RequestHead,
 };
-use axum::body::Bytes;
-use axum::extract::{DefaultBodyLimit, State};
+use axum::body::{Body, Bytes};
+use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::serve::ListenerExt;
 use axum::Extension;
 use axum::Router;
 use futures_util::stream::{self, StreamExt};
@@ -45,6 +45,8 @@ pub struct HttpConfig {
     /// as the `Principal` an application layer puts in the request's extensions).
     #[cfg(feature = "auth")]
     pub auth: Option<crate::transport::auth::AuthConfig>,
+    /// Timeouts, the connection limit, the notification queue and the shutdown deadline.
+    pub limits: Limits,
 }
 
 impl Default for HttpConfig {
@@ -56,6 +58,7 @@ impl Default for HttpConfig {
             allowed_origins: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
             #[cfg(feature = "auth")]
             auth: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -68,7 +71,6 @@ struct App {
 /// An axum router serving `server` at `config.path`, to mount in an existing app or serve.
 pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
     let path = config.path.clone();
-    let max_body = config.max_body;
     #[cfg(feature = "auth")]
     let metadata = config
         .auth
@@ -89,39 +91,96 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
         }
         None => router,
     };
-    router
-        .layer(DefaultBodyLimit::max(max_body))
-        .with_state(app)
+    router.with_state(app)
 }
 
-/// Serve `server` on `addr` until ctrl-c; requests in flight finish first.
+/// Serve `server` on `addr` until ctrl-c or SIGTERM, then shut down gracefully (see
+/// [`serve_listener`]).
 pub async fn serve(server: Arc<Server>, addr: &str, config: HttpConfig) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    serve_listener(server, listener, config, async {
-        let _ = tokio::signal::ctrl_c().await;
-    })
-    .await
+    serve_listener(server, listener, config, crate::transport::shutdown_signal()).await
 }
 
-/// Serve on an already bound listener until `shutdown` completes (graceful).
+/// Serve on an already bound listener until `shutdown` completes. Each connection gets the
+/// header/idle timeout of `config.limits`, and at most `max_connections` are served at once.
+/// On shutdown the server stops accepting, ends its `subscriptions/listen` streams, lets
+/// requests in flight finish and closes idle connections; connections still busy after
+/// `shutdown_grace` are cut off.
 pub async fn serve_listener(
     server: Arc<Server>,
     listener: tokio::net::TcpListener,
     config: HttpConfig,
     shutdown: impl std::future::Future<Output = ()> + Send + 'static,
 ) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
     let addr: Option<SocketAddr> = listener.local_addr().ok();
     tracing::info!(?addr, path = %config.path, "serving MCP over streamable HTTP");
-    let app = router(server, config).into_make_service();
-    // Small JSON-RPC replies must not wait for Nagle's algorithm.
-    let listener = listener.tap_io(|tcp| {
+    let limits = config.limits.clone();
+    let app = router(server.clone(), config);
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // The header timeout also runs while a kept-alive connection waits for its next request,
+    // so idle connections are closed too.
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        // Finished connections are reaped as the loop goes.
+        while connections.try_join_next().is_some() {}
+        // A connection slot first, so that a flood of connections waits in the backlog rather
+        // than taking descriptors the served ones need.
+        let slot = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+        };
+        let (tcp, _peer) = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of descriptors or a connection reset before it was accepted: wait a
+                    // little and go on, as a listener must.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        // Small JSON-RPC replies must not wait for Nagle's algorithm.
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
-    });
-    axum::serve(listener, app)
-        .with_graceful_shutdown(shutdown)
+        let service = hyper_util::service::TowerToHyperService::new(app.clone());
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), service));
+        connections.spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    server.close_streams();
+    tracing::info!("shutting down: waiting for requests in flight");
+    if tokio::time::timeout(limits.shutdown_grace, graceful.shutdown())
         .await
+        .is_err()
+    {
+        tracing::warn!(
+            grace = ?limits.shutdown_grace,
+            "requests still in flight after the shutdown deadline were cut off"
+        );
+    }
+    connections.shutdown().await;
+    Ok(())
 }
 
 async fn not_allowed() -> Response {
@@ -274,7 +333,7 @@ async fn handle(
     State(app): State<Arc<App>>,
     principal: Option<Extension<Principal>>,
     headers: HeaderMap,
-    body: Bytes,
+    body: Body,
 ) -> Response {
     let principal = principal.map(|Extension(p)| p);
     // DNS-rebinding protection: exactly one Host (HTTP/1.1 requires it; two are malformed),
@@ -306,6 +365,12 @@ async fn handle(
             }
         }
     }
+    // The body, only now: a declared length over the limit is refused before any of it is
+    // read (and before `100 Continue` is sent), a slow body is cut off.
+    let body = match read_body(&app.config, &headers, body).await {
+        Ok(body) => body,
+        Err(refused) => return refused,
+    };
     #[cfg(feature = "auth")]
     let principal = match &app.config.auth {
         Some(auth) => match Box::pin(authenticate(auth, &headers)).await {
@@ -344,6 +409,46 @@ async fn handle(
         Some(reply) => reply_response(&reply),
         // Notifications and responses: accepted, nothing to say.
         None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// The request body, within the size limit and the body timeout; or the 413 or 408 that
+/// refuses it.
+async fn read_body(config: &HttpConfig, headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
+    let too_large = || {
+        let why = format!("request body over {} bytes", config.max_body);
+        let refused = Reply::error(None, Error::invalid_request(why));
+        json_response(StatusCode::PAYLOAD_TOO_LARGE, refused.to_json())
+    };
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > config.max_body as u64) {
+        return Err(too_large());
+    }
+    let read = axum::body::to_bytes(body, config.max_body);
+    match tokio::time::timeout(config.limits.body_timeout, read).await {
+        Ok(Ok(bytes)) => Ok(bytes),
+        Ok(Err(e)) => {
+            // Over the limit as it arrived (a chunked body), or the peer went away.
+            let over = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            if over {
+                Err(too_large())
+            } else {
+                let refused = Reply::error(None, Error::invalid_request("request body not read"));
+                Err(json_response(StatusCode::BAD_REQUEST, refused.to_json()))
+            }
+        }
+        Err(_) => {
+            let refused = Reply::error(None, Error::invalid_request("request body too slow"));
+            let mut response = json_response(StatusCode::REQUEST_TIMEOUT, refused.to_json());
+            response
+                .headers_mut()
+                .insert(header::CONNECTION, HeaderValue::from_static("close"));
+            Err(response)
+        }
     }
 }
 
@@ -427,7 +532,7 @@ async fn stream_response(
     incoming: Incoming,
     principal: Option<Principal>,
 ) -> Response {
-    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel::<String>();
+    let (tx, mut rx) = Notifier::channel(app.config.limits.queue);
     let server = app.server.clone();
     let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<Option<Reply>>();
     let task = AbortOnDrop(tokio::spawn(async move {
@@ -452,7 +557,7 @@ async fn stream_response(
     let message =
         |text: String| Ok::<Event, Infallible>(Event::default().event("message").data(text));
     let notes = stream::once(async move { note })
-        .chain(tokio_stream::wrappers::UnboundedReceiverStream::new(rx))
+        .chain(tokio_stream::wrappers::ReceiverStream::new(rx))
         .map(message);
     // The task lives as long as the stream: a client that closes the stream cancels the call.
     let last = stream::once(async move {

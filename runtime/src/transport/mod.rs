@@ -8,3 +8,68 @@ pub mod auth;
 pub mod http;
 #[cfg(feature = "stdio")]
 pub mod stdio;
+
+use std::time::Duration;
+
+/// The limits and timeouts of a transport, in one place: how long a peer may take, how much a
+/// slow reader may hold, how long a shutdown waits. The defaults suit a server on the open
+/// network; each field says which transports use it.
+#[derive(Debug, Clone)]
+pub struct Limits {
+    /// HTTP: time to receive a request's headers, which is also how long a kept-alive
+    /// connection may sit idle between requests (default 10 s).
+    pub header_timeout: Duration,
+    /// HTTP: time to receive a request's whole body once its headers are in (default 30 s);
+    /// a body that takes longer is answered 408 and the connection closed.
+    pub body_timeout: Duration,
+    /// HTTP: connections served at once (default 1024). Further connections wait in the
+    /// listen backlog until one closes, so the process never runs out of descriptors.
+    pub max_connections: usize,
+    /// Both: notifications a stream buffers for a reader that is slower than the server
+    /// (default 256). Past that, progress and log messages are dropped and a
+    /// `subscriptions/listen` stream ends; replies are never dropped.
+    pub queue: usize,
+    /// Both: how long a shutdown waits for requests in flight once it has stopped taking new
+    /// ones and closed the listen streams (default 10 s). Requests still running then are cut
+    /// off (on stdio, answered with an internal error).
+    pub shutdown_grace: Duration,
+}
+
+impl Default for Limits {
+    fn default() -> Self {
+        Limits {
+            header_timeout: Duration::from_secs(10),
+            body_timeout: Duration::from_secs(30),
+            max_connections: 1024,
+            queue: crate::wire::DEFAULT_QUEUE,
+            shutdown_grace: Duration::from_secs(10),
+        }
+    }
+}
+
+/// Resolves when the process is asked to stop: ctrl-c (SIGINT) or, on Unix, SIGTERM (what
+/// service managers and container runtimes send). The transports' `serve` functions stop on it.
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub async fn shutdown_signal() {
+    #[cfg(unix)]
+    {
+        use tokio::signal::unix::{signal, SignalKind};
+        match signal(SignalKind::terminate()) {
+            Ok(mut term) => {
+                tokio::select! {
+                    _ = tokio::signal::ctrl_c() => {}
+                    _ = term.recv() => {}
+                }
+            }
+            Err(e) => {
+                tracing::warn!(error = %e, "SIGTERM cannot be watched; stopping on ctrl-c only");
+                let _ = tokio::signal::ctrl_c().await;
+            }
+        }
+    }
+    #[cfg(not(unix))]
+    {
+        let _ = tokio::signal::ctrl_c().await;
+    }
+    tracing::info!("shutdown requested");
+}

@@ -8,25 +8,32 @@
 use crate::handler::Principal;
 use crate::server::Server;
 use crate::wire::line::{read_line, Line};
-use crate::wire::{lock, request_id, Incoming, Reply};
+use crate::transport::Limits;
+use crate::wire::{lock, request_id, Incoming, Notifier, Reply};
 use mcp_schema::{methods, CancelledNotificationParams, ClientRequest, Error, RequestId};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
-use tokio::sync::mpsc;
 
-/// Serve on this process's stdin and stdout.
+/// Serve on this process's stdin and stdout until end of input, ctrl-c or SIGTERM.
 pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
-    serve_io(server, tokio::io::stdin(), tokio::io::stdout()).await
+    serve_io_until(
+        server,
+        tokio::io::stdin(),
+        tokio::io::stdout(),
+        StdioConfig::default(),
+        crate::transport::shutdown_signal(),
+    )
+    .await
 }
 
 /// The longest line [`serve_io`] takes by default: 4 MiB, as the HTTP transport's body limit.
 pub const DEFAULT_MAX_LINE: usize = 4 * 1024 * 1024;
 
 /// Send the error reply to a line that could not be read as a request (so it has no id).
-fn refuse(out: &mpsc::UnboundedSender<String>, error: Error) {
-    let _ = out.send(Reply::error(None, error).to_json());
+async fn refuse(out: &Notifier, error: Error) {
+    out.deliver(Reply::error(None, error).to_json()).await;
 }
 
 /// The key requests in flight are kept under: the JSON text of their id.
@@ -86,6 +93,8 @@ pub struct StdioConfig {
     /// Who every request of this process is from: a stdio server serves the one user who
     /// launched it, so the principal is configured rather than authenticated (default none).
     pub principal: Option<Principal>,
+    /// The output queue (`queue`) and the shutdown deadline (`shutdown_grace`).
+    pub limits: Limits,
 }
 
 impl Default for StdioConfig {
@@ -93,6 +102,7 @@ impl Default for StdioConfig {
         StdioConfig {
             max_line: DEFAULT_MAX_LINE,
             principal: None,
+            limits: Limits::default(),
         }
     }
 }
@@ -101,8 +111,26 @@ impl Default for StdioConfig {
 pub async fn serve_io_with<R, W>(
     server: Arc<Server>,
     reader: R,
+    writer: W,
+    config: StdioConfig,
+) -> std::io::Result<()>
+where
+    R: tokio::io::AsyncRead + Unpin,
+    W: AsyncWrite + Unpin + Send + 'static,
+{
+    serve_io_until(server, reader, writer, config, std::future::pending()).await
+}
+
+/// [`serve_io_with`] until end of input or until `shutdown` completes. Either way the server
+/// stops reading, ends its `subscriptions/listen` streams and waits up to
+/// `config.limits.shutdown_grace` for requests in flight; those still running then are
+/// answered with an internal error, so no client waits for ever.
+pub async fn serve_io_until<R, W>(
+    server: Arc<Server>,
+    reader: R,
     mut writer: W,
     config: StdioConfig,
+    shutdown: impl std::future::Future<Output = ()>,
 ) -> std::io::Result<()>
 where
     R: tokio::io::AsyncRead + Unpin,
@@ -111,11 +139,13 @@ where
     let StdioConfig {
         max_line,
         principal,
+        limits,
     } = config;
     let principal = principal.map(Arc::new);
     // Replies and notifications share one writer, so each is written whole on its own line,
-    // and a request's notifications come before its reply.
-    let (out_tx, mut out_rx) = mpsc::unbounded_channel::<String>();
+    // and a request's notifications come before its reply. The queue is bounded: replies wait
+    // for room, notifications that find none are dropped (a listen stream ends).
+    let (out, mut out_rx) = Notifier::channel(limits.queue);
     let writer_task = tokio::spawn(async move {
         while let Some(line) = out_rx.recv().await {
             writer.write_all(line.as_bytes()).await?;
@@ -128,14 +158,22 @@ where
     let mut raw = Vec::new();
     let mut tasks = tokio::task::JoinSet::new();
     // Requests in flight by id, so `notifications/cancelled` can stop them.
-    let in_flight: Arc<Mutex<HashMap<String, tokio::task::AbortHandle>>> = Arc::default();
-    let mut streams = Vec::new();
+    let in_flight: Arc<Mutex<HashMap<String, InFlight>>> = Arc::default();
+    let mut shutdown = std::pin::pin!(shutdown);
     loop {
-        match read_line(&mut reader, &mut raw, max_line).await? {
+        let line = tokio::select! {
+            biased;
+            () = &mut shutdown => {
+                tracing::info!("shutting down: no more requests read");
+                break;
+            }
+            line = read_line(&mut reader, &mut raw, max_line) => line?,
+        };
+        match line {
             Line::End => break,
             Line::TooLong => {
                 let why = format!("message longer than {max_line} bytes");
-                refuse(&out_tx, Error::invalid_request(why));
+                refuse(&out, Error::invalid_request(why)).await;
                 continue;
             }
             Line::Fits => {}
@@ -144,58 +182,87 @@ where
             continue;
         }
         if std::str::from_utf8(&raw).is_err() {
-            refuse(&out_tx, Error::parse_error("parse error: not UTF-8"));
+            refuse(&out, Error::parse_error("parse error: not UTF-8")).await;
             continue;
         }
         let incoming = server.read(&raw);
         if let Some(target) = cancelled(&incoming) {
-            if let Some(handle) = target.and_then(|id| lock(&in_flight).remove(&id_key(&id))) {
-                handle.abort();
+            if let Some(entry) = target.and_then(|id| lock(&in_flight).remove(&id_key(&id))) {
+                entry.handle.abort();
             }
             continue;
         }
-        let (id, is_listen) = match &incoming {
-            Incoming::Request(r) => (
-                Some(id_key(request_id(r))),
+        let request = match &incoming {
+            Incoming::Request(r) => Some((
+                id_key(request_id(r)),
+                request_id(r).clone(),
                 matches!(**r, ClientRequest::SubscriptionsListenRequest(_)),
-            ),
-            _ => (None, false),
+            )),
+            _ => None,
         };
         let server = server.clone();
-        let out = out_tx.clone();
+        let task_out = out.clone();
         let registry = in_flight.clone();
-        let task_id = id.clone();
+        let task_key = request.as_ref().map(|(key, _, _)| key.clone());
         let principal = principal.clone();
         let handle = tasks.spawn(async move {
             let reply = server
-                .handle(incoming, principal.as_deref(), Some(out.clone()))
+                .handle(incoming, principal.as_deref(), Some(task_out.clone()))
                 .await;
-            if let Some(id) = &task_id {
-                lock(&registry).remove(id);
+            if let Some(key) = &task_key {
+                lock(&registry).remove(key);
             }
             if let Some(r) = reply {
-                let _ = out.send(r.to_json());
+                task_out.deliver(r.to_json()).await;
             }
         });
         // Finished tasks are reaped as the loop goes, so a long session keeps none of them.
         while tasks.try_join_next().is_some() {}
-        let mut registry = lock(&in_flight);
-        registry.retain(|_, h| !h.is_finished());
-        if let Some(id) = id {
-            if is_listen {
-                streams.push(handle.clone());
-            }
-            registry.insert(id, handle);
+        if let Some((key, id, listen)) = request {
+            let mut registry = lock(&in_flight);
+            registry.retain(|_, entry| !entry.handle.is_finished());
+            registry.insert(key, InFlight { handle, id, listen });
         }
-        streams.retain(|s| !s.is_finished());
     }
-    // End of input: the client is gone, so open subscription streams end too.
-    for s in streams {
-        s.abort();
+    // Stopping (end of input or shutdown): this connection's listen streams end (the server's
+    // other transports keep theirs), requests in flight get the grace period, and whatever is
+    // still running then is answered with an error.
+    lock(&in_flight).retain(|_, entry| {
+        if entry.listen {
+            entry.handle.abort();
+        }
+        !entry.listen
+    });
+    let drained = tokio::time::timeout(limits.shutdown_grace, async {
+        while tasks.join_next().await.is_some() {}
+    })
+    .await
+    .is_ok();
+    if !drained {
+        let cut: Vec<InFlight> = lock(&in_flight).drain().map(|(_, entry)| entry).collect();
+        tracing::warn!(
+            requests = cut.len(),
+            "requests still in flight after the shutdown deadline were cut off"
+        );
+        for entry in cut {
+            entry.handle.abort();
+            if !entry.listen {
+                let error = Error::internal("the server shut down before the request finished");
+                out.deliver(Reply::error(Some(entry.id), error).to_json()).await;
+            }
+        }
+        tasks.shutdown().await;
     }
-    while tasks.join_next().await.is_some() {}
-    drop(out_tx);
+    drop(out);
     writer_task.await.map_err(std::io::Error::other)?
+}
+
+/// A request in flight: its task, its id (to answer it if it is cut off at shutdown), and
+/// whether it is a listen stream (which has no reply).
+struct InFlight {
+    handle: tokio::task::AbortHandle,
+    id: RequestId,
+    listen: bool,
 }
 
 impl Server {

@@ -7,9 +7,11 @@
 pub(crate) mod line;
 mod message;
 mod meta;
+mod outbox;
 pub(crate) mod param;
 
 pub use message::Reply;
+pub use outbox::{Notifier, DEFAULT_QUEUE};
 #[cfg(feature = "http")]
 pub(crate) use message::{name_field, request_head, RequestHead};
 pub(crate) use message::{request_id, request_meta, Incoming};
