@@ -64,9 +64,9 @@ pub use server::testing;
 pub use server::{BuildError, CompletionFn, Server, ServerBuilder, SUPPORTED_VERSIONS};
 /// Await several asks at once; they are sent to the client in one round.
 pub use tokio::join;
-pub use transport::Limits;
 #[cfg(any(feature = "http", feature = "stdio"))]
 pub use transport::shutdown_signal;
+pub use transport::Limits;
 pub use wire::{BoxFuture, Notifier, Reply};
 
 // The README's Rust blocks are compiled (and the runnable ones run) as doctests.

@@ -306,6 +306,14 @@ pub async fn test_logging_tool() -> String {
     "Logging completed".into()
 }
 
+/// Sleeps `ms` milliseconds (at most a minute), then says so: a request that is in flight for a
+/// known time, for the shutdown and timeout tests.
+#[mcp_tool]
+pub async fn test_sleep(ms: u64) -> String {
+    tokio::time::sleep(std::time::Duration::from_millis(ms.min(60_000))).await;
+    format!("slept {ms} ms")
+}
+
 /// Asks for a name; its answer travels in the response stream as an InputRequiredResult.
 #[mcp_tool]
 pub async fn test_streaming_elicitation() -> Result<String, ToolError> {
@@ -533,6 +541,7 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
         .tool(test_streaming_elicitation)
         .tool(test_custom_header)
         .tool(test_trigger_tool_change)
+        .tool(test_sleep)
         .tool(test_trigger_prompt_change)
         .tool(JsonSchemaTool)
         .prompt(test_simple_prompt)

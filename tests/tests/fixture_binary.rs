@@ -151,3 +151,177 @@ async fn the_fixture_binary_turns_on_bearer_authentication_with_its_flags() {
         .iter()
         .any(|(k, v)| k == "www-authenticate" && v.contains(&metadata)));
 }
+
+/// The resident set of process `pid`, in KiB.
+fn rss_kib(pid: u32) -> u64 {
+    let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
+    status
+        .lines()
+        .find_map(|l| l.strip_prefix("VmRSS:"))
+        .and_then(|v| v.trim().trim_end_matches("kB").trim().parse().ok())
+        .expect("VmRSS in /proc/PID/status")
+}
+
+#[test]
+fn a_stdio_server_keeps_flat_memory_over_100k_sequential_requests() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let pid = child.id();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let meta = json!({
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {},
+        "io.modelcontextprotocol/clientInfo": {"name": "soak", "version": "1"}
+    });
+    let batch = 1000;
+    let mut line = String::new();
+    let mut samples = Vec::new();
+    for b in 0..100 {
+        let mut text = String::new();
+        for i in 0..batch {
+            let id = b * batch + i;
+            let call = json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+                "params": {"name": "test_simple_text", "arguments": {}, "_meta": meta}});
+            text.push_str(&call.to_string());
+            text.push('\n');
+        }
+        input.write_all(text.as_bytes()).unwrap();
+        input.flush().unwrap();
+        for _ in 0..batch {
+            line.clear();
+            output.read_line(&mut line).unwrap();
+            assert!(line.contains("simple text response"), "{line}");
+        }
+        if b == 9 || b == 99 {
+            samples.push(rss_kib(pid));
+        }
+    }
+    drop(input);
+    assert!(child.wait().unwrap().success(), "exits on end of input");
+    // Before the fix a stdio server kept about 4 KB per request (90,000 requests: ~350 MB); a
+    // server that keeps nothing per request stays within allocator noise.
+    let (after_10k, after_100k) = (samples[0], samples[1]);
+    assert!(
+        after_100k < after_10k + 16 * 1024,
+        "RSS grew from {after_10k} KiB after 10k requests to {after_100k} KiB after 100k"
+    );
+}
+
+/// Send `signal` to process `pid`.
+fn signal(pid: u32, signal: &str) {
+    let sent = Command::new("kill")
+        .args([&format!("-{signal}"), &pid.to_string()])
+        .status()
+        .unwrap();
+    assert!(sent.success());
+}
+
+/// Wait up to `limit` for `child` to exit; its status.
+fn wait_exit(child: &mut Child, limit: Duration) -> Option<std::process::ExitStatus> {
+    let deadline = std::time::Instant::now() + limit;
+    while std::time::Instant::now() < deadline {
+        if let Some(status) = child.try_wait().unwrap() {
+            return Some(status);
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    None
+}
+
+#[tokio::test]
+async fn sigterm_and_ctrl_c_let_an_http_request_in_flight_finish_then_exit() {
+    for sig in ["TERM", "INT"] {
+        let (mut proc, url) = spawn_server(RING_OLD);
+        let meta = json!({
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}
+        });
+        // An open listen stream must not hold the shutdown up.
+        let listen = json!({"jsonrpc": "2.0", "id": "sub", "method": "subscriptions/listen",
+            "params": {"_meta": meta, "notifications": {"toolsListChanged": true}}});
+        let listen_url = url.clone();
+        let listening = tokio::spawn(async move {
+            mcp_tests::support::post_raw(
+                &listen_url,
+                listen.to_string().into_bytes(),
+                &[
+                    ("accept", "application/json, text/event-stream"),
+                    ("mcp-protocol-version", "2026-07-28"),
+                    ("mcp-method", "subscriptions/listen"),
+                ],
+            )
+            .await
+        });
+        let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+            "params": {"name": "test_sleep", "arguments": {"ms": 600}, "_meta": meta}});
+        let call_url = url.clone();
+        let calling = tokio::spawn(async move {
+            mcp_tests::support::post(
+                &call_url,
+                call.to_string().into_bytes(),
+                &[
+                    ("accept", "application/json, text/event-stream"),
+                    ("mcp-protocol-version", "2026-07-28"),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", "test_sleep"),
+                ],
+            )
+            .await
+        });
+        tokio::time::sleep(Duration::from_millis(200)).await;
+        signal(proc.0.id(), sig);
+        let (status, _, body) = tokio::time::timeout(Duration::from_secs(5), calling)
+            .await
+            .expect("the request in flight is answered")
+            .unwrap();
+        assert_eq!(status, 200, "SIG{sig}: {body}");
+        assert_eq!(
+            body["result"]["content"][0]["text"], "slept 600 ms",
+            "SIG{sig}"
+        );
+        let exited = wait_exit(&mut proc.0, Duration::from_secs(5));
+        assert!(
+            exited.is_some_and(|s| s.success()),
+            "SIG{sig}: the server exits cleanly within 5 s: {exited:?}"
+        );
+        let streamed = tokio::time::timeout(Duration::from_secs(5), listening).await;
+        assert!(streamed.is_ok(), "SIG{sig}: the listen stream ended");
+    }
+}
+
+#[test]
+fn sigterm_lets_a_stdio_request_in_flight_finish_then_exit() {
+    use std::io::{BufRead, BufReader, Write};
+    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut input = child.stdin.take().unwrap();
+    let mut output = BufReader::new(child.stdout.take().unwrap());
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+        "params": {"name": "test_sleep", "arguments": {"ms": 500}, "_meta": {
+            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+            "io.modelcontextprotocol/clientCapabilities": {},
+            "io.modelcontextprotocol/clientInfo": {"name": "t", "version": "1"}}}});
+    writeln!(input, "{call}").unwrap();
+    input.flush().unwrap();
+    std::thread::sleep(Duration::from_millis(200));
+    signal(child.id(), "TERM");
+    let mut line = String::new();
+    output.read_line(&mut line).unwrap();
+    assert!(line.contains("slept 500 ms"), "{line}");
+    // Input is still open: the signal, not end of input, stops it.
+    let exited = wait_exit(&mut child, Duration::from_secs(5));
+    assert!(exited.is_some_and(|s| s.success()), "{exited:?}");
+}

@@ -3,9 +3,9 @@
 
 use super::notify::{log_note, progress_note};
 use crate::handler::{CallParts, FromCall};
+use crate::wire::Notifier;
 use mcp_schema::{Error, LoggingLevel, RequestMetaObject};
 use serde_json::Value;
-use crate::wire::Notifier;
 use tokio::sync::watch;
 
 /// The request a handler serves, as a parameter (`ctx: RequestContext`): its `_meta`, progress

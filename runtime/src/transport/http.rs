@@ -98,7 +98,13 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
 /// [`serve_listener`]).
 pub async fn serve(server: Arc<Server>, addr: &str, config: HttpConfig) -> std::io::Result<()> {
     let listener = tokio::net::TcpListener::bind(addr).await?;
-    serve_listener(server, listener, config, crate::transport::shutdown_signal()).await
+    serve_listener(
+        server,
+        listener,
+        config,
+        crate::transport::shutdown_signal(),
+    )
+    .await
 }
 
 /// Serve on an already bound listener until `shutdown` completes. Each connection gets the
@@ -414,7 +420,11 @@ async fn handle(
 
 /// The request body, within the size limit and the body timeout; or the 413 or 408 that
 /// refuses it.
-async fn read_body(config: &HttpConfig, headers: &HeaderMap, body: Body) -> Result<Bytes, Response> {
+async fn read_body(
+    config: &HttpConfig,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, Response> {
     let too_large = || {
         let why = format!("request body over {} bytes", config.max_body);
         let refused = Reply::error(None, Error::invalid_request(why));

@@ -7,8 +7,8 @@
 
 use crate::handler::Principal;
 use crate::server::Server;
-use crate::wire::line::{read_line, Line};
 use crate::transport::Limits;
+use crate::wire::line::{read_line, Line};
 use crate::wire::{lock, request_id, Incoming, Notifier, Reply};
 use mcp_schema::{methods, CancelledNotificationParams, ClientRequest, Error, RequestId};
 use serde_json::Value;
@@ -18,14 +18,91 @@ use tokio::io::{AsyncWrite, AsyncWriteExt, BufReader};
 
 /// Serve on this process's stdin and stdout until end of input, ctrl-c or SIGTERM.
 pub async fn serve(server: Arc<Server>) -> std::io::Result<()> {
+    serve_stdio_with(server, StdioConfig::default()).await
+}
+
+/// [`serve`] with these settings.
+pub async fn serve_stdio_with(server: Arc<Server>, config: StdioConfig) -> std::io::Result<()> {
     serve_io_until(
         server,
-        tokio::io::stdin(),
+        stdin(),
         tokio::io::stdout(),
-        StdioConfig::default(),
+        config,
         crate::transport::shutdown_signal(),
     )
     .await
+}
+
+/// This process's stdin, read on a thread of its own. `tokio::io::stdin` reads on the runtime's
+/// blocking pool, and a runtime does not finish shutting down while a read is pending there: a
+/// server stopped by a signal while its client keeps stdin open would never exit. This thread
+/// is not the runtime's, so nothing waits for it.
+fn stdin() -> ChannelReader {
+    let (tx, rx) = tokio::sync::mpsc::channel::<std::io::Result<Vec<u8>>>(4);
+    let spawned = std::thread::Builder::new()
+        .name("mcp-stdin".into())
+        .spawn(move || {
+            use std::io::Read;
+            let mut stdin = std::io::stdin().lock();
+            loop {
+                let mut chunk = vec![0u8; 64 * 1024];
+                match stdin.read(&mut chunk) {
+                    Ok(0) => break,
+                    Ok(n) => {
+                        chunk.truncate(n);
+                        if tx.blocking_send(Ok(chunk)).is_err() {
+                            break;
+                        }
+                    }
+                    Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                    Err(e) => {
+                        let _ = tx.blocking_send(Err(e));
+                        break;
+                    }
+                }
+            }
+        });
+    if let Err(e) = spawned {
+        tracing::error!(error = %e, "no thread to read stdin; serving no input");
+    }
+    ChannelReader {
+        rx,
+        chunk: Vec::new(),
+        at: 0,
+    }
+}
+
+/// An `AsyncRead` over chunks sent from another thread; end of input when the sender is gone.
+struct ChannelReader {
+    rx: tokio::sync::mpsc::Receiver<std::io::Result<Vec<u8>>>,
+    chunk: Vec<u8>,
+    at: usize,
+}
+
+impl tokio::io::AsyncRead for ChannelReader {
+    fn poll_read(
+        mut self: std::pin::Pin<&mut Self>,
+        cx: &mut std::task::Context<'_>,
+        out: &mut tokio::io::ReadBuf<'_>,
+    ) -> std::task::Poll<std::io::Result<()>> {
+        use std::task::Poll;
+        let this = &mut *self;
+        if this.at >= this.chunk.len() {
+            match this.rx.poll_recv(cx) {
+                Poll::Pending => return Poll::Pending,
+                Poll::Ready(None) => return Poll::Ready(Ok(())),
+                Poll::Ready(Some(Err(e))) => return Poll::Ready(Err(e)),
+                Poll::Ready(Some(Ok(chunk))) => {
+                    this.chunk = chunk;
+                    this.at = 0;
+                }
+            }
+        }
+        let n = out.remaining().min(this.chunk.len() - this.at);
+        out.put_slice(&this.chunk[this.at..this.at + n]);
+        this.at += n;
+        Poll::Ready(Ok(()))
+    }
 }
 
 /// The longest line [`serve_io`] takes by default: 4 MiB, as the HTTP transport's body limit.
@@ -248,7 +325,8 @@ where
             entry.handle.abort();
             if !entry.listen {
                 let error = Error::internal("the server shut down before the request finished");
-                out.deliver(Reply::error(Some(entry.id), error).to_json()).await;
+                out.deliver(Reply::error(Some(entry.id), error).to_json())
+                    .await;
             }
         }
         tasks.shutdown().await;
@@ -278,12 +356,6 @@ impl Server {
             principal: Some(principal),
             ..StdioConfig::default()
         };
-        serve_io_with(
-            Arc::new(self),
-            tokio::io::stdin(),
-            tokio::io::stdout(),
-            config,
-        )
-        .await
+        serve_stdio_with(Arc::new(self), config).await
     }
 }

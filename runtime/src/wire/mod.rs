@@ -11,11 +11,11 @@ mod outbox;
 pub(crate) mod param;
 
 pub use message::Reply;
-pub use outbox::{Notifier, DEFAULT_QUEUE};
 #[cfg(feature = "http")]
 pub(crate) use message::{name_field, request_head, RequestHead};
 pub(crate) use message::{request_id, request_meta, Incoming};
 pub(crate) use meta::*;
+pub use outbox::{Notifier, DEFAULT_QUEUE};
 
 use std::future::Future;
 use std::pin::Pin;
