@@ -93,8 +93,27 @@
 //! arguments, the principal the transport reports, and the protocol version. It expires (five
 //! minutes by default, [`crate::ServerBuilder::state_ttl`]) and is capped in size. Any failure is
 //! answered with -32602 `invalid requestState`, the same message whatever the reason, and the
-//! reason is logged server-side. Single use can be enforced with a [`crate::ReplayGuard`].
-//! Give every instance the same key ring and a retry may land on any of them.
+//! reason is logged server-side. Give every instance the same key ring and a retry may land on
+//! any of them.
+//!
+//! **What is sealed** is what the handler reads: of an elicitation answer, the action and the
+//! fields the form has; of a sampling answer, the fields the protocol defines; of roots, the
+//! roots. Anything else a client puts in an answer is dropped, so it cannot grow the state. An
+//! answer too large to seal (over three quarters of the token cap, 64 KiB by default, less
+//! room for the rest) refuses the request with -32602 naming the input request, and answers
+//! that together overflow the cap do the same.
+//!
+//! **Single use.** A state opens once: the server records each token it opens (an
+//! [`crate::InMemoryReplayGuard`] by default), and the same retry sent again is refused as
+//! `invalid requestState`. A retry refused with an error before any `step` ran (an oversized
+//! answer, a missing capability, a handler error or panic) gives its state back, so the client
+//! may send it again; one that ran a step keeps it spent. What a stateless server can promise:
+//! on one instance, a state carries a call forward at most once and a `step` runs at most once
+//! per call; across instances the in-memory guard does not see the others, so a replay that
+//! lands on another instance runs the rest of the call again there (its recorded steps still
+//! replay from the journal; a step of the current round may run twice). A shared
+//! [`crate::ReplayGuard`] (any store with an atomic insert) closes that gap;
+//! `state_codec(|c| c.reusable())` turns single use off for clients that resend lost retries.
 //!
 //! **When the handler's code changes between rounds** (a deploy mid-flow), the state records a
 //! fingerprint of the handler's tokens; a state sealed by a different fingerprint is not an
@@ -142,6 +161,24 @@
 //! comment), `Vec` of such an enum (multi-select) and `Option` of any of these (not required).
 //! Field doc comments become descriptions. Anything else (a nested struct, a map, a
 //! `Vec<String>`) is a compile error saying forms are flat.
+//!
+//! ## Limits and shutdown
+//!
+//! Every transport limit is a field of [`crate::Limits`], given to `HttpConfig::limits` or
+//! `StdioConfig::limits`. Over HTTP, a request's headers must arrive within `header_timeout`
+//! (10 s), which is also how long a kept-alive connection may idle; its body within
+//! `body_timeout` (30 s, else 408); a declared length over `max_body` is answered 413 before any
+//! of the body is read; at most `max_connections` (1024) are served at once, the rest wait in
+//! the backlog. Notifications queue per stream up to `queue` (256): past that, a reader has
+//! fallen behind, its progress and log messages are dropped and a `subscriptions/listen`
+//! stream ends (the client re-lists when it listens again); replies are never dropped.
+//!
+//! `serve_http` and `serve_stdio` stop on ctrl-c or SIGTERM ([`crate::shutdown_signal`]): they
+//! stop taking requests, end listen streams, let requests in flight finish for up to
+//! `shutdown_grace` (10 s), then cut off the rest (on stdio, each is answered with -32603). A
+//! server mounted in your own router: call [`crate::Server::close_streams`] before your
+//! graceful shutdown, or the listen streams will hold it open. A handler that panics is answered
+//! with -32603 on every transport, and the server goes on.
 //!
 //! ## Notifications
 //!

@@ -183,14 +183,14 @@ async fn retry(
 #[tokio::test]
 async fn one_round_accept_decline_cancel() {
     let s = server();
-    let r = send(&s, 1, "tools/call", call("greet", json!({}), all_caps())).await;
-    let st = result(&r)["requestState"].clone();
-    assert!(result(&r)["inputRequests"]["user_name"].is_object());
     for (answer, expected) in [
         (accept(json!({"user_name": "Ada"})), "Hello, Ada!"),
         (json!({"action": "decline"}), "declined"),
         (json!({"action": "cancel"}), "cancelled"),
     ] {
+        let r = send(&s, 1, "tools/call", call("greet", json!({}), all_caps())).await;
+        let st = result(&r)["requestState"].clone();
+        assert!(result(&r)["inputRequests"]["user_name"].is_object());
         let r = retry(
             &s,
             2,
@@ -351,6 +351,8 @@ async fn a_sampling_answer_with_an_unknown_role_is_asked_again() {
     params["inputResponses"] = answer("robot");
     let robot = send(&s, 2, "tools/call", params.clone()).await;
     assert_eq!(first_key(result(&robot)), key, "{robot}");
+    // The state of the round that asked again (states are single use).
+    params["requestState"] = result(&robot)["requestState"].clone();
     params["inputResponses"] = answer("assistant");
     let ok = send(&s, 3, "tools/call", params).await;
     assert_eq!(text(&ok), "sampled Zed");
@@ -679,4 +681,86 @@ async fn changed_handler_code_starts_the_call_over() {
     let res = result(&r);
     assert_eq!(res["resultType"], "input_required", "{r}");
     assert!(res["inputRequests"]["b"].is_object());
+}
+
+#[tokio::test]
+async fn the_journal_keeps_only_what_the_handler_reads_and_refuses_oversized_answers() {
+    let s = server();
+    let first = retry(&s, 1, "count", json!({"rounds": 2}), json!({}), None).await;
+    let asked = first_key(result(&first));
+    let state = result(&first)["requestState"].clone();
+    let plain = retry(
+        &s,
+        2,
+        "count",
+        json!({"rounds": 2}),
+        json!({ asked.clone(): accept(json!({"user_name": "Bo"})) }),
+        Some(&state),
+    )
+    .await;
+    let plain_len = result(&plain)["requestState"].as_str().unwrap().len();
+    // 30 kB of fields nobody asked for, in the content and beside it: not sealed. (A state is
+    // single use: a new flow for each retry.)
+    let first = retry(&s, 1, "count", json!({"rounds": 2}), json!({}), None).await;
+    let state = result(&first)["requestState"].clone();
+    let junk = "j".repeat(30_000);
+    let padded = retry(
+        &s,
+        3,
+        "count",
+        json!({"rounds": 2}),
+        json!({ asked.clone(): {"action": "accept", "content": {"user_name": "Bo", "junk": junk},
+                                "_meta": {"junk": junk}, "junk": junk} }),
+        Some(&state),
+    )
+    .await;
+    let padded_len = result(&padded)["requestState"].as_str().unwrap().len();
+    assert_eq!(
+        padded_len, plain_len,
+        "the state of a padded answer is the state of the plain one"
+    );
+    // An answer the handler would read that is too large to seal: -32602, saying why, and the
+    // state it came with still works (once).
+    let first = retry(&s, 1, "count", json!({"rounds": 2}), json!({}), None).await;
+    let state = result(&first)["requestState"].clone();
+    let huge = retry(
+        &s,
+        4,
+        "count",
+        json!({"rounds": 2}),
+        json!({ asked.clone(): accept(json!({"user_name": "x".repeat(1_000_000)})) }),
+        Some(&state),
+    )
+    .await;
+    assert_eq!(
+        huge["error"]["code"],
+        -32602,
+        "{}",
+        &huge.to_string()[..300]
+    );
+    let message = huge["error"]["message"].as_str().unwrap();
+    assert!(
+        message.contains(&asked) && message.contains("bytes"),
+        "{message}"
+    );
+    let again = retry(
+        &s,
+        5,
+        "count",
+        json!({"rounds": 2}),
+        json!({ asked.clone(): accept(json!({"user_name": "Bo"})) }),
+        Some(&state),
+    )
+    .await;
+    assert_eq!(result(&again)["resultType"], "input_required", "{again}");
+    let replayed = retry(
+        &s,
+        6,
+        "count",
+        json!({"rounds": 2}),
+        json!({ asked.clone(): accept(json!({"user_name": "Bo"})) }),
+        Some(&state),
+    )
+    .await;
+    assert_eq!(replayed["error"]["code"], -32602, "single use: {replayed}");
 }

@@ -91,6 +91,11 @@ async fn every_tamper_case_is_rejected_alike() {
 
     let ok = retry_with(&s, "ask_name", args.clone(), json!(good), Some("alice")).await;
     assert_eq!(ok["result"]["content"][0]["text"], "Hi, Eve", "{ok}");
+    // States are single use by default: the same retry again is refused like any bad state.
+    assert_rejected(
+        &retry_with(&s, "ask_name", args.clone(), json!(good), Some("alice")).await,
+        "replayed",
+    );
 
     let mut flipped = good.clone().into_bytes();
     let mid = flipped.len() / 2;
@@ -174,7 +179,8 @@ async fn every_tamper_case_is_rejected_alike() {
     let r = retry_with(&s, "ask_name", args.clone(), json!(12), Some("alice")).await;
     assert_eq!(r["error"]["code"], -32602);
     // The server keeps serving.
-    let ok = retry_with(&s, "ask_name", args, json!(good), Some("alice")).await;
+    let fresh = first_state(&s, Some("alice")).await;
+    let ok = retry_with(&s, "ask_name", args, json!(fresh), Some("alice")).await;
     assert_eq!(ok["result"]["content"][0]["text"], "Hi, Eve");
 }
 

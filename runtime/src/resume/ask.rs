@@ -3,11 +3,12 @@
 
 use super::engine::{with_call, Suspend};
 use crate::handler::{AskError, ElicitForm};
+use indexmap::IndexMap;
 use mcp_schema::{
     ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,
     ClientCapabilitiesSampling, CreateMessageRequest, CreateMessageResult, ElicitRequest,
-    ElicitResult, ElicitResultAction, InputRequest, InputResponse, ListRootsRequest, Role, Root,
-    SamplingMessage, Tool,
+    ElicitResult, ElicitResultAction, ElicitResultContentValue, InputRequest, InputResponse,
+    ListRootsRequest, ListRootsResult, Role, Root, SamplingMessage, Tool,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -38,7 +39,10 @@ enum Step<T> {
 }
 
 /// Resolve an ask: a recorded answer, then an answer on this request, else register `request`
-/// (if the client can take it) and suspend. Unusable answers are asked again.
+/// (if the client can take it) and suspend. Unusable answers are asked again. `parse` gives
+/// the handler's value and the answer as it is recorded: only what the handler reads, so a
+/// client cannot make the sealed state carry fields nobody asked for. A recorded answer over
+/// the call's limit refuses the request (-32602) instead of sealing it.
 async fn ask<T>(
     kind: &'static str,
     site: &'static Location<'static>,
@@ -46,24 +50,35 @@ async fn ask<T>(
     request: InputRequest,
     supported: impl Fn(&ClientCapabilities) -> bool,
     required: ClientCapabilities,
-    parse: impl Fn(&InputResponse) -> Option<T>,
+    parse: impl Fn(&InputResponse) -> Option<(T, InputResponse)>,
 ) -> Result<T, AskError> {
     let step = with_call(|call| {
         let mut st = call.lock();
         let key = st.key(kind, site, explicit.as_deref());
         if let Some(v) = st.journal.get(&key) {
             let recorded = serde_json::from_str::<InputResponse>(v.get()).ok();
-            if let Some(t) = recorded.as_ref().and_then(&parse) {
+            if let Some((t, _)) = recorded.as_ref().and_then(&parse) {
                 return Step::Answered(t);
             }
             st.journal.shift_remove(&key);
         }
         if let Some(v) = st.responses.get(&key) {
-            if let Some(t) = parse(v) {
-                // Recorded as text, as the journal keeps every answer: the typed answer, so
-                // what is sealed is what was read.
-                if let Ok(raw) = serde_json::value::to_raw_value(v) {
-                    st.journal.insert(key, raw);
+            if let Some((t, kept)) = parse(v) {
+                match serde_json::value::to_raw_value(&kept) {
+                    Ok(raw) if raw.get().len() > st.answer_limit => {
+                        let error = mcp_schema::Error::invalid_params(format!(
+                            "the answer to input request `{key}` is {} bytes, over the limit of {} for one answer",
+                            raw.get().len(),
+                            st.answer_limit
+                        ));
+                        st.refused = Some(error);
+                        return Step::Wait;
+                    }
+                    Ok(raw) => {
+                        st.journal.insert(key, raw);
+                        st.answered = true;
+                    }
+                    Err(e) => tracing::warn!(key, error = %e, "an answer does not serialize"),
                 }
                 return Step::Answered(t);
             }
@@ -106,11 +121,24 @@ fn caps_elicitation(form: bool) -> ClientCapabilities {
 }
 
 /// The answer to an elicitation, if `v` is one.
-fn parse_action(v: &InputResponse) -> Option<ElicitResult> {
+fn parse_action(v: &InputResponse) -> Option<&ElicitResult> {
     match v {
-        InputResponse::ElicitResult(r) => Some(r.clone()),
+        InputResponse::ElicitResult(r) => Some(r),
         _ => None,
     }
+}
+
+/// An elicitation answer as it is recorded: the action, and of an accepted form's content only
+/// the fields the form has.
+fn kept_action(
+    action: ElicitResultAction,
+    content: Option<IndexMap<String, ElicitResultContentValue>>,
+) -> InputResponse {
+    InputResponse::ElicitResult(ElicitResult {
+        action,
+        content,
+        extra: Map::new(),
+    })
 }
 
 /// Ask the user to fill in the form `T` (derive [`crate::ElicitForm`]), showing `message`.
@@ -146,7 +174,8 @@ impl<T: ElicitForm + Send + 'static> IntoFuture for Elicit<T> {
     type IntoFuture = AskFuture<Elicited<T>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        let request = ElicitRequest::form(self.message, T::requested_schema());
+        let fields = T::requested_schema();
+        let request = ElicitRequest::form(self.message, fields.clone());
         Box::pin(ask(
             "elicit",
             self.site,
@@ -154,15 +183,24 @@ impl<T: ElicitForm + Send + 'static> IntoFuture for Elicit<T> {
             request.into(),
             form_supported,
             caps_elicitation(true),
-            |v| {
+            move |v| {
                 let r = parse_action(v)?;
-                match r.action {
+                match &r.action {
                     ElicitResultAction::Accept => {
-                        let content = r.content.unwrap_or_default();
-                        T::from_content(&content).ok().map(Elicited::Accept)
+                        let mut content = r.content.clone().unwrap_or_default();
+                        content.retain(|name, _| fields.properties.contains_key(name));
+                        let form = T::from_content(&content).ok()?;
+                        let kept = kept_action(ElicitResultAction::Accept, Some(content));
+                        Some((Elicited::Accept(form), kept))
                     }
-                    ElicitResultAction::Decline => Some(Elicited::Decline),
-                    ElicitResultAction::Cancel => Some(Elicited::Cancel),
+                    ElicitResultAction::Decline => Some((
+                        Elicited::Decline,
+                        kept_action(ElicitResultAction::Decline, None),
+                    )),
+                    ElicitResultAction::Cancel => Some((
+                        Elicited::Cancel,
+                        kept_action(ElicitResultAction::Cancel, None),
+                    )),
                     ElicitResultAction::Other(_) => None,
                 }
             },
@@ -212,11 +250,15 @@ impl IntoFuture for ElicitUrl {
             request.into(),
             url_supported,
             caps_elicitation(false),
-            |v| match parse_action(v)?.action {
-                ElicitResultAction::Accept => Some(Elicited::Accept(())),
-                ElicitResultAction::Decline => Some(Elicited::Decline),
-                ElicitResultAction::Cancel => Some(Elicited::Cancel),
-                ElicitResultAction::Other(_) => None,
+            |v| {
+                let action = parse_action(v)?.action.clone();
+                let outcome = match action {
+                    ElicitResultAction::Accept => Elicited::Accept(()),
+                    ElicitResultAction::Decline => Elicited::Decline,
+                    ElicitResultAction::Cancel => Elicited::Cancel,
+                    ElicitResultAction::Other(_) => return None,
+                };
+                Some((outcome, kept_action(action, None)))
             },
         ))
     }
@@ -331,7 +373,13 @@ impl IntoFuture for Sample {
                 InputResponse::CreateMessageResult(r)
                     if matches!(r.role, Role::Assistant | Role::User) =>
                 {
-                    Some(r.clone())
+                    // What the protocol defines of it, without fields it does not name.
+                    let kept = CreateMessageResult {
+                        meta: None,
+                        extra: Map::new(),
+                        ..r.clone()
+                    };
+                    Some((kept.clone(), InputResponse::CreateMessageResult(kept)))
                 }
                 _ => None,
             },
@@ -379,7 +427,13 @@ impl IntoFuture for ListRoots {
                 ..Default::default()
             },
             |v| match v {
-                InputResponse::ListRootsResult(r) => Some(r.roots.clone()),
+                InputResponse::ListRootsResult(r) => {
+                    let kept = ListRootsResult {
+                        roots: r.roots.clone(),
+                        ..Default::default()
+                    };
+                    Some((r.roots.clone(), InputResponse::ListRootsResult(kept)))
+                }
                 _ => None,
             },
         ))
@@ -406,6 +460,8 @@ where
     if let Some((_, Some(t))) = recorded {
         return Ok(t);
     }
+    // From here the round has had an effect: its state may no longer be handed back.
+    with_call(|call| call.lock().stepped = true);
     let out = fut.await?;
     if let Some((key, _)) = recorded {
         if let Ok(v) = serde_json::value::to_raw_value(&out) {

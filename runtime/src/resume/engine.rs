@@ -43,7 +43,7 @@ impl RequestInfo {
 }
 
 /// The per-call state shared between the driver and the asks.
-#[derive(Debug, Default)]
+#[derive(Debug)]
 pub(crate) struct CallState {
     pub(crate) info: RequestInfo,
     /// Answers on this request (`inputResponses`), by key.
@@ -59,6 +59,32 @@ pub(crate) struct CallState {
     pub(crate) notifier: Option<Notifier>,
     /// The server's list-change channel, so handlers can announce changes.
     pub(crate) changes: Option<tokio::sync::broadcast::Sender<Change>>,
+    /// The largest answer recorded in the journal, in bytes of JSON.
+    pub(crate) answer_limit: usize,
+    /// Whether this round recorded an answer from the request.
+    pub(crate) answered: bool,
+    /// Whether this round started a step (ran code with side effects).
+    pub(crate) stepped: bool,
+    /// Set when an answer on the request is refused: the round ends with this error.
+    pub(crate) refused: Option<mcp_schema::Error>,
+}
+
+impl Default for CallState {
+    fn default() -> Self {
+        CallState {
+            info: RequestInfo::default(),
+            responses: InputResponses::default(),
+            journal: Journal::default(),
+            pending: IndexMap::new(),
+            occurrences: HashMap::new(),
+            notifier: None,
+            changes: None,
+            answer_limit: usize::MAX,
+            answered: false,
+            stepped: false,
+            refused: None,
+        }
+    }
 }
 
 impl CallState {
@@ -125,12 +151,17 @@ pub enum Outcome<T> {
     /// The handler panicked; the message, when the panic carried one. The call is answered
     /// with an internal error instead of no answer at all.
     Panicked(String),
+    /// An answer on the request was refused (too large): the call is answered with this error.
+    Refused(mcp_schema::Error),
     /// The handler needs input: these requests, and the journal to seal.
     Suspended {
         /// Input requests registered before suspension, by key.
         requests: IndexMap<String, InputRequest>,
         /// Answers and step results so far.
         journal: Journal,
+        /// Whether this round recorded answers from the request (if the sealed state is too
+        /// large, they are what made it so).
+        answered: bool,
     },
 }
 
@@ -167,12 +198,15 @@ impl<F: Future + Unpin> Future for Drive<F> {
             Poll::Ready(v) => Poll::Ready(Outcome::Done(v)),
             Poll::Pending => {
                 let mut st = call.lock();
-                if st.pending.is_empty() {
+                if let Some(error) = st.refused.take() {
+                    Poll::Ready(Outcome::Refused(error))
+                } else if st.pending.is_empty() {
                     Poll::Pending
                 } else {
                     Poll::Ready(Outcome::Suspended {
                         requests: std::mem::take(&mut st.pending),
                         journal: std::mem::take(&mut st.journal),
+                        answered: st.answered,
                     })
                 }
             }

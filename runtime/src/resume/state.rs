@@ -296,6 +296,8 @@ pub struct Sealed {
     fingerprint: [u8; FINGERPRINT_LEN],
     /// Recorded answers and step results, by key.
     pub journal: Journal,
+    /// The token's identity, as single use records it.
+    pub(crate) token_id: TokenId,
 }
 
 impl Sealed {
@@ -341,10 +343,17 @@ impl fmt::Display for StateError {
     }
 }
 
-/// Enforces single use of tokens, where a deployment needs it (e.g. a payment confirmation).
+/// Enforces single use of tokens: a state opens once, so a replayed retry cannot run the rest
+/// of a call a second time. The server uses an [`InMemoryReplayGuard`] by default; a shared
+/// store extends the guarantee across instances.
 pub trait ReplayGuard: Send + Sync {
     /// Record `token_id` as used until `expires_at`; false if it was already used.
     fn first_use(&self, token_id: TokenId, expires_at: u64) -> bool;
+    /// Forget a use: the retry that claimed `token_id` was refused before it had any effect, so
+    /// the state may be sent again. The default keeps the claim.
+    fn release(&self, token_id: TokenId) {
+        let _ = token_id;
+    }
 }
 
 /// An in-process [`ReplayGuard`] (one instance only; use a shared store across instances).
@@ -361,6 +370,10 @@ impl ReplayGuard for InMemoryReplayGuard {
             seen.retain(|_, exp| *exp >= now);
         }
         seen.insert(token_id, expires_at).is_none()
+    }
+
+    fn release(&self, token_id: TokenId) {
+        crate::wire::lock(&self.seen).remove(&token_id);
     }
 }
 
@@ -445,6 +458,33 @@ impl StateCodec {
     pub fn single_use(mut self, guard: impl ReplayGuard + 'static) -> Self {
         self.replay = Some(Box::new(guard));
         self
+    }
+
+    /// Let a state open any number of times until it expires: a client may resend a retry
+    /// whose answer it lost, and a replayed retry runs the rest of the call again (its steps
+    /// still replay from the journal).
+    pub fn reusable(mut self) -> Self {
+        self.replay = None;
+        self
+    }
+
+    /// Give back the single use of an opened token whose retry was refused before it had any
+    /// effect, so the client can send it again.
+    pub fn release(&self, sealed: &Sealed) {
+        self.release_token(sealed.token_id);
+    }
+
+    pub(crate) fn release_token(&self, token_id: TokenId) {
+        if let Some(guard) = &self.replay {
+            guard.release(token_id);
+        }
+    }
+
+    /// The largest answer a journal records, in bytes of JSON: what still fits a token under
+    /// the size cap once encrypted and encoded (base64 takes 4 bytes for 3), with room for the
+    /// binding and the other entries.
+    pub fn answer_limit(&self) -> usize {
+        (self.max_len / 4 * 3).saturating_sub(1024)
     }
 
     /// Seal a journal for `binding`. Fails only if the result would exceed the size cap or the
@@ -566,6 +606,7 @@ impl StateCodec {
             expires_at,
             fingerprint,
             journal,
+            token_id,
         })
     }
 }

@@ -274,7 +274,10 @@ impl ServerBuilder {
                 StateKeys::random()?
             }
         };
-        let mut codec = StateCodec::new(keys).ttl(self.state_ttl);
+        // Single use by default, on this instance (a shared store extends it across instances).
+        let mut codec = StateCodec::new(keys)
+            .ttl(self.state_ttl)
+            .single_use(crate::resume::state::InMemoryReplayGuard::default());
         if let Some(hook) = self.codec_hook {
             codec = hook(codec);
         }

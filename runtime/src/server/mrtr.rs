@@ -217,11 +217,18 @@ impl Server {
             principal: principal.as_deref(),
             protocol_version: &version,
         };
+        // The opened token, whose single use is given back if this retry is refused before it
+        // has any effect.
+        let mut claim = None;
         let mut journal = match &state {
             None => IndexMap::new(),
             Some(token) => match self.codec.open(token, &binding) {
-                Ok(sealed) if sealed.recorded_by(fingerprint) => sealed.journal,
+                Ok(sealed) if sealed.recorded_by(fingerprint) => {
+                    claim = Some(sealed.token_id);
+                    sealed.journal
+                }
                 Ok(sealed) => {
+                    claim = Some(sealed.token_id);
                     tracing::info!(
                         method,
                         target,
@@ -264,13 +271,28 @@ impl Server {
             journal,
             notifier,
             changes: Some(self.changes.clone()),
+            answer_limit: self.codec.answer_limit(),
             ..Default::default()
         });
-        let outcome = engine::run(call, handler).await;
+        let outcome = engine::run(call.clone(), handler).await;
         cancel.disarm();
+        // A retry refused with an error before any step ran had no effect: its state may be
+        // sent again (with other answers, or after the server's fault is fixed).
+        let release = |codec: &crate::resume::state::StateCodec| {
+            if let Some(id) = claim {
+                if !call.lock().stepped {
+                    codec.release_token(id);
+                }
+            }
+        };
         match outcome {
-            Outcome::Done(result) => result.map(Finished::Done),
+            Outcome::Done(Ok(result)) => Ok(Finished::Done(result)),
+            Outcome::Done(Err(error)) => {
+                release(&self.codec);
+                Err(error)
+            }
             Outcome::Panicked(message) => {
+                release(&self.codec);
                 tracing::error!(
                     method,
                     target,
@@ -279,23 +301,39 @@ impl Server {
                 );
                 Err(Error::internal("the handler failed unexpectedly"))
             }
+            Outcome::Refused(error) => {
+                release(&self.codec);
+                Err(error)
+            }
             Outcome::Suspended {
                 requests,
                 mut journal,
+                answered,
             } => {
                 let keys: Vec<&String> = requests.keys().collect();
                 if let Ok(raw) = serde_json::value::to_raw_value(&keys) {
                     journal.insert(ASKED.to_string(), raw);
                 }
-                let token =
-                    self.codec
+                let sealed = self
+                        .codec
                         .seal(&binding, fingerprint, &journal)
                         .map_err(|e| match e {
+                            // The answers on this request are what grew it past the cap.
+                            StateError::Oversize(n) if answered => Error::invalid_params(format!(
+                                "the answers on this request would make a requestState of {n} bytes, over the size cap"
+                            )),
                             StateError::Oversize(n) => Error::internal(format!(
                                 "the call's requestState would be {n} bytes, over the size cap"
                             )),
                             other => Error::internal(other.to_string()),
-                        })?;
+                        });
+                let token = match sealed {
+                    Ok(token) => token,
+                    Err(e) => {
+                        release(&self.codec);
+                        return Err(e);
+                    }
+                };
                 let mut ask = InputRequiredResult::new().with_state(token);
                 ask.input_requests = Some(requests);
                 Ok(Finished::Suspended(Box::new(ask)))
