@@ -764,3 +764,22 @@ async fn the_journal_keeps_only_what_the_handler_reads_and_refuses_oversized_ans
     .await;
     assert_eq!(replayed["error"]["code"], -32602, "single use: {replayed}");
 }
+
+#[tokio::test]
+async fn without_a_state_only_documented_keys_may_be_answered() {
+    let s = server();
+    // `count` asks with call-site keys: a client that computes one and answers it up front,
+    // with no state, is asked for real.
+    let first = retry(&s, 1, "count", json!({"rounds": 1}), json!({}), None).await;
+    let key = first_key(result(&first));
+    let guessed = retry(
+        &s,
+        2,
+        "count",
+        json!({"rounds": 1}),
+        json!({ key.clone(): accept(json!({"user_name": "Mallory"})) }),
+        None,
+    )
+    .await;
+    assert_eq!(first_key(result(&guessed)), key, "{guessed}");
+}

@@ -62,7 +62,8 @@ async fn ask<T>(
             }
             st.journal.shift_remove(&key);
         }
-        if let Some(v) = st.responses.get(&key) {
+        let issued = explicit.is_some() || !st.stateless;
+        if let Some(v) = st.responses.get(&key).filter(|_| issued) {
             if let Some((t, kept)) = parse(v) {
                 match serde_json::value::to_raw_value(&kept) {
                     Ok(raw) if raw.get().len() > st.answer_limit => {

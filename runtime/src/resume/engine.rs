@@ -65,6 +65,9 @@ pub(crate) struct CallState {
     pub(crate) answered: bool,
     /// Whether this round started a step (ran code with side effects).
     pub(crate) stepped: bool,
+    /// The request carried no `requestState`: its answers count only for asks with an explicit
+    /// key (one the tool documents), since no key was issued to this client.
+    pub(crate) stateless: bool,
     /// Set when an answer on the request is refused: the round ends with this error.
     pub(crate) refused: Option<mcp_schema::Error>,
 }
@@ -82,6 +85,7 @@ impl Default for CallState {
             answer_limit: usize::MAX,
             answered: false,
             stepped: false,
+            stateless: false,
             refused: None,
         }
     }

@@ -356,24 +356,84 @@ pub trait ReplayGuard: Send + Sync {
     }
 }
 
-/// An in-process [`ReplayGuard`] (one instance only; use a shared store across instances).
-#[derive(Debug, Default)]
+/// An in-process [`ReplayGuard`] (one instance only; use a shared store across instances). It
+/// remembers each opened token until it expires, so its memory is the rate of retries times the
+/// state lifetime (about 50 bytes a token), up to `capacity` tokens; past that the oldest are
+/// forgotten first, and only they lose their protection.
+#[derive(Debug)]
 pub struct InMemoryReplayGuard {
-    seen: Mutex<HashMap<TokenId, u64>>,
+    seen: Mutex<Seen>,
+    capacity: usize,
+}
+
+/// Opened tokens by id, and in the order they were opened (which is close to the order they
+/// expire in), so expired ones are dropped from the front without scanning.
+#[derive(Debug, Default)]
+struct Seen {
+    ids: HashMap<TokenId, u64>,
+    order: std::collections::VecDeque<(u64, TokenId)>,
+}
+
+impl InMemoryReplayGuard {
+    /// Tokens remembered at most by default: a million, about 50 MB.
+    pub const DEFAULT_CAPACITY: usize = 1_000_000;
+
+    /// A guard that remembers at most `capacity` tokens at once.
+    pub fn with_capacity(capacity: usize) -> Self {
+        InMemoryReplayGuard {
+            seen: Mutex::default(),
+            capacity: capacity.max(1),
+        }
+    }
+
+    /// Tokens remembered now.
+    pub fn len(&self) -> usize {
+        crate::wire::lock(&self.seen).ids.len()
+    }
+
+    /// Whether no token is remembered.
+    pub fn is_empty(&self) -> bool {
+        self.len() == 0
+    }
+}
+
+impl Default for InMemoryReplayGuard {
+    fn default() -> Self {
+        Self::with_capacity(Self::DEFAULT_CAPACITY)
+    }
+}
+
+impl Seen {
+    /// Forget the front entry (if its token is still remembered under that expiry).
+    fn pop_front(&mut self) {
+        if let Some((exp, id)) = self.order.pop_front() {
+            if self.ids.get(&id) == Some(&exp) {
+                self.ids.remove(&id);
+            }
+        }
+    }
 }
 
 impl ReplayGuard for InMemoryReplayGuard {
     fn first_use(&self, token_id: TokenId, expires_at: u64) -> bool {
         let now = unix_now();
         let mut seen = crate::wire::lock(&self.seen);
-        if seen.len() > 1024 {
-            seen.retain(|_, exp| *exp >= now);
+        while seen.order.front().is_some_and(|(exp, _)| *exp < now) {
+            seen.pop_front();
         }
-        seen.insert(token_id, expires_at).is_none()
+        if seen.ids.contains_key(&token_id) {
+            return false;
+        }
+        while seen.ids.len() >= self.capacity && !seen.order.is_empty() {
+            seen.pop_front();
+        }
+        seen.ids.insert(token_id, expires_at);
+        seen.order.push_back((expires_at, token_id));
+        true
     }
 
     fn release(&self, token_id: TokenId) {
-        crate::wire::lock(&self.seen).remove(&token_id);
+        crate::wire::lock(&self.seen).ids.remove(&token_id);
     }
 }
 
@@ -767,6 +827,31 @@ mod tests {
             small.open(&"A".repeat(81), &binding(&args)),
             Err(StateError::Oversize(81))
         ));
+    }
+
+    #[test]
+    fn the_in_memory_guard_forgets_expired_tokens_and_keeps_to_its_capacity() {
+        let now = unix_now();
+        let guard = InMemoryReplayGuard::with_capacity(3);
+        let id = |n: u8| [n; TAG_LEN];
+        // Expired entries go as soon as a newer token is opened.
+        assert!(guard.first_use(id(1), now - 10));
+        assert!(guard.first_use(id(2), now + 60));
+        assert_eq!(guard.len(), 1);
+        assert!(!guard.first_use(id(2), now + 60), "a replay is refused");
+        // At capacity the oldest are forgotten first.
+        for n in 3..=5 {
+            assert!(guard.first_use(id(n), now + 60));
+        }
+        assert_eq!(guard.len(), 3);
+        assert!(guard.first_use(id(2), now + 60), "the oldest was forgotten");
+        assert!(
+            !guard.first_use(id(5), now + 60),
+            "the newest is remembered"
+        );
+        // A released token may be used again.
+        guard.release(id(5));
+        assert!(guard.first_use(id(5), now + 60));
     }
 
     #[test]

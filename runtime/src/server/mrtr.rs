@@ -249,8 +249,9 @@ impl Server {
         };
         // On a retry that carries a state, only answers to what the last round asked count (the
         // keys are sealed in the journal); others are ignored, and asked again if needed. A
-        // request without a state may still carry answers by key: the conformance suite
-        // (input-required-result-ignore-extra-params) expects them to be used.
+        // request without a state may still answer asks whose key the tool fixed with `.key()`
+        // (the conformance suite's input-required-result-ignore-extra-params expects that), but
+        // not call-site keys, which were never issued to this client.
         let asked = journal
             .shift_remove(ASKED)
             .and_then(|raw| serde_json::from_str::<Vec<String>>(raw.get()).ok());
@@ -272,6 +273,7 @@ impl Server {
             notifier,
             changes: Some(self.changes.clone()),
             answer_limit: self.codec.answer_limit(),
+            stateless: state.is_none(),
             ..Default::default()
         });
         let outcome = engine::run(call.clone(), handler).await;
