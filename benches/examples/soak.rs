@@ -7,7 +7,8 @@
 //! body, a tampered `requestState`, a `subscriptions/listen` stream dropped after its
 //! acknowledgement, and a connection that sends half its headers and goes away. The stdio mix,
 //! in batches of 500 lines: the same calls, first MRTR rounds, malformed lines, unknown tools,
-//! and listen streams cancelled after their acknowledgement.
+//! and listen streams cancelled after their acknowledgement. The server's states live 30 s (see
+//! `fixture`), so a run of two minutes or more shows where memory levels off.
 
 #[path = "load/generator.rs"]
 #[allow(dead_code)]
@@ -43,9 +44,12 @@ fn fds(pid: u32) -> usize {
         .unwrap_or(0)
 }
 
+/// The fixture server with a 30-second state lifetime: single use remembers every opened
+/// state until it expires, so the run must outlast the lifetime to show memory level off (with
+/// the default five minutes it grows for five minutes, by about 55 bytes per retry).
 fn fixture() -> Arc<Server> {
     Arc::new(
-        mcp_tests::conformance::server(Server::builder())
+        mcp_tests::conformance::server(Server::builder().state_ttl(Duration::from_secs(30)))
             .build()
             .expect("the fixture server builds"),
     )
@@ -70,6 +74,23 @@ struct Row {
     peak: u64,
     fds_start: usize,
     fds_end: usize,
+    /// RSS in KiB every 20 s of the measured run.
+    series: Vec<u64>,
+}
+
+/// Sample `pid`'s RSS every 20 s until the returned sender is dropped or fires.
+fn sampler(pid: u32) -> (tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<Vec<u64>>) {
+    let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
+    let task = tokio::spawn(async move {
+        let mut series = Vec::new();
+        loop {
+            tokio::select! {
+                _ = &mut stopped => return series,
+                () = tokio::time::sleep(Duration::from_secs(20)) => series.push(rss_kib(pid).0),
+            }
+        }
+    });
+    (stop, task)
 }
 
 async fn soak_http(seconds: f64) -> Result<Row, String> {
@@ -157,10 +178,13 @@ async fn soak_http(seconds: f64) -> Result<Row, String> {
     let (rss_start, _) = rss_kib(pid);
     let fds_start = fds(pid);
     let started = Instant::now();
+    let (stop, sampled) = sampler(pid);
     for w in run(Duration::from_secs_f64(seconds)) {
         let _ = w.await;
     }
     let loaded = started.elapsed().as_secs_f64();
+    let _ = stop.send(());
+    let series = sampled.await.unwrap_or_default();
     // Let the half-sent connections reach their header timeout (10 s), as on a long-lived server.
     tokio::time::sleep(Duration::from_secs(11)).await;
     let (rss_end, peak) = rss_kib(pid);
@@ -174,6 +198,7 @@ async fn soak_http(seconds: f64) -> Result<Row, String> {
         peak,
         fds_start,
         fds_end: fds(pid),
+        series,
     })
 }
 
@@ -290,7 +315,10 @@ async fn soak_stdio(seconds: f64) -> Result<Row, String> {
     let (rss_start, _) = rss_kib(pid);
     let fds_start = fds(pid);
     let started = Instant::now();
+    let (stop, sampled) = sampler(pid);
     drive(Duration::from_secs_f64(seconds), true).await?;
+    let _ = stop.send(());
+    let series = sampled.await.unwrap_or_default();
     let (rss_end, peak) = rss_kib(pid);
     let fds_end = fds(pid);
     drop(input);
@@ -305,6 +333,7 @@ async fn soak_stdio(seconds: f64) -> Result<Row, String> {
         peak,
         fds_start,
         fds_end,
+        series,
     })
 }
 
@@ -353,17 +382,22 @@ async fn main() -> std::process::ExitCode {
             }
         }
     }
-    println!("| transport | seconds | operations | failed | RSS after warm-up KiB | RSS at end KiB | peak RSS KiB | descriptors after warm-up | descriptors at end |");
-    println!("|---|---|---|---|---|---|---|---|---|");
+    println!("| transport | seconds | operations | failed | RSS after warm-up KiB | RSS every 20 s KiB | RSS at end KiB | peak RSS KiB | descriptors after warm-up | descriptors at end |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
     for row in [soak_http(seconds).await, soak_stdio(seconds).await] {
         match row {
             Ok(r) => println!(
-                "| {} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
+                "| {} | {:.0} | {} | {} | {} | {} | {} | {} | {} | {} |",
                 r.transport,
                 r.seconds,
                 r.operations,
                 r.failures,
                 r.rss_start,
+                r.series
+                    .iter()
+                    .map(u64::to_string)
+                    .collect::<Vec<_>>()
+                    .join(", "),
                 r.rss_end,
                 r.peak,
                 r.fds_start,

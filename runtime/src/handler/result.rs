@@ -19,6 +19,12 @@ pub enum AskError {
     MissingCapability(Box<ClientCapabilities>),
     /// Awaited outside a handler run by this runtime (e.g. in a spawned task).
     OutsideHandler,
+    /// On a legacy (2025-era) session, where an ask is a real request to the client: the client
+    /// answered it with this JSON-RPC error.
+    Refused(Box<Error>),
+    /// On a legacy session: the client did not answer within the session's ask timeout, or the
+    /// session ended first.
+    NoAnswer,
 }
 
 impl fmt::Display for AskError {
@@ -30,6 +36,8 @@ impl fmt::Display for AskError {
                 serde_json::to_string(caps).unwrap_or_default()
             ),
             AskError::OutsideHandler => f.write_str("asked outside an MCP handler"),
+            AskError::Refused(e) => write!(f, "the client refused the request: {} ({})", e.message, e.code),
+            AskError::NoAnswer => f.write_str("the client did not answer the request in time"),
         }
     }
 }
@@ -100,7 +108,7 @@ impl<E: std::error::Error + 'static> From<E> for ToolError {
                 ToolError::Protocol(Error::missing_required_client_capability(caps))
             }
             Some(AskError::OutsideHandler) => ToolError::Protocol(Error::internal(e.to_string())),
-            None => ToolError::Tool(e.to_string()),
+            Some(AskError::Refused(_) | AskError::NoAnswer) | None => ToolError::Tool(e.to_string()),
         }
     }
 }

@@ -36,6 +36,8 @@ enum Step<T> {
     Answered(T),
     Missing,
     Wait,
+    /// A legacy session: send the request and await the client's response.
+    Live(super::live::Live, InputRequest),
 }
 
 /// Resolve an ask: a recorded answer, then an answer on this request, else register `request`
@@ -55,6 +57,12 @@ async fn ask<T>(
     let step = with_call(|call| {
         let mut st = call.lock();
         let key = st.key(kind, site, explicit.as_deref());
+        if let Some(live) = st.live.clone() {
+            if !supported(st.info.capabilities()) {
+                return Step::Missing;
+            }
+            return Step::Live(live, request);
+        }
         if let Some(v) = st.journal.get(&key) {
             let recorded = serde_json::from_str::<InputResponse>(v.get()).ok();
             if let Some((t, _)) = recorded.as_ref().and_then(&parse) {
@@ -96,6 +104,21 @@ async fn ask<T>(
         Step::Answered(t) => Ok(t),
         Step::Missing => Err(AskError::MissingCapability(Box::new(required))),
         Step::Wait => match Suspend.await {},
+        Step::Live(live, request) => {
+            // An unusable answer (wrong type, unknown action or role) is asked again, a few
+            // times, as a modern request would be.
+            for _ in 0..3 {
+                let value = live.request(&request).await?;
+                let answer = serde_json::from_value::<InputResponse>(value).ok();
+                if let Some((t, _)) = answer.as_ref().and_then(&parse) {
+                    return Ok(t);
+                }
+                tracing::debug!(kind, "unusable answer from a legacy client; asking again");
+            }
+            Err(AskError::Refused(Box::new(mcp_schema::Error::invalid_params(
+                "the client's answers to the request were unusable",
+            ))))
+        }
     }
 }
 

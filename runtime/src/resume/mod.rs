@@ -8,5 +8,6 @@ pub(crate) mod ask;
 pub(crate) mod context;
 pub(crate) mod engine;
 pub(crate) mod events;
+pub(crate) mod live;
 pub(crate) mod notify;
 pub(crate) mod state;

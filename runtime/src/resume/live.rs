@@ -1,0 +1,121 @@
+//! Asks on a legacy (2025-era) session: there the server may send requests to the client, so an
+//! ask is a real `elicitation/create`, `sampling/createMessage` or `roots/list` request whose
+//! response the handler awaits in place, with no replay. [`Outbound`] numbers the session's
+//! requests and matches the client's responses to them; [`Live`] is what one call asks through.
+
+use crate::handler::AskError;
+use crate::wire::{lock, Notifier};
+use mcp_schema::{Error, InputRequest};
+use serde_json::{json, Value};
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+use tokio::sync::oneshot;
+
+/// A session's requests to its client that await a response, by id.
+#[derive(Debug)]
+pub(crate) struct Outbound {
+    next: AtomicU64,
+    waiting: Mutex<HashMap<String, oneshot::Sender<Result<Value, Error>>>>,
+    /// How long an ask waits for the client's response.
+    timeout: Duration,
+}
+
+impl Outbound {
+    pub(crate) fn new(timeout: Duration) -> Self {
+        Outbound {
+            next: AtomicU64::new(1),
+            waiting: Mutex::default(),
+            timeout,
+        }
+    }
+
+    /// Hand the client's response to the request with this id (its JSON text); false if no
+    /// request of this session waits for it.
+    pub(crate) fn resolve(&self, id: &str, outcome: Result<Value, Error>) -> bool {
+        match lock(&self.waiting).remove(id) {
+            Some(tx) => tx.send(outcome).is_ok(),
+            None => false,
+        }
+    }
+
+    /// Requests still waiting for the client.
+    pub(crate) fn waiting(&self) -> usize {
+        lock(&self.waiting).len()
+    }
+
+    /// Fail every waiting request: the session is gone.
+    pub(crate) fn close(&self) {
+        lock(&self.waiting).clear();
+    }
+}
+
+/// What one call on a legacy session asks through: the session's [`Outbound`] and the stream
+/// its requests are written to.
+#[derive(Debug, Clone)]
+pub(crate) struct Live {
+    pub(crate) outbound: Arc<Outbound>,
+    pub(crate) out: Notifier,
+}
+
+/// Removes a request from the waiting table if its ask is dropped (the call was cancelled), and
+/// tells the client it is no longer wanted.
+struct Waiting<'a> {
+    live: &'a Live,
+    id: String,
+    id_value: Value,
+    done: bool,
+}
+
+impl Drop for Waiting<'_> {
+    fn drop(&mut self) {
+        if !self.done && lock(&self.live.outbound.waiting).remove(&self.id).is_some() {
+            let cancelled = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                "params": {"requestId": self.id_value, "reason": "the call was cancelled"}});
+            self.live.out.send(cancelled.to_string());
+        }
+    }
+}
+
+impl Live {
+    /// Send `request` to the client and wait for its result.
+    pub(crate) async fn request(&self, request: &InputRequest) -> Result<Value, AskError> {
+        let mut message = serde_json::to_value(request).map_err(|e| {
+            AskError::Refused(Box::new(Error::internal(format!(
+                "the request does not serialize: {e}"
+            ))))
+        })?;
+        let n = self.outbound.next.fetch_add(1, Ordering::Relaxed);
+        let id_value = json!(format!("mcp-server-{n}"));
+        let id = id_value.to_string();
+        if let Some(m) = message.as_object_mut() {
+            m.insert("jsonrpc".into(), json!("2.0"));
+            m.insert("id".into(), id_value.clone());
+        }
+        let (tx, rx) = oneshot::channel();
+        lock(&self.outbound.waiting).insert(id.clone(), tx);
+        let mut waiting = Waiting {
+            live: self,
+            id,
+            id_value,
+            done: false,
+        };
+        if !self.out.deliver(message.to_string()).await {
+            waiting.done = true;
+            lock(&self.outbound.waiting).remove(&waiting.id);
+            return Err(AskError::NoAnswer);
+        }
+        let answer = tokio::time::timeout(self.outbound.timeout, rx).await;
+        waiting.done = true;
+        match answer {
+            Ok(Ok(Ok(value))) => Ok(value),
+            Ok(Ok(Err(error))) => Err(AskError::Refused(Box::new(error))),
+            // Timed out, or the session closed.
+            Ok(Err(_)) | Err(_) => {
+                lock(&self.outbound.waiting).remove(&waiting.id);
+                Err(AskError::NoAnswer)
+            }
+        }
+    }
+}
