@@ -79,7 +79,12 @@ struct Row {
 }
 
 /// Sample `pid`'s RSS every 20 s until the returned sender is dropped or fires.
-fn sampler(pid: u32) -> (tokio::sync::oneshot::Sender<()>, tokio::task::JoinHandle<Vec<u64>>) {
+fn sampler(
+    pid: u32,
+) -> (
+    tokio::sync::oneshot::Sender<()>,
+    tokio::task::JoinHandle<Vec<u64>>,
+) {
     let (stop, mut stopped) = tokio::sync::oneshot::channel::<()>();
     let task = tokio::spawn(async move {
         let mut series = Vec::new();

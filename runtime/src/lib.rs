@@ -60,6 +60,7 @@ pub use resume::state::{
     InMemoryReplayGuard, Journal, ReplayGuard, StateCodec, StateError, StateKey, StateKeyError,
     StateKeys,
 };
+pub use server::legacy::LEGACY_VERSIONS;
 pub use server::testing;
 pub use server::{BuildError, CompletionFn, Server, ServerBuilder, SUPPORTED_VERSIONS};
 /// Await several asks at once; they are sent to the client in one round.

@@ -36,7 +36,11 @@ impl fmt::Display for AskError {
                 serde_json::to_string(caps).unwrap_or_default()
             ),
             AskError::OutsideHandler => f.write_str("asked outside an MCP handler"),
-            AskError::Refused(e) => write!(f, "the client refused the request: {} ({})", e.message, e.code),
+            AskError::Refused(e) => write!(
+                f,
+                "the client refused the request: {} ({})",
+                e.message, e.code
+            ),
             AskError::NoAnswer => f.write_str("the client did not answer the request in time"),
         }
     }
@@ -108,7 +112,9 @@ impl<E: std::error::Error + 'static> From<E> for ToolError {
                 ToolError::Protocol(Error::missing_required_client_capability(caps))
             }
             Some(AskError::OutsideHandler) => ToolError::Protocol(Error::internal(e.to_string())),
-            Some(AskError::Refused(_) | AskError::NoAnswer) | None => ToolError::Tool(e.to_string()),
+            Some(AskError::Refused(_) | AskError::NoAnswer) | None => {
+                ToolError::Tool(e.to_string())
+            }
         }
     }
 }

@@ -37,7 +37,7 @@ enum Step<T> {
     Missing,
     Wait,
     /// A legacy session: send the request and await the client's response.
-    Live(super::live::Live, InputRequest),
+    Live(super::live::Live, Box<InputRequest>),
 }
 
 /// Resolve an ask: a recorded answer, then an answer on this request, else register `request`
@@ -61,7 +61,7 @@ async fn ask<T>(
             if !supported(st.info.capabilities()) {
                 return Step::Missing;
             }
-            return Step::Live(live, request);
+            return Step::Live(live, Box::new(request));
         }
         if let Some(v) = st.journal.get(&key) {
             let recorded = serde_json::from_str::<InputResponse>(v.get()).ok();
@@ -115,9 +115,11 @@ async fn ask<T>(
                 }
                 tracing::debug!(kind, "unusable answer from a legacy client; asking again");
             }
-            Err(AskError::Refused(Box::new(mcp_schema::Error::invalid_params(
-                "the client's answers to the request were unusable",
-            ))))
+            Err(AskError::Refused(Box::new(
+                mcp_schema::Error::invalid_params(
+                    "the client's answers to the request were unusable",
+                ),
+            )))
         }
     }
 }

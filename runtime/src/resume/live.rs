@@ -40,11 +40,6 @@ impl Outbound {
         }
     }
 
-    /// Requests still waiting for the client.
-    pub(crate) fn waiting(&self) -> usize {
-        lock(&self.waiting).len()
-    }
-
     /// Fail every waiting request: the session is gone.
     pub(crate) fn close(&self) {
         lock(&self.waiting).clear();

@@ -4,6 +4,7 @@
 use super::{Server, SUPPORTED_VERSIONS};
 use crate::handler::Principal;
 use crate::resume::events::Notifier;
+use crate::resume::live::Live;
 use crate::wire::{Incoming, Reply};
 use mcp_schema::{ClientRequest, Error};
 
@@ -30,8 +31,19 @@ impl Server {
         principal: Option<&Principal>,
         notifier: Option<Notifier>,
     ) -> Option<Reply> {
+        self.handle_live(incoming, principal, notifier, None).await
+    }
+
+    /// [`Server::handle`] for a legacy session's request: asks go to the client through `live`.
+    pub(crate) async fn handle_live(
+        &self,
+        incoming: Incoming,
+        principal: Option<&Principal>,
+        notifier: Option<Notifier>,
+        live: Option<Live>,
+    ) -> Option<Reply> {
         match incoming {
-            Incoming::Request(request) => self.dispatch(request, principal, notifier).await,
+            Incoming::Request(request) => self.dispatch(request, principal, notifier, live).await,
             // Notifications (e.g. notifications/cancelled, handled by the transports) and
             // responses (servers send no requests) get no reply.
             Incoming::Notification(_) | Incoming::Response => None,
@@ -44,6 +56,7 @@ impl Server {
         request: Box<ClientRequest>,
         principal: Option<&Principal>,
         notifier: Option<Notifier>,
+        live: Option<Live>,
     ) -> Option<Reply> {
         // The long-running methods' futures are boxed: they are large (a request's `_meta` is
         // about 1 KiB), and every future that awaits them would otherwise carry and move them.
@@ -78,13 +91,13 @@ impl Server {
                 return Box::pin(self.listen(r, out)).await;
             }
             ClientRequest::CallToolRequest(r) => {
-                return Some(Box::pin(self.call_tool(r, principal, notifier)).await)
+                return Some(Box::pin(self.call_tool(r, principal, notifier, live)).await)
             }
             ClientRequest::GetPromptRequest(r) => {
-                return Some(Box::pin(self.get_prompt(r, principal, notifier)).await)
+                return Some(Box::pin(self.get_prompt(r, principal, notifier, live)).await)
             }
             ClientRequest::ReadResourceRequest(r) => {
-                return Some(Box::pin(self.read_resource(r, principal, notifier)).await)
+                return Some(Box::pin(self.read_resource(r, principal, notifier, live)).await)
             }
         };
         Some(reply)

@@ -5,6 +5,7 @@
 //! [`Server::handle_message`] or the crate's typed entry point.
 
 mod dispatch;
+pub(crate) mod legacy;
 mod listen;
 mod listing;
 mod mrtr;
@@ -67,6 +68,8 @@ pub struct Server {
     /// Set once the server is shutting down: open `subscriptions/listen` streams end.
     closing: tokio::sync::watch::Sender<bool>,
     states: StateMap,
+    /// Whether a legacy `initialize` opens a 2025-era session.
+    legacy: bool,
 }
 
 /// Completes an argument: (prompt name or resource template URI, argument name, partial value)
@@ -87,6 +90,7 @@ pub struct ServerBuilder {
     completion: Option<CompletionFn>,
     page_size: usize,
     states: StateMap,
+    legacy: bool,
 }
 
 /// Why a server could not be built.
@@ -139,11 +143,20 @@ impl Server {
             completion: None,
             page_size: 100,
             states: StateMap::default(),
+            legacy: true,
         }
     }
 }
 
 impl ServerBuilder {
+    /// Whether 2025-era clients are served (default yes): an `initialize` opens a legacy
+    /// session at 2025-11-25, 2025-06-18 or 2025-03-26, served by the same handlers. Off, an
+    /// `initialize` is refused with the error that names the supported versions.
+    pub fn legacy(mut self, serve: bool) -> Self {
+        self.legacy = serve;
+        self
+    }
+
     /// The server's name in `serverInfo`.
     pub fn name(mut self, name: impl Into<String>) -> Self {
         self.name = name.into();
@@ -298,6 +311,7 @@ impl ServerBuilder {
             changes: tokio::sync::broadcast::channel(64).0,
             closing: tokio::sync::watch::channel(false).0,
             states: self.states,
+            legacy: self.legacy,
         })
     }
 }

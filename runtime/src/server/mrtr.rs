@@ -8,6 +8,7 @@ use crate::handler::result::resource_not_found;
 use crate::handler::{match_template, CallParts, CancelSlot, Principal, ResourceHandler};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo};
 use crate::resume::events::Notifier;
+use crate::resume::live::Live;
 use crate::resume::state::{Binding, StateError};
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
@@ -36,6 +37,8 @@ struct Round<'a> {
     fingerprint: &'static str,
     principal: Option<&'a Principal>,
     notifier: Option<Notifier>,
+    /// On a legacy session: asks are sent to the client and awaited in place.
+    live: Option<Live>,
 }
 
 /// How a round ended.
@@ -59,6 +62,7 @@ impl Server {
         request: CallToolRequest,
         principal: Option<&Principal>,
         notifier: Option<Notifier>,
+        live: Option<Live>,
     ) -> Reply {
         // Taken apart so that only what the round needs is kept across its awaits.
         let CallToolRequest { id, params, .. } = request;
@@ -86,6 +90,7 @@ impl Server {
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
+            live,
         };
         let start = |parts: &CallParts<'_>| handler.call(arguments.clone(), parts);
         respond(id, self.round(round, start).await)
@@ -96,6 +101,7 @@ impl Server {
         request: GetPromptRequest,
         principal: Option<&Principal>,
         notifier: Option<Notifier>,
+        live: Option<Live>,
     ) -> Reply {
         let GetPromptRequest { id, params, .. } = request;
         let GetPromptRequestParams {
@@ -126,6 +132,7 @@ impl Server {
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
+            live,
         };
         let start = |parts: &CallParts<'_>| handler.get(arguments.clone(), parts);
         respond(id, self.round(round, start).await)
@@ -136,6 +143,7 @@ impl Server {
         request: ReadResourceRequest,
         principal: Option<&Principal>,
         notifier: Option<Notifier>,
+        live: Option<Live>,
     ) -> Reply {
         let ReadResourceRequest { id, params, .. } = request;
         let ReadResourceRequestParams {
@@ -158,6 +166,7 @@ impl Server {
             fingerprint: handler.fingerprint(),
             principal,
             notifier,
+            live,
         };
         let start = |parts: &CallParts<'_>| handler.read(uri.clone(), vars, parts);
         let finished = self.round(round, start).await.map(|f| match f {
@@ -196,7 +205,10 @@ impl Server {
             fingerprint,
             principal: caller,
             notifier,
+            live,
         } = round;
+        // A legacy session has no requestState: its asks are answered in place.
+        let state = if live.is_some() { None } else { state };
         // Set to `true` if this round is dropped before it finishes (the request was cancelled).
         let mut cancel = CancelSlot::default();
         let handler = start(&CallParts {
@@ -274,6 +286,7 @@ impl Server {
             changes: Some(self.changes.clone()),
             answer_limit: self.codec.answer_limit(),
             stateless: state.is_none(),
+            live,
             ..Default::default()
         });
         let outcome = engine::run(call.clone(), handler).await;

@@ -33,6 +33,10 @@ pub struct Limits {
     /// ones and closed the listen streams (default 10 s). Requests still running then are cut
     /// off (on stdio, answered with an internal error).
     pub shutdown_grace: Duration,
+    /// Legacy (2025-era) sessions: how long an ask (a real request to the client) waits for
+    /// its response before it fails with `AskError::NoAnswer` (default 5 min: a person may be
+    /// filling in a form).
+    pub ask_timeout: Duration,
 }
 
 impl Default for Limits {
@@ -43,6 +47,7 @@ impl Default for Limits {
             max_connections: 1024,
             queue: crate::wire::DEFAULT_QUEUE,
             shutdown_grace: Duration::from_secs(10),
+            ask_timeout: Duration::from_secs(300),
         }
     }
 }

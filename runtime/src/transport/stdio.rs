@@ -6,6 +6,7 @@
 //! and a line over the size limit with an invalid-request error; neither stops the server.
 
 use crate::handler::Principal;
+use crate::server::legacy::{is_legacy_initialize, Session};
 use crate::server::Server;
 use crate::transport::Limits;
 use crate::wire::line::{read_line, Line};
@@ -237,6 +238,9 @@ where
     // Requests in flight by id, so `notifications/cancelled` can stop them.
     let in_flight: Arc<Mutex<HashMap<String, InFlight>>> = Arc::default();
     let mut shutdown = std::pin::pin!(shutdown);
+    // Set when the connection opens a legacy session with `initialize`.
+    let mut session: Option<Arc<Session>> = None;
+    let mut forwarder: Option<tokio::task::JoinHandle<()>> = None;
     loop {
         let line = tokio::select! {
             biased;
@@ -260,6 +264,38 @@ where
         }
         if std::str::from_utf8(&raw).is_err() {
             refuse(&out, Error::parse_error("parse error: not UTF-8")).await;
+            continue;
+        }
+        // The first message decides the era: a legacy `initialize` pins the connection to a
+        // 2025-era session; anything else is served as modern.
+        if session.is_none() && raw.windows(12).any(|w| w == b"\"initialize\"") {
+            if let Ok(value) = serde_json::from_slice::<Value>(&raw) {
+                if is_legacy_initialize(&value) {
+                    let (reply, opened) = server.initialize(&value, limits.ask_timeout);
+                    out.deliver(reply).await;
+                    if let Some(opened) = opened {
+                        let (server, opened2, out) = (server.clone(), opened.clone(), out.clone());
+                        forwarder = Some(tokio::spawn(async move {
+                            server.forward_changes(&opened2, &out).await;
+                        }));
+                        session = Some(opened);
+                    }
+                    continue;
+                }
+            }
+        }
+        if let Some(session) = &session {
+            serve_legacy_line(
+                &server,
+                session,
+                &raw,
+                principal.clone(),
+                &out,
+                &in_flight,
+                &mut tasks,
+            )
+            .await;
+            while tasks.try_join_next().is_some() {}
             continue;
         }
         let incoming = server.read(&raw);
@@ -310,6 +346,9 @@ where
         }
         !entry.listen
     });
+    if let Some(forwarder) = forwarder {
+        forwarder.abort();
+    }
     let drained = tokio::time::timeout(limits.shutdown_grace, async {
         while tasks.join_next().await.is_some() {}
     })
@@ -331,8 +370,78 @@ where
         }
         tasks.shutdown().await;
     }
+    if let Some(session) = &session {
+        session.close();
+    }
     drop(out);
     writer_task.await.map_err(std::io::Error::other)?
+}
+
+/// One line of a legacy session: a response to one of the session's requests is handed over at
+/// once, a cancellation stops the request it names, a request runs in a task of its own.
+async fn serve_legacy_line(
+    server: &Arc<Server>,
+    session: &Arc<Session>,
+    raw: &[u8],
+    principal: Option<Arc<Principal>>,
+    out: &Notifier,
+    in_flight: &Arc<Mutex<HashMap<String, InFlight>>>,
+    tasks: &mut tokio::task::JoinSet<()>,
+) {
+    let value = serde_json::from_slice::<Value>(raw).ok();
+    let method = value
+        .as_ref()
+        .and_then(|v| v.get("method"))
+        .and_then(Value::as_str);
+    if method == Some(methods::NOTIFICATIONS_CANCELLED) {
+        let target = value
+            .as_ref()
+            .and_then(|v| v.pointer("/params/requestId"))
+            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+        if let Some(entry) = target.and_then(|id| lock(in_flight).remove(&id_key(&id))) {
+            entry.handle.abort();
+        }
+        return;
+    }
+    let id = value
+        .as_ref()
+        .and_then(|v| v.get("id"))
+        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    if method.is_none() && value.is_some() {
+        // A response: its ask is waiting.
+        let _ = server
+            .handle_legacy(session, raw, principal.as_deref(), out.clone())
+            .await;
+        return;
+    }
+    let (server, session, bytes) = (server.clone(), session.clone(), raw.to_vec());
+    let task_out = out.clone();
+    let registry = in_flight.clone();
+    let key = id.as_ref().map(id_key);
+    let task_key = key.clone();
+    let handle = tasks.spawn(async move {
+        let reply = server
+            .handle_legacy(&session, &bytes, principal.as_deref(), task_out.clone())
+            .await;
+        if let Some(key) = &task_key {
+            lock(&registry).remove(key);
+        }
+        if let Some(reply) = reply {
+            task_out.deliver(reply).await;
+        }
+    });
+    if let (Some(key), Some(id)) = (key, id) {
+        let mut registry = lock(in_flight);
+        registry.retain(|_, entry| !entry.handle.is_finished());
+        registry.insert(
+            key,
+            InFlight {
+                handle,
+                id,
+                listen: false,
+            },
+        );
+    }
 }
 
 /// A request in flight: its task, its id (to answer it if it is cut off at shutdown), and

@@ -1,0 +1,352 @@
+//! Serving 2025-era clients from the same handlers. An `initialize` without the modern `_meta`
+//! opens a [`Session`] at a legacy version (2025-11-25, 2025-06-18 or 2025-03-26): the client's
+//! capabilities and identity are fixed for the session, `ping`, `logging/setLevel` and
+//! `resources/subscribe` are served, and the session's requests are routed to the same handlers
+//! as modern ones, with the session's details put where a modern request carries them (`_meta`)
+//! and asks sent to the client as real requests ([`Live`]). Results go back shaped for the
+//! legacy version (no `resultType`, no 2026-only fields, legacy error codes).
+
+use super::Server;
+use crate::handler::Principal;
+use crate::resume::live::{Live, Outbound};
+use crate::wire::{lock, Incoming, Notifier, Reply};
+use mcp_schema::{error_codes, Error, LoggingLevel};
+use serde_json::{json, Map, Value};
+use std::collections::BTreeSet;
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+/// The legacy protocol versions served, newest first.
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+
+/// One legacy connection (a stdio process) or HTTP session: what `initialize` fixed, and what
+/// the client set since.
+#[derive(Debug)]
+pub(crate) struct Session {
+    /// The negotiated protocol version.
+    pub(crate) version: String,
+    /// The capabilities the client declared at `initialize`.
+    pub(crate) capabilities: Value,
+    /// The client's `clientInfo`.
+    pub(crate) client_info: Value,
+    /// The level `logging/setLevel` asked for.
+    log_level: Mutex<Option<Value>>,
+    /// URIs `resources/subscribe` asked for.
+    subscriptions: Mutex<BTreeSet<String>>,
+    /// The session's requests to the client awaiting a response.
+    pub(crate) outbound: Arc<Outbound>,
+}
+
+impl Session {
+    /// Whether the client subscribed to updates of `uri` (or a URI it lies under).
+    pub(crate) fn subscribed(&self, uri: &str) -> bool {
+        lock(&self.subscriptions).iter().any(|s| {
+            uri.strip_prefix(s.as_str())
+                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '?', '#']))
+        })
+    }
+
+    /// End the session: requests to the client waiting for a response fail.
+    pub(crate) fn close(&self) {
+        self.outbound.close();
+    }
+}
+
+/// Whether a parsed message is a legacy `initialize`: the method, with no modern `_meta`
+/// protocol version (a request that carries one is modern, whatever its method).
+pub(crate) fn is_legacy_initialize(message: &Value) -> bool {
+    message.get("method").and_then(Value::as_str) == Some("initialize")
+        && message
+            .pointer("/params/_meta")
+            .and_then(|m| m.get(crate::wire::META_VERSION))
+            .is_none()
+}
+
+/// A JSON-RPC error reply, as text.
+fn error_text(id: Option<&Value>, error: Error) -> String {
+    json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null),
+           "error": legacy_error(serde_json::to_value(&error).unwrap_or_default())})
+    .to_string()
+}
+
+fn result_text(id: &Value, result: Value) -> String {
+    json!({"jsonrpc": "2.0", "id": id, "result": result}).to_string()
+}
+
+/// A 2026 error shaped for a legacy peer: the codes 2026 added become the generic ones.
+fn legacy_error(mut error: Value) -> Value {
+    let code = error.get("code").and_then(Value::as_i64).unwrap_or(0);
+    let mapped = match code {
+        error_codes::HEADER_MISMATCH | error_codes::UNSUPPORTED_PROTOCOL_VERSION => {
+            error_codes::INVALID_REQUEST
+        }
+        error_codes::MISSING_REQUIRED_CLIENT_CAPABILITY => error_codes::INVALID_PARAMS,
+        other => other,
+    };
+    error["code"] = json!(mapped);
+    error
+}
+
+/// A 2026 result shaped for a legacy peer: no `resultType`, no 2026-only cache hints.
+fn legacy_result(mut result: Value) -> Value {
+    if let Some(m) = result.as_object_mut() {
+        m.remove("resultType");
+        m.remove("ttlMs");
+        m.remove("cacheScope");
+    }
+    result
+}
+
+/// The version a legacy client asked for if it is served, else the newest legacy version.
+fn negotiate(requested: Option<&str>) -> &'static str {
+    LEGACY_VERSIONS
+        .iter()
+        .find(|v| Some(**v) == requested)
+        .copied()
+        .unwrap_or(LEGACY_VERSIONS[0])
+}
+
+impl Server {
+    /// Answer a legacy `initialize`: the reply text, and the session it opens (none if the
+    /// server does not serve legacy clients, or the request is malformed).
+    pub(crate) fn initialize(
+        &self,
+        message: &Value,
+        ask_timeout: Duration,
+    ) -> (String, Option<Arc<Session>>) {
+        let id = message.get("id");
+        let Some(id) = id.filter(|i| i.is_string() || i.is_i64() || i.is_u64()) else {
+            let error = Error::invalid_request("initialize needs an id");
+            return (error_text(None, error), None);
+        };
+        if !self.legacy {
+            // A modern-only server names the versions it supports.
+            let requested = message
+                .pointer("/params/protocolVersion")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            // The 2025 lifecycle's error for a version the server does not speak.
+            let error = Error::invalid_params("Unsupported protocol version")
+                .with_data(json!({"supported": super::SUPPORTED_VERSIONS, "requested": requested}));
+            return (error_text(Some(id), error), None);
+        }
+        let params = message.get("params").cloned().unwrap_or_default();
+        let version = negotiate(params.get("protocolVersion").and_then(Value::as_str));
+        let session = Session {
+            version: version.to_string(),
+            capabilities: params.get("capabilities").cloned().unwrap_or(json!({})),
+            client_info: params.get("clientInfo").cloned().unwrap_or(json!({})),
+            log_level: Mutex::new(None),
+            subscriptions: Mutex::default(),
+            outbound: Arc::new(Outbound::new(ask_timeout)),
+        };
+        let mut capabilities = Map::new();
+        if !self.tools.is_empty() {
+            capabilities.insert("tools".into(), json!({"listChanged": true}));
+        }
+        if !self.prompts.is_empty() {
+            capabilities.insert("prompts".into(), json!({"listChanged": true}));
+        }
+        if !self.resources.is_empty() {
+            capabilities.insert(
+                "resources".into(),
+                json!({"subscribe": true, "listChanged": true}),
+            );
+        }
+        capabilities.insert("logging".into(), json!({}));
+        capabilities.insert("completions".into(), json!({}));
+        let mut result = json!({
+            "protocolVersion": version,
+            "capabilities": capabilities,
+            "serverInfo": self.info,
+        });
+        if let Some(text) = &self.instructions {
+            result["instructions"] = json!(text);
+        }
+        tracing::info!(version, "legacy session opened");
+        (result_text(id, result), Some(Arc::new(session)))
+    }
+
+    /// Handle one message of a legacy session: the reply text to write back, if any. Responses
+    /// from the client to the session's own requests are handed to the asks that wait for them.
+    /// `out` carries the session's requests to the client and the request's notifications.
+    pub(crate) async fn handle_legacy(
+        &self,
+        session: &Session,
+        bytes: &[u8],
+        principal: Option<&Principal>,
+        out: Notifier,
+    ) -> Option<String> {
+        let mut message: Value = match serde_json::from_slice(bytes) {
+            Ok(v) => v,
+            Err(e) => {
+                return Some(error_text(
+                    None,
+                    Error::parse_error(format!("parse error: {e}")),
+                ))
+            }
+        };
+        let Some(object) = message.as_object_mut() else {
+            return Some(error_text(
+                None,
+                Error::invalid_request("not a JSON-RPC message"),
+            ));
+        };
+        let id = object.get("id").cloned();
+        let Some(method) = object
+            .get("method")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+        else {
+            // A response to one of the session's requests.
+            if let Some(id) = &id {
+                let outcome = match (object.get("result"), object.get("error")) {
+                    (Some(result), None) => Ok(result.clone()),
+                    (None, Some(error)) => Err(serde_json::from_value::<Error>(error.clone())
+                        .unwrap_or_else(|_| Error::internal("the client answered with an error"))),
+                    _ => Err(Error::invalid_request(
+                        "a response needs a result or an error",
+                    )),
+                };
+                if !session.outbound.resolve(&id.to_string(), outcome) {
+                    tracing::debug!(%id, "a response to no waiting request; ignored");
+                }
+            }
+            return None;
+        };
+        let Some(id) = id else {
+            // Notifications: `initialized`, `cancelled` (the transport's), and the rest.
+            return None;
+        };
+        let simple = |result: Value| Some(result_text(&id, result));
+        match method.as_str() {
+            "ping" => return simple(json!({})),
+            "initialize" => {
+                return Some(error_text(
+                    Some(&id),
+                    Error::invalid_request("the session is already initialized"),
+                ))
+            }
+            "logging/setLevel" => {
+                let level = object.get("params").and_then(|p| p.get("level")).cloned();
+                match level.filter(|l| serde_json::from_value::<LoggingLevel>(l.clone()).is_ok()) {
+                    Some(level) => *lock(&session.log_level) = Some(level),
+                    None => {
+                        let error = Error::invalid_params("logging/setLevel needs a level");
+                        return Some(error_text(Some(&id), error));
+                    }
+                }
+                return simple(json!({}));
+            }
+            "resources/subscribe" | "resources/unsubscribe" => {
+                let uri = object
+                    .get("params")
+                    .and_then(|p| p.get("uri"))
+                    .and_then(Value::as_str);
+                let Some(uri) = uri else {
+                    let error = Error::invalid_params(format!("{method} needs a uri"));
+                    return Some(error_text(Some(&id), error));
+                };
+                let mut subscriptions = lock(&session.subscriptions);
+                if method == "resources/subscribe" {
+                    subscriptions.insert(uri.to_string());
+                } else {
+                    subscriptions.remove(uri);
+                }
+                return simple(json!({}));
+            }
+            "subscriptions/listen" | "server/discover" => {
+                // Modern-only methods; a legacy session has its own ways.
+                return Some(error_text(Some(&id), Error::method_not_found(&method)));
+            }
+            _ => {}
+        }
+        // Everything else is a request the handlers serve: give it the `_meta` a modern request
+        // would carry, from the session.
+        let params = object
+            .entry("params")
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Some(params) = params.as_object_mut() else {
+            return Some(error_text(
+                Some(&id),
+                Error::invalid_params("params must be an object"),
+            ));
+        };
+        let meta = params
+            .entry("_meta")
+            .or_insert_with(|| Value::Object(Map::new()));
+        let Some(meta) = meta.as_object_mut() else {
+            return Some(error_text(
+                Some(&id),
+                Error::invalid_params("_meta must be an object"),
+            ));
+        };
+        meta.insert(crate::wire::META_VERSION.into(), json!(session.version));
+        meta.insert(crate::wire::META_CAPS.into(), session.capabilities.clone());
+        meta.insert(
+            "io.modelcontextprotocol/clientInfo".into(),
+            session.client_info.clone(),
+        );
+        if let Some(level) = lock(&session.log_level).clone() {
+            meta.insert("io.modelcontextprotocol/logLevel".into(), level);
+        }
+        let text = match serde_json::to_vec(&message) {
+            Ok(t) => t,
+            Err(e) => return Some(error_text(Some(&id), Error::internal(e.to_string()))),
+        };
+        let incoming = Incoming::parse(&text, &[session.version.as_str()]);
+        let live = Live {
+            outbound: session.outbound.clone(),
+            out: out.clone(),
+        };
+        let reply = self
+            .handle_live(incoming, principal, Some(out), Some(live))
+            .await?;
+        Some(legacy_reply(&reply))
+    }
+}
+
+impl Server {
+    /// Send a legacy session the notifications 2025 clients get unasked: list changes, and
+    /// updates of the resources it subscribed to. Runs until `out` closes.
+    pub(crate) async fn forward_changes(&self, session: &Session, out: &Notifier) {
+        use crate::resume::events::{Change, ListKind};
+        use tokio::sync::broadcast::error::RecvError;
+        let mut changes = self.changes.subscribe();
+        loop {
+            let change = tokio::select! {
+                _ = out.closed() => return,
+                change = changes.recv() => change,
+            };
+            let note = match change {
+                Ok(Change::List(kind)) => {
+                    let list = match kind {
+                        ListKind::Tools => "tools",
+                        ListKind::Prompts => "prompts",
+                        ListKind::Resources => "resources",
+                    };
+                    json!({"jsonrpc": "2.0", "method": format!("notifications/{list}/list_changed")})
+                }
+                Ok(Change::ResourceUpdated(uri)) if session.subscribed(&uri) => {
+                    json!({"jsonrpc": "2.0", "method": "notifications/resources/updated",
+                           "params": {"uri": uri}})
+                }
+                Ok(_) | Err(RecvError::Lagged(_)) => continue,
+                Err(RecvError::Closed) => return,
+            };
+            out.send(note.to_string());
+        }
+    }
+}
+
+/// A reply shaped for a legacy peer, as text.
+fn legacy_reply(reply: &Reply) -> String {
+    let mut value = reply.to_value();
+    if let Some(result) = value.get_mut("result") {
+        *result = legacy_result(result.take());
+    }
+    if let Some(error) = value.get_mut("error") {
+        *error = legacy_error(error.take());
+    }
+    value.to_string()
+}
