@@ -304,3 +304,142 @@ async fn a_server_without_legacy_refuses_initialize_naming_its_versions() {
         "{reply}"
     );
 }
+
+/// The server over HTTP on an ephemeral port; its base URL and address.
+async fn http(server: Arc<Server>) -> (String, std::net::SocketAddr) {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    tokio::spawn(mcp_runtime::http::serve_listener(
+        server,
+        listener,
+        Default::default(),
+        std::future::pending(),
+    ));
+    (format!("http://{addr}/mcp"), addr)
+}
+
+/// POST `message` in `session` (if any); status, headers, body.
+async fn post(
+    url: &str,
+    session: Option<&str>,
+    message: Value,
+) -> (u16, Vec<(String, String)>, Value) {
+    let mut headers = vec![
+        ("accept", "application/json, text/event-stream"),
+        ("mcp-protocol-version", "2025-11-25"),
+    ];
+    if let Some(s) = session {
+        headers.push(("mcp-session-id", s));
+    }
+    mcp_tests::support::post(url, message.to_string().into_bytes(), &headers).await
+}
+
+/// An SSE response read as it arrives, over a raw connection.
+struct Stream {
+    tcp: tokio::net::TcpStream,
+    buffered: String,
+}
+
+impl Stream {
+    async fn open(
+        addr: std::net::SocketAddr,
+        session: &str,
+        method: &str,
+        body: Option<Value>,
+    ) -> Self {
+        use tokio::io::AsyncWriteExt;
+        let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
+        let body = body.map(|b| b.to_string()).unwrap_or_default();
+        let head = format!(
+            "{method} /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
+             Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
+             Mcp-Session-Id: {session}\r\nContent-Length: {}\r\n\r\n{body}",
+            body.len()
+        );
+        tcp.write_all(head.as_bytes()).await.unwrap();
+        Stream {
+            tcp,
+            buffered: String::new(),
+        }
+    }
+
+    /// The next `data:` message of the stream, as JSON.
+    async fn next(&mut self) -> Value {
+        use tokio::io::AsyncReadExt;
+        loop {
+            if let Some(at) = self.buffered.find("data: ") {
+                let rest = &self.buffered[at + 6..];
+                if let Some(end) = rest.find('\n') {
+                    let data = rest[..end].trim().to_string();
+                    self.buffered = rest[end..].to_string();
+                    return serde_json::from_str(&data).unwrap();
+                }
+            }
+            let mut buf = [0u8; 8192];
+            let n = tokio::time::timeout(Duration::from_secs(5), self.tcp.read(&mut buf))
+                .await
+                .expect("an event within 5 s")
+                .unwrap();
+            assert!(n > 0, "the stream ended: {}", self.buffered);
+            self.buffered.push_str(&String::from_utf8_lossy(&buf[..n]));
+        }
+    }
+}
+
+#[tokio::test]
+async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
+    let s = server();
+    let (url, addr) = http(s.clone()).await;
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}},
+        "clientInfo": {"name": "legacy-http", "version": "1"}}});
+    let (status, headers, reply) = post(&url, None, init).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25");
+    let session = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .map(|(_, v)| v.clone())
+        .expect("an Mcp-Session-Id");
+    let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+    assert_eq!(post(&url, Some(&session), initialized).await.0, 202);
+    // Without the session: 400; with an unknown one: 404.
+    let list = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"});
+    assert_eq!(post(&url, None, list.clone()).await.0, 400);
+    assert_eq!(post(&url, Some("nope"), list.clone()).await.0, 404);
+    let (status, _, tools) = post(&url, Some(&session), list).await;
+    assert_eq!(status, 200);
+    assert!(tools["result"].get("resultType").is_none(), "{tools}");
+    // The call streams the server's requests, the client POSTs its answers back.
+    let call = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/call",
+                      "params": {"name": "plan_trip", "arguments": {"city": "Oslo"}}});
+    let mut stream = Stream::open(addr, &session, "POST", Some(call)).await;
+    let ask = stream.next().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
+    assert_eq!(post(&url, Some(&session), answer).await.0, 202);
+    let ask = stream.next().await;
+    assert_eq!(ask["method"], "sampling/createMessage", "{ask}");
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": sampled("Fjords!")});
+    assert_eq!(post(&url, Some(&session), answer).await.0, 202);
+    let done = stream.next().await;
+    assert_eq!(done["id"], 2);
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Ada to Oslo, booking B1: Fjords!"
+    );
+    // The standalone stream carries list changes.
+    let mut standalone = Stream::open(addr, &session, "GET", None).await;
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    s.notify_list_changed(mcp_runtime::ListKind::Tools);
+    let note = standalone.next().await;
+    assert_eq!(note["method"], "notifications/tools/list_changed", "{note}");
+    // DELETE ends the session.
+    let mut delete = Stream::open(addr, &session, "DELETE", None).await;
+    let mut status = [0u8; 12];
+    use tokio::io::AsyncReadExt;
+    delete.tcp.read_exact(&mut status).await.unwrap();
+    assert_eq!(&status, b"HTTP/1.1 204", "DELETE ends the session");
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    assert_eq!(post(&url, Some(&session), ping).await.0, 404);
+}

@@ -107,6 +107,11 @@ fn negotiate(requested: Option<&str>) -> &'static str {
 }
 
 impl Server {
+    /// Whether this server opens legacy sessions.
+    pub(crate) fn serves_legacy(&self) -> bool {
+        self.legacy
+    }
+
     /// Answer a legacy `initialize`: the reply text, and the session it opens (none if the
     /// server does not serve legacy clients, or the request is malformed).
     pub(crate) fn initialize(

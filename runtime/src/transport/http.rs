@@ -66,6 +66,8 @@ impl Default for HttpConfig {
 struct App {
     server: Arc<Server>,
     config: HttpConfig,
+    /// Legacy (2025-era) sessions opened by `initialize`.
+    sessions: crate::transport::session::Sessions,
 }
 
 /// An axum router serving `server` at `config.path`, to mount in an existing app or serve.
@@ -76,8 +78,12 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
         .auth
         .as_ref()
         .map(|a| (a.metadata_path(), a.metadata()));
-    let app = Arc::new(App { server, config });
-    let router = Router::new().route(&path, post(handle).get(not_allowed).delete(not_allowed));
+    let app = Arc::new(App {
+        server,
+        config,
+        sessions: Default::default(),
+    });
+    let router = Router::new().route(&path, post(handle).get(get_stream).delete(end_session));
     #[cfg(feature = "auth")]
     let router = match metadata {
         Some((at, document)) => {
@@ -187,6 +193,26 @@ pub async fn serve_listener(
     }
     connections.shutdown().await;
     Ok(())
+}
+
+/// GET: a legacy session's standalone stream; without a session, not allowed (2026-07-28 has
+/// no GET stream).
+async fn get_stream(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    match app
+        .sessions
+        .get_stream(&app.server, &app.config.limits, &headers)
+    {
+        Some(response) => response,
+        None => not_allowed().await,
+    }
+}
+
+/// DELETE: end a legacy session; without a session, not allowed.
+async fn end_session(State(app): State<Arc<App>>, headers: HeaderMap) -> Response {
+    match app.sessions.delete(&headers) {
+        Some(response) => response,
+        None => not_allowed().await,
+    }
 }
 
 async fn not_allowed() -> Response {
@@ -385,6 +411,20 @@ async fn handle(
         },
         None => principal,
     };
+    // 2025-era traffic: a legacy `initialize`, or a message of an open session.
+    let route = app
+        .sessions
+        .post(
+            &app.server,
+            &app.config.limits,
+            &headers,
+            &body,
+            principal.clone(),
+        )
+        .await;
+    if let crate::transport::session::Route::Done(response) = route {
+        return response;
+    }
     let incoming = app.server.read(&body);
     if let Err(refused) = check_request(&app.server, &headers, &incoming) {
         return reply_response(&refused);

@@ -6,6 +6,8 @@
 pub mod auth;
 #[cfg(feature = "http")]
 pub mod http;
+#[cfg(feature = "http")]
+pub(crate) mod session;
 #[cfg(feature = "stdio")]
 pub mod stdio;
 
@@ -37,6 +39,12 @@ pub struct Limits {
     /// its response before it fails with `AskError::NoAnswer` (default 5 min: a person may be
     /// filling in a form).
     pub ask_timeout: Duration,
+    /// HTTP legacy sessions open at once (default 10,000); an `initialize` past that, once
+    /// idle sessions are dropped, gets 503.
+    pub max_sessions: usize,
+    /// HTTP legacy sessions: how long one may go unused before it expires (default 30 min);
+    /// its id then gets 404 and the client initializes again.
+    pub session_idle: Duration,
 }
 
 impl Default for Limits {
@@ -48,6 +56,8 @@ impl Default for Limits {
             queue: crate::wire::DEFAULT_QUEUE,
             shutdown_grace: Duration::from_secs(10),
             ask_timeout: Duration::from_secs(300),
+            max_sessions: 10_000,
+            session_idle: Duration::from_secs(30 * 60),
         }
     }
 }
