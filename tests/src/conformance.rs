@@ -528,6 +528,11 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
         .tool(test_whoami)
         .tool(test_whoami_confirm)
         .tool(test_admin_only)
+        .tool(test_tool_with_logging)
+        .tool(test_sampling)
+        .tool(test_elicitation)
+        .tool(test_elicitation_sep1034_defaults)
+        .tool(test_elicitation_sep1330_enums)
         .name("mcp-toolkit-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(test_simple_text)
@@ -558,4 +563,121 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
                 .map(|v| v.to_string())
                 .collect()
         })
+}
+
+// ---------------------------------------------------------------------------------------------
+// The 2025-era fixtures: the same `elicit()`, `sample()` and `log()` as the 2026 ones. On a
+// legacy session their asks are real requests to the client.
+
+/// Sends three info log messages about 50 ms apart.
+#[mcp_tool]
+pub async fn test_tool_with_logging() -> String {
+    for (i, text) in [
+        "Tool execution started",
+        "Tool processing data",
+        "Tool execution completed",
+    ]
+    .into_iter()
+    .enumerate()
+    {
+        if i > 0 {
+            tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+        }
+        mcp_runtime::log(LoggingLevel::Info, Some("conformance"), json!(text));
+    }
+    "Tool with logging executed successfully".into()
+}
+
+/// Asks the client's model to answer `prompt`.
+#[mcp_tool]
+pub async fn test_sampling(
+    #[arg(description = "The prompt to send to the LLM")] prompt: String,
+) -> Result<String, ToolError> {
+    let answer = sample(Sampling::user(prompt).max_tokens(100)).await?;
+    Ok(format!("LLM response: {}", answer.text().unwrap_or_default()))
+}
+
+/// The user's name and email.
+#[derive(ElicitForm)]
+pub struct UserInfo {
+    /// User's response
+    pub username: String,
+    /// User's email address
+    pub email: String,
+}
+
+/// Asks the user for their name and email, showing `message`.
+#[mcp_tool]
+pub async fn test_elicitation(
+    #[arg(description = "The message to show the user")] message: String,
+) -> Result<String, ToolError> {
+    Ok(match elicit::<UserInfo>(message).await? {
+        Elicited::Accept(u) => format!(
+            "User response: action=accept, content={}",
+            json!({"username": u.username, "email": u.email})
+        ),
+        Elicited::Decline => "User response: action=decline".into(),
+        Elicited::Cancel => "User response: action=cancel".into(),
+    })
+}
+
+/// A form given by its schema as written, whose answer is kept as the client sent it: for the
+/// schema features a derived form does not write (legacy `enumNames`).
+pub struct SchemaForm<const KIND: u8>(pub Value);
+
+impl<const KIND: u8> ElicitForm for SchemaForm<KIND> {
+    fn requested_schema() -> schema::ElicitRequestFormParamsRequestedSchema {
+        let schema = match KIND {
+            0 => json!({"type": "object", "properties": {
+                "name": {"type": "string", "default": "John Doe"},
+                "age": {"type": "integer", "default": 30},
+                "score": {"type": "number", "default": 95.5},
+                "status": {"type": "string", "enum": ["active", "inactive", "pending"], "default": "active"},
+                "verified": {"type": "boolean", "default": true}}}),
+            _ => json!({"type": "object", "properties": {
+                "untitledSingle": {"type": "string", "enum": ["option1", "option2", "option3"]},
+                "titledSingle": {"type": "string", "oneOf": [
+                    {"const": "value1", "title": "First Option"},
+                    {"const": "value2", "title": "Second Option"},
+                    {"const": "value3", "title": "Third Option"}]},
+                "legacyEnum": {"type": "string", "enum": ["opt1", "opt2", "opt3"],
+                    "enumNames": ["Option One", "Option Two", "Option Three"]},
+                "untitledMulti": {"type": "array", "items": {"type": "string", "enum": ["option1", "option2", "option3"]}},
+                "titledMulti": {"type": "array", "items": {"anyOf": [
+                    {"const": "value1", "title": "First Choice"},
+                    {"const": "value2", "title": "Second Choice"},
+                    {"const": "value3", "title": "Third Choice"}]}}}}),
+        };
+        serde_json::from_value(schema).expect("the fixture schemas are valid")
+    }
+
+    fn from_content(
+        content: &indexmap::IndexMap<String, schema::ElicitResultContentValue>,
+    ) -> Result<Self, String> {
+        serde_json::to_value(content)
+            .map(SchemaForm)
+            .map_err(|e| e.to_string())
+    }
+}
+
+fn completed<const KIND: u8>(answer: Elicited<SchemaForm<KIND>>) -> String {
+    match answer {
+        Elicited::Accept(form) => format!("Elicitation completed: action=accept, content={}", form.0),
+        Elicited::Decline => "Elicitation completed: action=decline, content={}".into(),
+        Elicited::Cancel => "Elicitation completed: action=cancel, content={}".into(),
+    }
+}
+
+/// Asks for a form whose every primitive field has a default (SEP-1034).
+#[mcp_tool]
+pub async fn test_elicitation_sep1034_defaults() -> Result<String, ToolError> {
+    let answer = elicit::<SchemaForm<0>>("Please review and update the form fields with defaults").await?;
+    Ok(completed(answer))
+}
+
+/// Asks for a form with all five enum shapes (SEP-1330).
+#[mcp_tool]
+pub async fn test_elicitation_sep1330_enums() -> Result<String, ToolError> {
+    let answer = elicit::<SchemaForm<1>>("Please select options from the enum fields").await?;
+    Ok(completed(answer))
 }
