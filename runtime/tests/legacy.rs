@@ -443,3 +443,71 @@ async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
     let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
     assert_eq!(post(&url, Some(&session), ping).await.0, 404);
 }
+
+#[tokio::test]
+async fn the_modern_flow_completes_over_http_and_stdio_with_the_step_run_once_each() {
+    // HTTP, with the project's client answering the rounds.
+    let s = server();
+    let (url, _) = http(s.clone()).await;
+    let client = mcp_tests::support::answering_client(mcp_runtime::client::Client::http(&url));
+    let done = client
+        .call_tool("plan_trip", json!({"city": "Oslo"}))
+        .await
+        .unwrap();
+    assert_eq!(
+        mcp_tests::support::text(&done),
+        "Ada to Oslo, booking B1: Paris"
+    );
+    // stdio, driven line by line: the first message is modern, so the connection is.
+    let s = server();
+    let mut pipe = Legacy::start(s, Limits::default());
+    let mut params = call("plan_trip", json!({"city": "Oslo"}), all_caps());
+    pipe.send(json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params}))
+        .await;
+    for (id, answer) in [(2, accept(json!({"name": "Ada"}))), (3, sampled("Paris"))] {
+        let round = pipe.next().await;
+        let key = first_key(&round["result"]);
+        params["requestState"] = round["result"]["requestState"].clone();
+        params["inputResponses"] = json!({ key: answer });
+        pipe.send(json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params}))
+            .await;
+    }
+    let done = pipe.next().await;
+    assert_eq!(
+        done["result"]["content"][0]["text"], "Ada to Oslo, booking B1: Paris",
+        "{done}"
+    );
+}
+
+#[tokio::test]
+async fn an_idle_http_session_expires() {
+    let s = server();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let config = mcp_runtime::http::HttpConfig {
+        limits: Limits {
+            session_idle: Duration::from_millis(200),
+            ..Limits::default()
+        },
+        ..Default::default()
+    };
+    tokio::spawn(mcp_runtime::http::serve_listener(
+        s,
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (_, headers, reply) = post(&url, None, init).await;
+    assert_eq!(reply["result"]["protocolVersion"], "2025-06-18");
+    let session = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    assert_eq!(post(&url, Some(&session), ping.clone()).await.0, 200);
+    tokio::time::sleep(Duration::from_millis(400)).await;
+    assert_eq!(post(&url, Some(&session), ping).await.0, 404, "expired");
+}

@@ -594,7 +594,10 @@ pub async fn test_sampling(
     #[arg(description = "The prompt to send to the LLM")] prompt: String,
 ) -> Result<String, ToolError> {
     let answer = sample(Sampling::user(prompt).max_tokens(100)).await?;
-    Ok(format!("LLM response: {}", answer.text().unwrap_or_default()))
+    Ok(format!(
+        "LLM response: {}",
+        answer.text().unwrap_or_default()
+    ))
 }
 
 /// The user's name and email.
@@ -662,7 +665,9 @@ impl<const KIND: u8> ElicitForm for SchemaForm<KIND> {
 
 fn completed<const KIND: u8>(answer: Elicited<SchemaForm<KIND>>) -> String {
     match answer {
-        Elicited::Accept(form) => format!("Elicitation completed: action=accept, content={}", form.0),
+        Elicited::Accept(form) => {
+            format!("Elicitation completed: action=accept, content={}", form.0)
+        }
         Elicited::Decline => "Elicitation completed: action=decline, content={}".into(),
         Elicited::Cancel => "Elicitation completed: action=cancel, content={}".into(),
     }
@@ -671,7 +676,8 @@ fn completed<const KIND: u8>(answer: Elicited<SchemaForm<KIND>>) -> String {
 /// Asks for a form whose every primitive field has a default (SEP-1034).
 #[mcp_tool]
 pub async fn test_elicitation_sep1034_defaults() -> Result<String, ToolError> {
-    let answer = elicit::<SchemaForm<0>>("Please review and update the form fields with defaults").await?;
+    let answer =
+        elicit::<SchemaForm<0>>("Please review and update the form fields with defaults").await?;
     Ok(completed(answer))
 }
 
