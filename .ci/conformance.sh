@@ -54,13 +54,17 @@ wait "$server_pid" 2>/dev/null || true
 # network namespace with only loopback up.
 cargo build -q --release -p mcp-tests --bin conformance-client
 client="$PWD/target/release/conformance-client"
-for scenario in sep-2322-client-request-state request-metadata tools_call; do
-  echo "== conformance client --scenario $scenario"
-  if unshare --net bash -c "ip link set lo up && '$node22' '$suite' client --command '$client' --scenario $scenario --spec-version 2026-07-28 -o '$dir/out-client'" >"$dir/client-$scenario.log" 2>&1; then
-    grep -E '^Passed:' "$dir/client-$scenario.log" || true
-    if grep -qE '[1-9][0-9]* warnings' "$dir/client-$scenario.log"; then echo "warnings in $scenario"; status=1; fi
+# The 2026 scenarios, then `tools_call` against the suite's 2025-11-25 server (the client probes,
+# falls back to initialize and answers the server's own requests).
+for run in sep-2322-client-request-state@2026-07-28 request-metadata@2026-07-28 tools_call@2026-07-28 tools_call@2025-11-25; do
+  scenario="${run%@*}"; version="${run#*@}"
+  echo "== conformance client --scenario $scenario --spec-version $version"
+  log="$dir/client-$scenario-$version.log"
+  if unshare --net bash -c "ip link set lo up && '$node22' '$suite' client --command '$client' --scenario $scenario --spec-version $version -o '$dir/out-client'" >"$log" 2>&1; then
+    grep -E '^Passed:' "$log" || true
+    if grep -qE '[1-9][0-9]* warnings' "$log"; then echo "warnings in $scenario at $version"; status=1; fi
   else
-    tail -n 20 "$dir/client-$scenario.log"; status=1
+    tail -n 20 "$log"; status=1
   fi
 done
 

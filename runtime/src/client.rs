@@ -13,6 +13,12 @@
 //! before its reply arrives sends `notifications/cancelled` for it, and notifications the server
 //! writes (progress, log messages, list changes) go to the [`Client::notifications`] channel,
 //! as they do from HTTP response streams.
+//!
+//! A 2025-era server is found the way the spec describes: the first request is preceded by a
+//! `server/discover` probe, and on any outcome but a result the client sends `initialize`
+//! (2025-11-25) and speaks the legacy protocol from then on: an `Mcp-Session-Id` over HTTP, no
+//! `_meta`, and the server's own `elicitation/create`, `sampling/createMessage` and `roots/list`
+//! requests answered through the same [`InputHandler`].
 
 use crate::wire::{BoxFuture, META_CAPS, META_CLIENT_INFO, META_VERSION};
 use futures_util::StreamExt;
@@ -147,6 +153,45 @@ impl std::error::Error for ClientError {}
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
 
+/// Which protocol the server speaks, found on the first request.
+#[derive(Debug, Clone)]
+enum Era {
+    /// 2026-07-28: stateless requests with `_meta`.
+    Modern,
+    /// A 2025-era server: the version `initialize` agreed and the HTTP session, if any.
+    Legacy {
+        version: String,
+        session: Option<String>,
+    },
+}
+
+/// The version this client asks a legacy server for.
+const LEGACY_VERSION: &str = "2025-11-25";
+
+/// The answer to a server's request (a legacy server's `elicitation/create`, `sampling/
+/// createMessage`, `roots/list` or `ping`), as the JSON-RPC response to send back.
+async fn answer_server_request(handler: &Arc<dyn InputHandler>, request: &Value) -> Value {
+    let id = request.get("id").cloned().unwrap_or(Value::Null);
+    let method = request.get("method").and_then(Value::as_str).unwrap_or("");
+    if method == "ping" {
+        return json!({"jsonrpc": "2.0", "id": id, "result": {}});
+    }
+    let ask =
+        json!({"method": method, "params": request.get("params").cloned().unwrap_or(json!({}))});
+    let outcome = match serde_json::from_value::<InputRequest>(ask) {
+        Ok(input) => handler.answer(&id.to_string(), input).await,
+        Err(_) => {
+            return json!({"jsonrpc": "2.0", "id": id,
+                          "error": {"code": error_codes::METHOD_NOT_FOUND, "message": format!("method not found: {method}")}})
+        }
+    };
+    match outcome {
+        Ok(result) => json!({"jsonrpc": "2.0", "id": id, "result": result}),
+        Err(e) => json!({"jsonrpc": "2.0", "id": id,
+                         "error": {"code": error_codes::INTERNAL_ERROR, "message": e.to_string()}}),
+    }
+}
+
 enum Transport {
     Http {
         url: String,
@@ -159,6 +204,8 @@ enum Transport {
         done: Arc<AtomicBool>,
         /// Where the reader task sends messages that answer no request (notifications).
         notes: Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>>,
+        /// What answers a legacy server's own requests, once [`Client::with_input`] set it.
+        answers: Arc<Mutex<Option<Arc<dyn InputHandler>>>>,
         /// The spawned server, killed when the client is dropped; `None` for [`Client::over_io`].
         _child: Option<Arc<Mutex<tokio::process::Child>>>,
     },
@@ -198,6 +245,8 @@ pub struct Client {
     /// Per tool seen in a `tools/list` result, its arguments mirrored in `Mcp-Param-*` headers,
     /// as (argument, header name); an empty list for a tool that mirrors none.
     header_params: Mutex<HashMap<String, Vec<(String, String)>>>,
+    /// The server's era, found on the first request.
+    era: tokio::sync::OnceCell<Era>,
 }
 
 /// The longest line read from a stdio server (a reply may carry a large resource).
@@ -263,9 +312,13 @@ impl Client {
         });
         let pending: Pending = Arc::default();
         let notes: Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>> = Arc::default();
+        let answers: Arc<Mutex<Option<Arc<dyn InputHandler>>>> = Arc::default();
         let done = Arc::new(AtomicBool::new(false));
         let (reader_pending, reader_notes, reader_done) =
             (pending.clone(), notes.clone(), done.clone());
+        // Weak: the reader must not keep the writer (and the server's stdin) open once the
+        // client is dropped.
+        let (reader_answers, reader_tx) = (answers.clone(), tx.downgrade());
         tokio::spawn(async move {
             let mut reader = BufReader::new(reader);
             let mut raw = Vec::new();
@@ -287,6 +340,18 @@ impl Client {
                             let _ = w.send(v);
                         }
                     }
+                    // A legacy server's own request: answered in a task of its own.
+                    Some(_) => {
+                        let handler = reader_answers.lock().ok().and_then(|h| h.clone());
+                        let handler = handler.unwrap_or_else(|| Arc::new(DeclineAll));
+                        let tx = reader_tx.clone();
+                        tokio::spawn(async move {
+                            let response = answer_server_request(&handler, &v).await;
+                            if let Some(tx) = tx.upgrade() {
+                                let _ = tx.send(response.to_string());
+                            }
+                        });
+                    }
                     _ => {
                         let note = reader_notes.lock().ok().and_then(|n| n.clone());
                         if let Some(n) = note {
@@ -307,6 +372,7 @@ impl Client {
             pending,
             done,
             notes,
+            answers,
             _child: None,
         })
     }
@@ -321,6 +387,7 @@ impl Client {
             next_id: AtomicI64::new(1),
             notifications: None,
             header_params: Mutex::new(HashMap::new()),
+            era: tokio::sync::OnceCell::new(),
         }
     }
 
@@ -332,6 +399,11 @@ impl Client {
     ) -> Self {
         self.capabilities = serde_json::to_value(capabilities).unwrap_or_else(|_| json!({}));
         self.handler = Arc::new(handler);
+        if let Transport::Stdio { answers, .. } = &self.transport {
+            if let Ok(mut slot) = answers.lock() {
+                *slot = Some(self.handler.clone());
+            }
+        }
         self
     }
 
@@ -366,6 +438,137 @@ impl Client {
         })
     }
 
+    /// The server's era: found with a `server/discover` probe on first use, falling back to
+    /// `initialize` on any outcome but a result.
+    async fn era(&self) -> Result<&Era, ClientError> {
+        self.era
+            .get_or_try_init(|| async {
+                let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+                let probe = json!({"jsonrpc": "2.0", "id": id, "method": methods::SERVER_DISCOVER,
+                                   "params": {"_meta": self.meta()}});
+                match self.send(&probe).await {
+                    Ok(reply) if reply.get("result").is_some() => Ok(Era::Modern),
+                    _ => self.initialize().await,
+                }
+            })
+            .await
+    }
+
+    /// Open a legacy session: `initialize`, then `notifications/initialized`.
+    async fn initialize(&self) -> Result<Era, ClientError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let msg = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
+            "protocolVersion": LEGACY_VERSION, "capabilities": self.capabilities,
+            "clientInfo": self.info}});
+        let (reply, session) = match &self.transport {
+            Transport::Http { url, http } => {
+                self.post_legacy(url, http, LEGACY_VERSION, None, &msg)
+                    .await?
+            }
+            Transport::Stdio { .. } => (self.send(&msg).await?, None),
+        };
+        let version = reply
+            .pointer("/result/protocolVersion")
+            .and_then(Value::as_str)
+            .ok_or_else(|| {
+                ClientError::Protocol(format!(
+                    "the server answered neither server/discover nor initialize: {reply}"
+                ))
+            })?
+            .to_string();
+        let initialized = json!({"jsonrpc": "2.0", "method": "notifications/initialized"});
+        match &self.transport {
+            Transport::Http { url, http } => {
+                self.post_legacy(url, http, &version, session.as_deref(), &initialized)
+                    .await?;
+            }
+            Transport::Stdio { tx, .. } => {
+                tx.send(initialized.to_string())
+                    .map_err(|_| ClientError::Transport("server stdin closed".into()))?;
+            }
+        }
+        Ok(Era::Legacy { version, session })
+    }
+
+    /// POST one message of a legacy session and read its reply, answering the server's own
+    /// requests on the response stream; the reply (`Null` for a notification or response) and
+    /// the session id the server set.
+    async fn post_legacy(
+        &self,
+        url: &str,
+        http: &HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+        version: &str,
+        session: Option<&str>,
+        msg: &Value,
+    ) -> Result<(Value, Option<String>), ClientError> {
+        let mut req = hyper::Request::post(url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", version);
+        if let Some(s) = session {
+            req = req.header("mcp-session-id", s);
+        }
+        let req = req
+            .body(Full::new(Bytes::from(msg.to_string())))
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let resp = http
+            .request(req)
+            .await
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let status = resp.status();
+        let set_session = resp
+            .headers()
+            .get("mcp-session-id")
+            .and_then(|v| v.to_str().ok())
+            .map(str::to_string);
+        let is_sse = resp
+            .headers()
+            .get("content-type")
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|c| c.starts_with("text/event-stream"));
+        let id = msg.get("id").cloned();
+        if is_sse {
+            let stream = resp.into_body().into_data_stream();
+            let mut events = eventsource_stream::EventStream::new(stream);
+            while let Some(ev) = events.next().await {
+                let ev = ev.map_err(|e| ClientError::Transport(e.to_string()))?;
+                let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
+                    continue;
+                };
+                match (v.get("method").is_some(), v.get("id")) {
+                    (false, Some(i)) if Some(i) == id.as_ref() => return Ok((v, set_session)),
+                    (true, Some(_)) => {
+                        // The server asks: answer and POST the response back in the session.
+                        let response = answer_server_request(&self.handler, &v).await;
+                        let session = set_session.as_deref().or(session);
+                        Box::pin(self.post_legacy(url, http, version, session, &response)).await?;
+                    }
+                    _ => {
+                        if let Some(tx) = &self.notifications {
+                            let _ = tx.send(v);
+                        }
+                    }
+                }
+            }
+            return Err(ClientError::Transport(
+                "event stream ended without a response".into(),
+            ));
+        }
+        let body = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| ClientError::Transport(e.to_string()))?
+            .to_bytes();
+        if id.is_none() || body.is_empty() {
+            return Ok((Value::Null, set_session));
+        }
+        let reply = serde_json::from_slice(&body).map_err(|_| {
+            ClientError::Transport(format!("HTTP {status} without a JSON-RPC body"))
+        })?;
+        Ok((reply, set_session))
+    }
+
     /// Send one request (with `_meta` filled in) and return its `result`.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         let mut params = match params {
@@ -373,6 +576,25 @@ impl Client {
             Value::Null => Map::new(),
             _ => return Err(ClientError::Protocol("params must be an object".into())),
         };
+        // An explicit discover decides the era itself; anything else needs it known.
+        let era = if method == methods::SERVER_DISCOVER {
+            self.era.get().cloned().unwrap_or(Era::Modern)
+        } else {
+            self.era().await?.clone()
+        };
+        if let Era::Legacy { version, session } = era {
+            let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+            let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
+            let reply = match &self.transport {
+                Transport::Http { url, http } => {
+                    self.post_legacy(url, http, &version, session.as_deref(), &msg)
+                        .await?
+                        .0
+                }
+                Transport::Stdio { .. } => self.send(&msg).await?,
+            };
+            return Self::result_of(reply);
+        }
         let meta = params.entry("_meta").or_insert_with(|| json!({}));
         if let (Value::Object(m), Value::Object(base)) = (meta, self.meta()) {
             for (k, v) in base {
@@ -400,19 +622,27 @@ impl Client {
                 reply = self.send(&retry).await?;
             }
         }
+        let result = Self::result_of(reply)?;
+        if method == methods::SERVER_DISCOVER {
+            let _ = self.era.set(Era::Modern);
+        }
+        if method == methods::TOOLS_LIST {
+            self.learn_header_params(&result);
+        }
+        Ok(result)
+    }
+
+    /// The `result` of a reply, or its error.
+    fn result_of(reply: Value) -> Result<Value, ClientError> {
         if let Some(err) = reply.get("error") {
             let e: mcp_schema::Error = serde_json::from_value(err.clone())
                 .map_err(|e| ClientError::Protocol(format!("bad error object: {e}")))?;
             return Err(ClientError::Rpc(e));
         }
-        let result = reply
+        reply
             .get("result")
             .cloned()
-            .ok_or_else(|| ClientError::Protocol("reply has neither result nor error".into()))?;
-        if method == methods::TOOLS_LIST {
-            self.learn_header_params(&result);
-        }
-        Ok(result)
+            .ok_or_else(|| ClientError::Protocol("reply has neither result nor error".into()))
     }
 
     /// Record the header arguments of every tool in a `tools/list` result.

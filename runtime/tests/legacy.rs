@@ -511,3 +511,78 @@ async fn an_idle_http_session_expires() {
     tokio::time::sleep(Duration::from_millis(400)).await;
     assert_eq!(post(&url, Some(&session), ping).await.0, 404, "expired");
 }
+
+#[tokio::test]
+async fn the_client_falls_back_to_a_legacy_session_and_answers_the_servers_requests() {
+    use mcp_runtime::client::Client;
+    // A scripted 2025-era stdio server: no server/discover, an initialize, then a tools/call
+    // that asks the client for a form before it answers.
+    let (client_end, server_end) = tokio::io::duplex(1 << 16);
+    let (read, mut write) = tokio::io::split(server_end);
+    let script = tokio::spawn(async move {
+        let mut lines = BufReader::new(read).lines();
+        let mut seen = Vec::new();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let m: Value = serde_json::from_str(&line).unwrap();
+            seen.push(m["method"].as_str().unwrap_or("response").to_string());
+            let reply = match m["method"].as_str() {
+                Some("server/discover") => Some(json!({"jsonrpc": "2.0", "id": m["id"],
+                    "error": {"code": -32601, "message": "Method not found"}})),
+                Some("initialize") => {
+                    assert!(
+                        m["params"]["capabilities"]["elicitation"].is_object(),
+                        "{m}"
+                    );
+                    Some(json!({"jsonrpc": "2.0", "id": m["id"], "result": {
+                        "protocolVersion": "2025-11-25", "capabilities": {"tools": {}},
+                        "serverInfo": {"name": "old", "version": "1"}}}))
+                }
+                Some("tools/call") => {
+                    assert!(m["params"].get("_meta").is_none(), "no modern _meta: {m}");
+                    let ask = json!({"jsonrpc": "2.0", "id": "s1", "method": "elicitation/create",
+                        "params": {"message": "Name?", "requestedSchema": {"type": "object",
+                            "properties": {"name": {"type": "string"}}}}});
+                    write
+                        .write_all(format!("{ask}\n").as_bytes())
+                        .await
+                        .unwrap();
+                    let answer: Value =
+                        serde_json::from_str(&lines.next_line().await.unwrap().unwrap()).unwrap();
+                    assert_eq!(answer["id"], "s1", "{answer}");
+                    let name = answer["result"]["content"]["name"]
+                        .as_str()
+                        .unwrap_or("?")
+                        .to_string();
+                    Some(json!({"jsonrpc": "2.0", "id": m["id"], "result": {
+                        "content": [{"type": "text", "text": format!("Hello, {name}")}]}}))
+                }
+                _ => None,
+            };
+            if let Some(reply) = reply {
+                write
+                    .write_all(format!("{reply}\n").as_bytes())
+                    .await
+                    .unwrap();
+            }
+            if seen.last().map(String::as_str) == Some("tools/call") {
+                break;
+            }
+        }
+        seen
+    });
+    let (r, w) = tokio::io::split(client_end);
+    let client = mcp_tests::support::answering_client(Client::over_io(r, w));
+    let result = client.call_tool("greet", json!({})).await.unwrap();
+    assert_eq!(mcp_tests::support::text(&result), "Hello, Ada");
+    let seen = script.await.unwrap();
+    assert_eq!(
+        seen,
+        [
+            "server/discover",
+            "initialize",
+            "notifications/initialized",
+            "tools/call"
+        ],
+        "the probe, the fallback, then the call"
+    );
+}
