@@ -162,6 +162,20 @@
 //! Field doc comments become descriptions. Anything else (a nested struct, a map, a
 //! `Vec<String>`) is a compile error saying forms are flat.
 //!
+//! ## 2025-era clients
+//!
+//! The same handlers serve clients of 2025-11-25, 2025-06-18 and 2025-03-26 (see
+//! [`crate::LEGACY_VERSIONS`]; [`crate::ServerBuilder::legacy`] turns this off). Such a client
+//! opens with `initialize`, which fixes its capabilities for the session; its requests reach the
+//! handlers with those capabilities in the request's `_meta`, so [`crate::RequestContext`],
+//! capability checks and [`crate::AskError::MissingCapability`] mean what they mean on a modern
+//! request. What differs is how an ask is answered: on a legacy session it is a real request to
+//! the client, awaited in place, so nothing is replayed and no `requestState` exists; a client
+//! that answers with an error gives [`crate::AskError::Refused`], one that does not answer within
+//! `Limits::ask_timeout` gives [`crate::AskError::NoAnswer`] (both become tool errors with `?`),
+//! and a cancelled call tells the client its request is no longer wanted. Write handlers as for
+//! MRTR (side effects in `step`) and they behave the same in both eras.
+//!
 //! ## Limits and shutdown
 //!
 //! Every transport limit is a field of [`crate::Limits`], given to `HttpConfig::limits` or
