@@ -9,6 +9,7 @@
 
 use crate::handler::Principal;
 use crate::server::Server;
+use crate::transport::sse::{event_stream, AbortOnDrop};
 use crate::transport::Limits;
 use crate::wire::param::{decode_param, param_text};
 use crate::wire::{
@@ -17,14 +18,11 @@ use crate::wire::{
 use axum::body::{Body, Bytes};
 use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::sse::{Event, Sse};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Extension;
 use axum::Router;
-use futures_util::stream::{self, StreamExt};
 use mcp_schema::{CallToolRequest, ClientRequest, Error};
-use std::convert::Infallible;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -557,15 +555,6 @@ fn forbidden(
     response
 }
 
-/// Aborts a spawned task when dropped.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 /// What a streaming-capable request produced first.
 enum First {
     /// A notification: the answer is an SSE stream that starts with it.
@@ -604,20 +593,8 @@ async fn stream_response(
         First::Reply(Some(reply)) => return reply_response(&reply),
         First::Reply(None) => return StatusCode::ACCEPTED.into_response(),
     };
-    let message =
-        |text: String| Ok::<Event, Infallible>(Event::default().event("message").data(text));
-    let notes = stream::once(async move { note })
-        .chain(tokio_stream::wrappers::ReceiverStream::new(rx))
-        .map(message);
-    // The task lives as long as the stream: a client that closes the stream cancels the call.
-    let last = stream::once(async move {
-        let _task = task;
-        done_rx.await.ok().flatten()
-    })
-    .filter_map(move |reply| async move { reply.map(|r| message(r.to_json())) });
-    // The notification channel closes when the handler finishes (its sender is dropped with the
-    // call), so the reply always comes after every notification.
-    Sse::new(notes.chain(last)).into_response()
+    let reply = async move { done_rx.await.ok().flatten().map(|r| r.to_json()) };
+    event_stream(note, rx, task, reply)
 }
 
 impl Server {

@@ -8,6 +8,8 @@ pub mod auth;
 pub mod http;
 #[cfg(feature = "http")]
 pub(crate) mod session;
+#[cfg(feature = "http")]
+pub(crate) mod sse;
 #[cfg(feature = "stdio")]
 pub mod stdio;
 

@@ -12,12 +12,13 @@
 use crate::handler::Principal;
 use crate::server::legacy::{is_legacy_initialize, Session};
 use crate::server::Server;
+use crate::transport::sse::{event_stream, AbortOnDrop};
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures_util::stream::{self, StreamExt};
+use futures_util::stream::StreamExt;
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::convert::Infallible;
@@ -272,15 +273,6 @@ impl Entry {
     }
 }
 
-/// Aborts the request's task if the response (or its stream) is dropped first.
-struct AbortOnDrop(tokio::task::JoinHandle<()>);
-
-impl Drop for AbortOnDrop {
-    fn drop(&mut self) {
-        self.0.abort();
-    }
-}
-
 /// The response to a session's request: plain JSON if the reply comes before anything else,
 /// else an SSE stream of the server's requests and notifications, then the reply.
 async fn respond(
@@ -306,15 +298,5 @@ async fn respond(
             None => StatusCode::ACCEPTED.into_response(),
         };
     };
-    let message =
-        |text: String| Ok::<Event, Infallible>(Event::default().event("message").data(text));
-    let notes = stream::once(async move { first })
-        .chain(tokio_stream::wrappers::ReceiverStream::new(rx))
-        .map(message);
-    let last = stream::once(async move {
-        let _task = task;
-        done.await.ok().flatten()
-    })
-    .filter_map(move |reply| async move { reply.map(message) });
-    Sse::new(notes.chain(last)).into_response()
+    event_stream(first, rx, task, async move { done.await.ok().flatten() })
 }
