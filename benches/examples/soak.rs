@@ -238,6 +238,92 @@ async fn half_headers(addr: &str) -> bool {
     }
 }
 
+/// Memory per legacy (2025-era) HTTP session: RSS of a fresh server before and after `count`
+/// sessions are opened with `initialize` and kept (each then served one `tools/list`).
+async fn session_memory(count: usize) -> Result<(u64, u64), String> {
+    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
+    let mut child = Command::new(exe)
+        .arg("serve-http")
+        .stdout(Stdio::piped())
+        .kill_on_drop(true)
+        .spawn()
+        .map_err(|e| e.to_string())?;
+    let pid = child.id().ok_or("no pid")?;
+    let mut line = String::new();
+    BufReader::new(child.stdout.take().ok_or("no stdout")?)
+        .read_line(&mut line)
+        .await
+        .map_err(|e| e.to_string())?;
+    let port = line
+        .trim()
+        .strip_prefix("PORT ")
+        .ok_or("no port")?
+        .to_string();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let client = generator::client();
+    let post = |body: Value, session: Option<String>| {
+        let mut req = hyper::Request::post(&url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2025-11-25");
+        if let Some(s) = session {
+            req = req.header("mcp-session-id", s);
+        }
+        let req = req.body(http_body_util::Full::new(hyper::body::Bytes::from(
+            body.to_string(),
+        )));
+        let client = client.clone();
+        async move {
+            let resp = client
+                .request(req.map_err(|e| e.to_string())?)
+                .await
+                .map_err(|e| e.to_string())?;
+            let status = resp.status();
+            let session = resp
+                .headers()
+                .get("mcp-session-id")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            use http_body_util::BodyExt;
+            let body = resp
+                .into_body()
+                .collect()
+                .await
+                .map_err(|e| e.to_string())?;
+            if !status.is_success() {
+                return Err(format!(
+                    "HTTP {status}: {}",
+                    String::from_utf8_lossy(&body.to_bytes())
+                ));
+            }
+            Ok::<_, String>(session)
+        }
+    };
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}},
+        "clientInfo": {"name": "soak", "version": "0.1.0"}}});
+    // Warm the server up with a few sessions first.
+    for n in 0..50 {
+        post(init.clone(), None)
+            .await
+            .map_err(|e| format!("warm-up session {n}: {e}"))?;
+    }
+    let (before, _) = rss_kib(pid);
+    for n in 0..count {
+        let session = post(init.clone(), None)
+            .await
+            .map_err(|e| format!("session {n}: {e}"))?
+            .ok_or("no session id")?;
+        post(
+            json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list"}),
+            Some(session),
+        )
+        .await?;
+    }
+    let (after, _) = rss_kib(pid);
+    Ok((before, after))
+}
+
 async fn soak_stdio(seconds: f64) -> Result<Row, String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut child = Command::new(exe)
@@ -376,13 +462,30 @@ async fn main() -> std::process::ExitCode {
         }
         _ => {}
     }
+    if args.first().map(String::as_str) == Some("sessions") {
+        // Under the default cap of 10,000 sessions (50 are opened to warm up).
+        let count = 9_000;
+        return match session_memory(count).await {
+            Ok((before, after)) => {
+                println!(
+                    "legacy HTTP sessions: {count} opened, RSS {before} -> {after} KiB, {:.0} bytes per session",
+                    (after.saturating_sub(before) * 1024) as f64 / count as f64
+                );
+                std::process::ExitCode::SUCCESS
+            }
+            Err(e) => {
+                eprintln!("sessions: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
+    }
     let mut seconds = 60.0;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match (a.as_str(), it.next().and_then(|v| v.parse::<f64>().ok())) {
             ("--seconds", Some(v)) if v > 0.0 => seconds = v,
             _ => {
-                eprintln!("usage: soak [--seconds S] | soak serve-http | soak serve-stdio");
+                eprintln!("usage: soak [--seconds S] | soak sessions | soak serve-http | soak serve-stdio");
                 return std::process::ExitCode::FAILURE;
             }
         }
