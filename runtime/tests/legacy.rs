@@ -586,3 +586,44 @@ async fn the_client_falls_back_to_a_legacy_session_and_answers_the_servers_reque
         "the probe, the fallback, then the call"
     );
 }
+
+#[tokio::test]
+async fn an_http_ask_that_is_never_answered_times_out_and_the_session_goes_on() {
+    let s = server();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let url = format!("http://{addr}/mcp");
+    let config = mcp_runtime::http::HttpConfig {
+        limits: Limits {
+            ask_timeout: Duration::from_millis(300),
+            ..Limits::default()
+        },
+        ..Default::default()
+    };
+    tokio::spawn(mcp_runtime::http::serve_listener(
+        s,
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let (_, headers, _) = post(&url, None, init).await;
+    let session = headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .map(|(_, v)| v.clone())
+        .unwrap();
+    let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                      "params": {"name": "plan_trip", "arguments": {"city": "Lima"}}});
+    let mut stream = Stream::open(addr, &session, "POST", Some(call)).await;
+    let ask = stream.next().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    // No answer: after the ask timeout the call ends with a tool error on the same stream.
+    let done = stream.next().await;
+    assert_eq!(done["id"], 1, "{done}");
+    assert_eq!(done["result"]["isError"], true, "{done}");
+    let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
+    assert_eq!(post(&url, Some(&session), ping).await.0, 200);
+}
