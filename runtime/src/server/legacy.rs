@@ -40,10 +40,9 @@ pub(crate) struct Session {
 impl Session {
     /// Whether the client subscribed to updates of `uri` (or a URI it lies under).
     pub(crate) fn subscribed(&self, uri: &str) -> bool {
-        lock(&self.subscriptions).iter().any(|s| {
-            uri.strip_prefix(s.as_str())
-                .is_some_and(|rest| rest.is_empty() || rest.starts_with(['/', '?', '#']))
-        })
+        lock(&self.subscriptions)
+            .iter()
+            .any(|s| super::listen::covers(s, uri))
     }
 
     /// End the session: requests to the client waiting for a response fail.
@@ -60,6 +59,11 @@ pub(crate) fn is_legacy_initialize(message: &Value) -> bool {
             .pointer("/params/_meta")
             .and_then(|m| m.get(crate::wire::META_VERSION))
             .is_none()
+}
+
+/// The reply to a line or body of a legacy session that is not JSON.
+pub(crate) fn parse_error_text(e: &serde_json::Error) -> String {
+    error_text(None, Error::parse_error(format!("parse error: {e}")))
 }
 
 /// A JSON-RPC error reply, as text.
@@ -172,25 +176,17 @@ impl Server {
         (result_text(id, result), Some(Arc::new(session)))
     }
 
-    /// Handle one message of a legacy session: the reply text to write back, if any. Responses
-    /// from the client to the session's own requests are handed to the asks that wait for them.
-    /// `out` carries the session's requests to the client and the request's notifications.
+    /// Handle one message of a legacy session, as the transport parsed it: the reply text to
+    /// write back, if any. Responses from the client to the session's own requests are handed to
+    /// the asks that wait for them. `out` carries the session's requests to the client and the
+    /// request's notifications.
     pub(crate) async fn handle_legacy(
         &self,
         session: &Session,
-        bytes: &[u8],
+        mut message: Value,
         principal: Option<&Principal>,
         out: Notifier,
     ) -> Option<String> {
-        let mut message: Value = match serde_json::from_slice(bytes) {
-            Ok(v) => v,
-            Err(e) => {
-                return Some(error_text(
-                    None,
-                    Error::parse_error(format!("parse error: {e}")),
-                ))
-            }
-        };
         let Some(object) = message.as_object_mut() else {
             return Some(error_text(
                 None,
@@ -289,11 +285,11 @@ impl Server {
         meta.insert(crate::wire::META_VERSION.into(), json!(session.version));
         meta.insert(crate::wire::META_CAPS.into(), session.capabilities.clone());
         meta.insert(
-            "io.modelcontextprotocol/clientInfo".into(),
+            crate::wire::META_CLIENT_INFO.into(),
             session.client_info.clone(),
         );
         if let Some(level) = lock(&session.log_level).clone() {
-            meta.insert("io.modelcontextprotocol/logLevel".into(), level);
+            meta.insert(crate::wire::META_LOG_LEVEL.into(), level);
         }
         let text = match serde_json::to_vec(&message) {
             Ok(t) => t,

@@ -15,7 +15,7 @@ use tokio::sync::broadcast::error::RecvError;
 
 /// Whether an update of `uri` concerns a subscription to `subscribed`: the same URI, or a
 /// sub-resource of it (the rest starts a new path segment, query or fragment).
-fn covers(subscribed: &str, uri: &str) -> bool {
+pub(super) fn covers(subscribed: &str, uri: &str) -> bool {
     match uri.strip_prefix(subscribed) {
         Some("") => true,
         Some(rest) => subscribed.ends_with('/') || rest.starts_with(['/', '?', '#']),

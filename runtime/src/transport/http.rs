@@ -409,21 +409,33 @@ async fn handle(
         },
         None => principal,
     };
-    // 2025-era traffic: a legacy `initialize`, or a message of an open session.
-    let route = app
-        .sessions
-        .post(
-            &app.server,
-            &app.config.limits,
-            &headers,
-            &body,
-            principal.clone(),
-        )
-        .await;
-    if let crate::transport::session::Route::Done(response) = route {
-        return response;
+    // A message of an open 2025-era session.
+    if let Some(session_id) = headers
+        .get(crate::transport::session::SESSION_HEADER)
+        .and_then(|v| v.to_str().ok())
+    {
+        let sessions = &app.sessions;
+        return sessions
+            .post_in_session(
+                &app.server,
+                &app.config.limits,
+                session_id,
+                &body,
+                principal,
+            )
+            .await;
     }
     let incoming = app.server.read(&body);
+    // What the modern path cannot read may be 2025-era: an `initialize`, or a request that
+    // needs its session. Modern requests never get here.
+    if let Incoming::Rejected(_) = &incoming {
+        let legacy =
+            app.sessions
+                .post_without_session(&app.server, &app.config.limits, &headers, &body);
+        if let Some(response) = legacy {
+            return response;
+        }
+    }
     if let Err(refused) = check_request(&app.server, &headers, &incoming) {
         return reply_response(&refused);
     }

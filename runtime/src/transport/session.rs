@@ -79,14 +79,6 @@ fn new_id() -> Option<String> {
     Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
 }
 
-/// What a POST is, as far as sessions are concerned.
-pub(crate) enum Route {
-    /// Not a legacy message: the modern path serves it.
-    Modern,
-    /// Answered here.
-    Done(Response),
-}
-
 impl Sessions {
     /// The live session `id` names, touched; none if unknown or idle past the limit (then it
     /// is dropped).
@@ -133,80 +125,85 @@ impl Sessions {
         Some(id)
     }
 
-    /// Route a POST: a legacy `initialize`, or any message with a session id, is served here.
-    pub(crate) async fn post(
+    /// A POST that the modern path could not read as a request of its own, with no session
+    /// header: a legacy `initialize` opens a session, a 2025-era request (no modern `_meta`, no
+    /// 2026 version header) is told to initialize first; anything else stays with the modern
+    /// path, which answers it.
+    pub(crate) fn post_without_session(
         &self,
-        server: &Arc<Server>,
+        server: &Server,
         limits: &Limits,
         headers: &HeaderMap,
         body: &[u8],
-        principal: Option<Principal>,
-    ) -> Route {
-        let session_id = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok());
-        let Some(session_id) = session_id else {
-            // A modern request names its version in `_meta`: the fast way out.
-            if body
-                .windows(crate::wire::META_VERSION.len())
-                .any(|w| w == crate::wire::META_VERSION.as_bytes())
-            {
-                return Route::Modern;
-            }
-            if !body.windows(12).any(|w| w == b"\"initialize\"") {
-                // A 2025-era request (no modern `_meta`, no 2026 version header) needs its
-                // session.
-                let version = headers
-                    .get("mcp-protocol-version")
-                    .and_then(|v| v.to_str().ok());
-                let legacy_header = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
-                let request = serde_json::from_slice::<Value>(body)
-                    .ok()
-                    .filter(|m| m.get("method").is_some() && m.get("id").is_some());
-                if legacy_header && request.is_some() && server.serves_legacy() {
-                    return Route::Done(error_response(
-                        StatusCode::BAD_REQUEST,
-                        request.as_ref().and_then(|m| m.get("id")),
-                        "missing Mcp-Session-Id: initialize first",
-                    ));
-                }
-                return Route::Modern;
-            }
-            let Ok(message) = serde_json::from_slice::<Value>(body) else {
-                return Route::Modern;
-            };
-            if !is_legacy_initialize(&message) {
-                return Route::Modern;
-            }
+    ) -> Option<Response> {
+        let message = serde_json::from_slice::<Value>(body).ok()?;
+        if is_legacy_initialize(&message) {
             let (reply, opened) = server.initialize(&message, limits.ask_timeout);
             let Some(session) = opened else {
-                return Route::Done(json_ok(reply, None));
+                return Some(json_ok(reply, None));
             };
-            return match self.insert(session, limits) {
-                Some(id) => Route::Done(json_ok(reply, Some(&id))),
-                None => Route::Done(error_response(
+            return Some(match self.insert(session, limits) {
+                Some(id) => json_ok(reply, Some(&id)),
+                None => error_response(
                     StatusCode::SERVICE_UNAVAILABLE,
                     message.get("id"),
                     "too many sessions; try again later",
-                )),
-            };
-        };
+                ),
+            });
+        }
+        let version = headers
+            .get("mcp-protocol-version")
+            .and_then(|v| v.to_str().ok());
+        let legacy_header = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
+        let modern_meta = message
+            .pointer("/params/_meta")
+            .and_then(|m| m.get(crate::wire::META_VERSION))
+            .is_some();
+        let request = message.get("method").is_some() && message.get("id").is_some();
+        (legacy_header && request && !modern_meta && server.serves_legacy()).then(|| {
+            error_response(
+                StatusCode::BAD_REQUEST,
+                message.get("id"),
+                "missing Mcp-Session-Id: initialize first",
+            )
+        })
+    }
+
+    /// A POST in the session `session_id` names: its requests are answered as JSON or on an SSE
+    /// stream, its responses and notifications accepted.
+    pub(crate) async fn post_in_session(
+        &self,
+        server: &Arc<Server>,
+        limits: &Limits,
+        session_id: &str,
+        body: &[u8],
+        principal: Option<Principal>,
+    ) -> Response {
         let Some(entry) = self.get(session_id, limits) else {
-            return Route::Done(error_response(
+            return error_response(
                 StatusCode::NOT_FOUND,
                 None,
                 "unknown or expired session; initialize again",
-            ));
+            );
         };
-        let message = serde_json::from_slice::<Value>(body).ok();
-        let is_request = message
-            .as_ref()
-            .is_some_and(|m| m.get("method").is_some() && m.get("id").is_some());
+        let message = match serde_json::from_slice::<Value>(body) {
+            Ok(message) => message,
+            Err(e) => {
+                let body = json!({"jsonrpc": "2.0", "id": null,
+                    "error": {"code": -32700, "message": format!("parse error: {e}")}});
+                let mut response = json_ok(body.to_string(), None);
+                *response.status_mut() = StatusCode::BAD_REQUEST;
+                return response;
+            }
+        };
+        let is_request = message.get("method").is_some() && message.get("id").is_some();
         let (out, rx) = Notifier::channel(limits.queue);
-        let (server, session, bytes) = (server.clone(), entry.session.clone(), body.to_vec());
+        let (server, session) = (server.clone(), entry.session.clone());
         let (done_tx, done_rx) = tokio::sync::oneshot::channel::<Option<String>>();
         let task_out = out.clone();
         let task = tokio::spawn(async move {
             let reply = server
-                .handle_legacy(&session, &bytes, principal.as_ref(), task_out)
+                .handle_legacy(&session, message, principal.as_ref(), task_out)
                 .await;
             let _ = done_tx.send(reply);
         });
@@ -214,9 +211,9 @@ impl Sessions {
         if !is_request {
             // Responses and notifications: accepted.
             let _ = task.await;
-            return Route::Done(StatusCode::ACCEPTED.into_response());
+            return StatusCode::ACCEPTED.into_response();
         }
-        Route::Done(respond(rx, done_rx, task).await)
+        respond(rx, done_rx, task).await
     }
 
     /// GET: the standalone SSE stream of a session.

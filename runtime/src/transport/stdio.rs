@@ -6,7 +6,7 @@
 //! and a line over the size limit with an invalid-request error; neither stops the server.
 
 use crate::handler::Principal;
-use crate::server::legacy::{is_legacy_initialize, Session};
+use crate::server::legacy::{is_legacy_initialize, parse_error_text, Session};
 use crate::server::Server;
 use crate::transport::Limits;
 use crate::wire::line::{read_line, Line};
@@ -240,6 +240,7 @@ where
     let mut shutdown = std::pin::pin!(shutdown);
     // Set when the connection opens a legacy session with `initialize`.
     let mut session: Option<Arc<Session>> = None;
+    let mut decided = false;
     let mut forwarder: Option<tokio::task::JoinHandle<()>> = None;
     loop {
         let line = tokio::select! {
@@ -267,8 +268,10 @@ where
             continue;
         }
         // The first message decides the era: a legacy `initialize` pins the connection to a
-        // 2025-era session; anything else is served as modern.
-        if session.is_none() && raw.windows(12).any(|w| w == b"\"initialize\"") {
+        // 2025-era session; anything else makes it modern, and later lines are not looked at.
+        let first = !decided;
+        decided = true;
+        if first && raw.windows(12).any(|w| w == b"\"initialize\"") {
             if let Ok(value) = serde_json::from_slice::<Value>(&raw) {
                 if is_legacy_initialize(&value) {
                     let (reply, opened) = server.initialize(&value, limits.ask_timeout);
@@ -388,40 +391,41 @@ async fn serve_legacy_line(
     in_flight: &Arc<Mutex<HashMap<String, InFlight>>>,
     tasks: &mut tokio::task::JoinSet<()>,
 ) {
-    let value = serde_json::from_slice::<Value>(raw).ok();
-    let method = value
-        .as_ref()
-        .and_then(|v| v.get("method"))
-        .and_then(Value::as_str);
+    let value = match serde_json::from_slice::<Value>(raw) {
+        Ok(value) => value,
+        Err(e) => {
+            out.deliver(parse_error_text(&e)).await;
+            return;
+        }
+    };
+    let method = value.get("method").and_then(Value::as_str);
     if method == Some(methods::NOTIFICATIONS_CANCELLED) {
         let target = value
-            .as_ref()
-            .and_then(|v| v.pointer("/params/requestId"))
+            .pointer("/params/requestId")
             .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
         if let Some(entry) = target.and_then(|id| lock(in_flight).remove(&id_key(&id))) {
             entry.handle.abort();
         }
         return;
     }
-    let id = value
-        .as_ref()
-        .and_then(|v| v.get("id"))
-        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
-    if method.is_none() && value.is_some() {
+    if method.is_none() {
         // A response: its ask is waiting.
         let _ = server
-            .handle_legacy(session, raw, principal.as_deref(), out.clone())
+            .handle_legacy(session, value, principal.as_deref(), out.clone())
             .await;
         return;
     }
-    let (server, session, bytes) = (server.clone(), session.clone(), raw.to_vec());
+    let id = value
+        .get("id")
+        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+    let (server, session) = (server.clone(), session.clone());
     let task_out = out.clone();
     let registry = in_flight.clone();
     let key = id.as_ref().map(id_key);
     let task_key = key.clone();
     let handle = tasks.spawn(async move {
         let reply = server
-            .handle_legacy(&session, &bytes, principal.as_deref(), task_out.clone())
+            .handle_legacy(&session, value, principal.as_deref(), task_out.clone())
             .await;
         if let Some(key) = &task_key {
             lock(&registry).remove(key);
