@@ -165,6 +165,14 @@ enum Era {
     },
 }
 
+/// Where a legacy session's responses to the server's requests are POSTed.
+struct Session<'a> {
+    url: &'a str,
+    http: &'a HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+    version: &'a str,
+    session: Option<&'a str>,
+}
+
 /// The version this client asks a legacy server for.
 const LEGACY_VERSION: &str = "2025-11-25";
 
@@ -515,18 +523,37 @@ impl Client {
             .request(req)
             .await
             .map_err(|e| ClientError::Transport(e.to_string()))?;
-        let status = resp.status();
         let set_session = resp
             .headers()
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
+        let back = Session {
+            url,
+            http,
+            version,
+            session: set_session.as_deref().or(session),
+        };
+        let reply = self.read_reply(resp, msg.get("id"), Some(back)).await?;
+        Ok((reply, set_session))
+    }
+
+    /// The reply to the request `id` in `resp`: plain JSON, or an SSE stream whose other
+    /// messages are notifications (sent to [`Client::notifications`]) or, on a legacy session
+    /// (`session`), the server's own requests, answered and POSTed back. A legacy POST without
+    /// a reply (a notification or response, or 202) gives `Null`.
+    async fn read_reply(
+        &self,
+        resp: hyper::Response<hyper::body::Incoming>,
+        id: Option<&Value>,
+        session: Option<Session<'_>>,
+    ) -> Result<Value, ClientError> {
+        let status = resp.status();
         let is_sse = resp
             .headers()
             .get("content-type")
             .and_then(|v| v.to_str().ok())
             .is_some_and(|c| c.starts_with("text/event-stream"));
-        let id = msg.get("id").cloned();
         if is_sse {
             let stream = resp.into_body().into_data_stream();
             let mut events = eventsource_stream::EventStream::new(stream);
@@ -535,13 +562,13 @@ impl Client {
                 let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
                     continue;
                 };
-                match (v.get("method").is_some(), v.get("id")) {
-                    (false, Some(i)) if Some(i) == id.as_ref() => return Ok((v, set_session)),
-                    (true, Some(_)) => {
+                match (v.get("method").is_some(), v.get("id"), &session) {
+                    (false, Some(i), _) if Some(i) == id => return Ok(v),
+                    (true, Some(_), Some(s)) => {
                         // The server asks: answer and POST the response back in the session.
                         let response = answer_server_request(&self.handler, &v).await;
-                        let session = set_session.as_deref().or(session);
-                        Box::pin(self.post_legacy(url, http, version, session, &response)).await?;
+                        Box::pin(self.post_legacy(s.url, s.http, s.version, s.session, &response))
+                            .await?;
                     }
                     _ => {
                         if let Some(tx) = &self.notifications {
@@ -560,13 +587,11 @@ impl Client {
             .await
             .map_err(|e| ClientError::Transport(e.to_string()))?
             .to_bytes();
-        if id.is_none() || body.is_empty() {
-            return Ok((Value::Null, set_session));
+        if session.is_some() && (id.is_none() || body.is_empty()) {
+            return Ok(Value::Null);
         }
-        let reply = serde_json::from_slice(&body).map_err(|_| {
-            ClientError::Transport(format!("HTTP {status} without a JSON-RPC body"))
-        })?;
-        Ok((reply, set_session))
+        serde_json::from_slice(&body)
+            .map_err(|_| ClientError::Transport(format!("HTTP {status} without a JSON-RPC body")))
     }
 
     /// Send one request (with `_meta` filled in) and return its `result`.
@@ -789,40 +814,7 @@ impl Client {
             .request(req)
             .await
             .map_err(|e| ClientError::Transport(e.to_string()))?;
-        let status = resp.status();
-        let is_sse = resp
-            .headers()
-            .get("content-type")
-            .and_then(|v| v.to_str().ok())
-            .is_some_and(|c| c.starts_with("text/event-stream"));
-        let id = msg.get("id").cloned();
-        if is_sse {
-            let stream = resp.into_body().into_data_stream();
-            let mut events = eventsource_stream::EventStream::new(stream);
-            while let Some(ev) = events.next().await {
-                let ev = ev.map_err(|e| ClientError::Transport(e.to_string()))?;
-                let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
-                    continue;
-                };
-                if v.get("id").is_some() && v.get("id") == id.as_ref() {
-                    return Ok(v);
-                }
-                if let Some(tx) = &self.notifications {
-                    let _ = tx.send(v);
-                }
-            }
-            return Err(ClientError::Transport(
-                "event stream ended without a response".into(),
-            ));
-        }
-        let body = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| ClientError::Transport(e.to_string()))?
-            .to_bytes();
-        serde_json::from_slice(&body)
-            .map_err(|_| ClientError::Transport(format!("HTTP {status} without a JSON-RPC body")))
+        self.read_reply(resp, msg.get("id"), None).await
     }
 
     /// Run `method` to completion through any number of `input_required` rounds.
