@@ -98,7 +98,9 @@ fn sampler(
     (stop, task)
 }
 
-async fn soak_http(seconds: f64) -> Result<Row, String> {
+/// The fixture server over HTTP in a process of its own: the child (killed when dropped), its
+/// pid and its port.
+async fn http_server() -> Result<(tokio::process::Child, u32, u16), String> {
     let exe = std::env::current_exe().map_err(|e| e.to_string())?;
     let mut child = Command::new(exe)
         .arg("serve-http")
@@ -117,6 +119,11 @@ async fn soak_http(seconds: f64) -> Result<Row, String> {
         .strip_prefix("PORT ")
         .and_then(|p| p.parse().ok())
         .ok_or_else(|| format!("server said {line:?}"))?;
+    Ok((child, pid, port))
+}
+
+async fn soak_http(seconds: f64) -> Result<Row, String> {
+    let (_child, pid, port) = http_server().await?;
     let url = format!("http://127.0.0.1:{port}/mcp");
     let addr = format!("127.0.0.1:{port}");
     let operations = Arc::new(AtomicU64::new(0));
@@ -241,24 +248,7 @@ async fn half_headers(addr: &str) -> bool {
 /// Memory per legacy (2025-era) HTTP session: RSS of a fresh server before and after `count`
 /// sessions are opened with `initialize` and kept (each then served one `tools/list`).
 async fn session_memory(count: usize) -> Result<(u64, u64), String> {
-    let exe = std::env::current_exe().map_err(|e| e.to_string())?;
-    let mut child = Command::new(exe)
-        .arg("serve-http")
-        .stdout(Stdio::piped())
-        .kill_on_drop(true)
-        .spawn()
-        .map_err(|e| e.to_string())?;
-    let pid = child.id().ok_or("no pid")?;
-    let mut line = String::new();
-    BufReader::new(child.stdout.take().ok_or("no stdout")?)
-        .read_line(&mut line)
-        .await
-        .map_err(|e| e.to_string())?;
-    let port = line
-        .trim()
-        .strip_prefix("PORT ")
-        .ok_or("no port")?
-        .to_string();
+    let (_child, pid, port) = http_server().await?;
     let url = format!("http://127.0.0.1:{port}/mcp");
     let client = generator::client();
     let post = |body: Value, session: Option<String>| {

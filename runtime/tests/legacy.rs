@@ -307,12 +307,21 @@ async fn a_server_without_legacy_refuses_initialize_naming_its_versions() {
 
 /// The server over HTTP on an ephemeral port; its base URL and address.
 async fn http(server: Arc<Server>) -> (String, std::net::SocketAddr) {
+    http_with(server, Limits::default()).await
+}
+
+/// [`http`] with these limits.
+async fn http_with(server: Arc<Server>, limits: Limits) -> (String, std::net::SocketAddr) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
+    let config = mcp_runtime::http::HttpConfig {
+        limits,
+        ..Default::default()
+    };
     tokio::spawn(mcp_runtime::http::serve_listener(
         server,
         listener,
-        Default::default(),
+        config,
         std::future::pending(),
     ));
     (format!("http://{addr}/mcp"), addr)
@@ -481,22 +490,11 @@ async fn the_modern_flow_completes_over_http_and_stdio_with_the_step_run_once_ea
 
 #[tokio::test]
 async fn an_idle_http_session_expires() {
-    let s = server();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    let config = mcp_runtime::http::HttpConfig {
-        limits: Limits {
-            session_idle: Duration::from_millis(200),
-            ..Limits::default()
-        },
-        ..Default::default()
+    let limits = Limits {
+        session_idle: Duration::from_millis(200),
+        ..Limits::default()
     };
-    tokio::spawn(mcp_runtime::http::serve_listener(
-        s,
-        listener,
-        config,
-        std::future::pending(),
-    ));
+    let (url, _) = http_with(server(), limits).await;
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let (_, headers, reply) = post(&url, None, init).await;
@@ -589,23 +587,11 @@ async fn the_client_falls_back_to_a_legacy_session_and_answers_the_servers_reque
 
 #[tokio::test]
 async fn an_http_ask_that_is_never_answered_times_out_and_the_session_goes_on() {
-    let s = server();
-    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
-    let addr = listener.local_addr().unwrap();
-    let url = format!("http://{addr}/mcp");
-    let config = mcp_runtime::http::HttpConfig {
-        limits: Limits {
-            ask_timeout: Duration::from_millis(300),
-            ..Limits::default()
-        },
-        ..Default::default()
+    let limits = Limits {
+        ask_timeout: Duration::from_millis(300),
+        ..Limits::default()
     };
-    tokio::spawn(mcp_runtime::http::serve_listener(
-        s,
-        listener,
-        config,
-        std::future::pending(),
-    ));
+    let (url, addr) = http_with(server(), limits).await;
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
         "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
         "clientInfo": {"name": "t", "version": "1"}}});
