@@ -152,6 +152,17 @@ async fn the_fixture_binary_turns_on_bearer_authentication_with_its_flags() {
         .any(|(k, v)| k == "www-authenticate" && v.contains(&metadata)));
 }
 
+/// The fixture binary serving stdio, its stdin and stdout piped.
+fn spawn_stdio() -> Child {
+    Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .arg("--stdio")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap()
+}
+
 /// The resident set of process `pid`, in KiB.
 fn rss_kib(pid: u32) -> u64 {
     let status = std::fs::read_to_string(format!("/proc/{pid}/status")).unwrap();
@@ -165,13 +176,7 @@ fn rss_kib(pid: u32) -> u64 {
 #[test]
 fn a_stdio_server_keeps_flat_memory_over_100k_sequential_requests() {
     use std::io::{BufRead, BufReader, Write};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_stdio();
     let pid = child.id();
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
@@ -300,13 +305,7 @@ async fn sigterm_and_ctrl_c_let_an_http_request_in_flight_finish_then_exit() {
 #[test]
 fn sigterm_lets_a_stdio_request_in_flight_finish_then_exit() {
     use std::io::{BufRead, BufReader, Write};
-    let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-        .arg("--stdio")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
+    let mut child = spawn_stdio();
     let mut input = child.stdin.take().unwrap();
     let mut output = BufReader::new(child.stdout.take().unwrap());
     let call = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
