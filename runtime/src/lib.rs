@@ -55,7 +55,9 @@ pub use resume::ask::{
 pub use resume::context::RequestContext;
 pub use resume::engine::{current_request, RequestInfo};
 pub use resume::events::ListKind;
-pub use resume::notify::{log, notify_list_changed, notify_resource_updated, progress};
+pub use resume::notify::{
+    close_stream, log, notify_list_changed, notify_resource_updated, progress,
+};
 pub use resume::state::{
     InMemoryReplayGuard, Journal, ReplayGuard, StateCodec, StateError, StateKey, StateKeyError,
     StateKeys,

@@ -56,12 +56,42 @@ async fn chatty() -> String {
     "logged".into()
 }
 
+/// Counts the slow calls that ran to the end (shared with the test that built the server).
+#[derive(Default, Clone)]
+struct Finished {
+    count: Arc<AtomicUsize>,
+}
+
+/// Reports progress, takes `ms`, counts itself finished.
+#[mcp_tool]
+async fn slow(finished: State<Finished>, ms: u64) -> String {
+    mcp_runtime::progress(0.5, Some(1.0), Some("halfway"));
+    tokio::time::sleep(Duration::from_millis(ms)).await;
+    finished.count.fetch_add(1, Ordering::SeqCst);
+    "slow done".into()
+}
+
+/// Ends its stream at once, answers a little later (SSE polling).
+#[mcp_tool]
+async fn polled() -> String {
+    mcp_runtime::close_stream();
+    tokio::time::sleep(Duration::from_millis(50)).await;
+    "polled done".into()
+}
+
 fn server() -> Arc<Server> {
+    server_counting(Finished::default())
+}
+
+fn server_counting(finished: Finished) -> Arc<Server> {
     Arc::new(
         Server::builder()
             .state(Bookings::default())
+            .state(finished)
             .tool(plan_trip)
             .tool(chatty)
+            .tool(slow)
+            .tool(polled)
             .build()
             .unwrap(),
     )
@@ -184,7 +214,7 @@ async fn a_legacy_stdio_session_serves_the_same_handler_with_real_requests() {
         list["result"].get("resultType").is_none(),
         "legacy shape: {list}"
     );
-    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(2));
+    assert_eq!(list["result"]["tools"].as_array().map(Vec::len), Some(4));
     client
         .send(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
                      "params": {"name": "plan_trip", "arguments": {"city": "Oslo"}}}))
@@ -347,6 +377,8 @@ async fn post(
 struct Stream {
     tcp: tokio::net::TcpStream,
     buffered: String,
+    /// Everything received.
+    raw: String,
 }
 
 impl Stream {
@@ -356,42 +388,93 @@ impl Stream {
         method: &str,
         body: Option<Value>,
     ) -> Self {
+        Self::open_with(addr, session, method, body, "").await
+    }
+
+    /// [`Stream::open`] with extra header lines (each ending in CRLF).
+    async fn open_with(
+        addr: std::net::SocketAddr,
+        session: &str,
+        method: &str,
+        body: Option<Value>,
+        extra: &str,
+    ) -> Self {
         use tokio::io::AsyncWriteExt;
         let mut tcp = tokio::net::TcpStream::connect(addr).await.unwrap();
         let body = body.map(|b| b.to_string()).unwrap_or_default();
         let head = format!(
             "{method} /mcp HTTP/1.1\r\nHost: localhost\r\nContent-Type: application/json\r\n\
              Accept: application/json, text/event-stream\r\nMCP-Protocol-Version: 2025-11-25\r\n\
-             Mcp-Session-Id: {session}\r\nContent-Length: {}\r\n\r\n{body}",
+             Mcp-Session-Id: {session}\r\n{extra}Content-Length: {}\r\n\r\n{body}",
             body.len()
         );
         tcp.write_all(head.as_bytes()).await.unwrap();
         Stream {
             tcp,
             buffered: String::new(),
+            raw: String::new(),
         }
     }
 
-    /// The next `data:` message of the stream, as JSON.
+    /// The next `data:` message of the stream, as JSON (the priming event, with empty data,
+    /// is passed over).
     async fn next(&mut self) -> Value {
+        self.next_event().await.1
+    }
+
+    /// The next message and its event id.
+    async fn next_event(&mut self) -> (Option<String>, Value) {
+        loop {
+            if let Some(event) = self.event().await {
+                if !event.1.trim().is_empty() {
+                    return (event.0, serde_json::from_str(&event.1).unwrap());
+                }
+            } else {
+                panic!("the stream ended: {}", self.buffered);
+            }
+        }
+    }
+
+    /// The next event's id and data; none when the stream ends.
+    async fn event(&mut self) -> Option<(Option<String>, String)> {
         use tokio::io::AsyncReadExt;
         loop {
-            if let Some(at) = self.buffered.find("data: ") {
-                let rest = &self.buffered[at + 6..];
+            if let Some(at) = self.buffered.find("data:") {
+                let rest = &self.buffered[at + 5..];
                 if let Some(end) = rest.find('\n') {
                     let data = rest[..end].trim().to_string();
+                    let id = self.buffered[..at]
+                        .rfind("id: ")
+                        .map(|i| self.buffered[i + 4..].lines().next().unwrap_or("").to_string());
                     self.buffered = rest[end..].to_string();
-                    return serde_json::from_str(&data).unwrap();
+                    return Some((id, data));
                 }
+            }
+            // The end of a chunked body (the connection itself is kept alive).
+            if self.buffered.contains("\r\n0\r\n\r\n") {
+                return None;
             }
             let mut buf = [0u8; 8192];
             let n = tokio::time::timeout(Duration::from_secs(5), self.tcp.read(&mut buf))
                 .await
                 .expect("an event within 5 s")
                 .unwrap();
-            assert!(n > 0, "the stream ended: {}", self.buffered);
+            if n == 0 {
+                return None;
+            }
             self.buffered.push_str(&String::from_utf8_lossy(&buf[..n]));
+            self.raw.push_str(&String::from_utf8_lossy(&buf[..n]));
         }
+    }
+
+    /// Whether the stream ends (the server closes it) with no further message.
+    async fn ends(&mut self) -> bool {
+        while let Some((_, data)) = self.event().await {
+            if !data.trim().is_empty() {
+                return false;
+            }
+        }
+        true
     }
 }
 
@@ -612,4 +695,146 @@ async fn an_http_ask_that_is_never_answered_times_out_and_the_session_goes_on() 
     assert_eq!(done["result"]["isError"], true, "{done}");
     let ping = json!({"jsonrpc": "2.0", "id": 2, "method": "ping"});
     assert_eq!(post(&url, Some(&session), ping).await.0, 200);
+}
+
+/// A legacy HTTP session opened with elicitation and sampling; its id.
+async fn open_session(url: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}, "sampling": {}},
+        "clientInfo": {"name": "legacy-http", "version": "1"}}});
+    let (status, headers, reply) = post(url, None, init).await;
+    assert_eq!(status, 200, "{reply}");
+    headers
+        .iter()
+        .find(|(k, _)| k == "mcp-session-id")
+        .map(|(_, v)| v.clone())
+        .expect("an Mcp-Session-Id")
+}
+
+fn last_event_id(id: &str) -> String {
+    format!("Last-Event-ID: {id}\r\n")
+}
+
+#[tokio::test]
+async fn a_lost_stream_is_resumed_with_last_event_id_and_the_call_goes_on() {
+    let s = server();
+    let (url, addr) = http(s.clone()).await;
+    let session = open_session(&url).await;
+    let call = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call",
+                      "params": {"name": "plan_trip", "arguments": {"city": "Oslo"}}});
+    let mut stream = Stream::open(addr, &session, "POST", Some(call)).await;
+    // The priming event comes first, with an id, the retry hint and empty data.
+    let (id, data) = stream.event().await.expect("a priming event");
+    assert!(id.is_some() && data.is_empty(), "{}", stream.raw);
+    assert!(stream.raw.contains("retry: 1000\n"), "{}", stream.raw);
+    let (ask_id, ask) = stream.next_event().await;
+    assert_eq!(ask["method"], "elicitation/create", "{ask}");
+    let ask_id = ask_id.expect("the event has an id");
+    // The connection is lost; the call is not cancelled by that.
+    drop(stream);
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": {"action": "accept", "content": {"name": "Ada"}}});
+    assert_eq!(post(&url, Some(&session), answer).await.0, 202);
+    // The client comes back after the last event it saw: the next request, then the result,
+    // nothing twice.
+    let mut resumed =
+        Stream::open_with(addr, &session, "GET", None, &last_event_id(&ask_id)).await;
+    let (_, ask) = resumed.next_event().await;
+    assert_eq!(ask["method"], "sampling/createMessage", "{ask}");
+    let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": sampled("Fjords!")});
+    assert_eq!(post(&url, Some(&session), answer).await.0, 202);
+    let (_, done) = resumed.next_event().await;
+    assert_eq!(done["id"], 7, "{done}");
+    assert_eq!(
+        done["result"]["content"][0]["text"],
+        "Ada to Oslo, booking B1: Fjords!"
+    );
+    assert!(resumed.ends().await, "the resumed stream ends after the result");
+    // Resuming again from the same event replays what came after it.
+    let mut again = Stream::open_with(addr, &session, "GET", None, &last_event_id(&ask_id)).await;
+    assert_eq!(again.next_event().await.1["method"], "sampling/createMessage");
+}
+
+#[tokio::test]
+async fn a_handler_can_end_its_stream_and_the_client_resumes_it() {
+    let (url, addr) = http(server()).await;
+    let session = open_session(&url).await;
+    let call = json!({"jsonrpc": "2.0", "id": 3, "method": "tools/call",
+                      "params": {"name": "polled", "arguments": {}}});
+    let mut stream = Stream::open(addr, &session, "POST", Some(call)).await;
+    let (priming, data) = stream.event().await.expect("a priming event");
+    assert!(data.is_empty());
+    assert!(stream.raw.contains("retry: 1000\n"), "{}", stream.raw);
+    let priming = priming.expect("the priming event has an id");
+    assert!(stream.ends().await, "the stream ends before the result");
+    let mut resumed =
+        Stream::open_with(addr, &session, "GET", None, &last_event_id(&priming)).await;
+    let (_, done) = resumed.next_event().await;
+    assert_eq!(done["id"], 3, "{done}");
+    assert_eq!(done["result"]["content"][0]["text"], "polled done");
+}
+
+#[tokio::test]
+async fn a_lost_stream_nobody_resumes_cancels_its_call_after_the_window() {
+    let counter = Finished::default();
+    let s = server_counting(counter.clone());
+    let limits = Limits {
+        resume_window: Duration::from_millis(100),
+        ..Limits::default()
+    };
+    let (url, addr) = http_with(s.clone(), limits).await;
+    let session = open_session(&url).await;
+    let call = |id: u64| {
+        json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+            "name": "slow", "arguments": {"ms": 500}, "_meta": {"progressToken": "p"}}})
+    };
+    // Kept: the call finishes.
+    let mut kept = Stream::open(addr, &session, "POST", Some(call(1))).await;
+    assert_eq!(kept.next().await["method"], "notifications/progress");
+    assert_eq!(kept.next().await["result"]["content"][0]["text"], "slow done");
+    let finished = || counter.count.load(Ordering::SeqCst);
+    assert_eq!(finished(), 1);
+    // Lost and never resumed: cancelled once the window passes.
+    let mut lost = Stream::open(addr, &session, "POST", Some(call(2))).await;
+    assert_eq!(lost.next().await["method"], "notifications/progress");
+    drop(lost);
+    tokio::time::sleep(Duration::from_millis(900)).await;
+    assert_eq!(finished(), 1, "the abandoned call was cancelled");
+}
+
+#[tokio::test]
+async fn notifications_cancelled_stops_a_running_call() {
+    let counter = Finished::default();
+    let s = server_counting(counter.clone());
+    let (url, addr) = http(s.clone()).await;
+    let session = open_session(&url).await;
+    let call = json!({"jsonrpc": "2.0", "id": "c1", "method": "tools/call", "params": {
+        "name": "slow", "arguments": {"ms": 400}, "_meta": {"progressToken": "p"}}});
+    let mut stream = Stream::open(addr, &session, "POST", Some(call)).await;
+    assert_eq!(stream.next().await["method"], "notifications/progress");
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": "c1", "reason": "changed my mind"}});
+    assert_eq!(post(&url, Some(&session), cancel).await.0, 202);
+    assert!(stream.ends().await, "the stream ends with no result");
+    tokio::time::sleep(Duration::from_millis(600)).await;
+    assert_eq!(counter.count.load(Ordering::SeqCst), 0);
+    // The session goes on.
+    let ping = json!({"jsonrpc": "2.0", "id": 9, "method": "ping"});
+    assert_eq!(post(&url, Some(&session), ping).await.0, 200);
+}
+
+#[tokio::test]
+async fn an_unknown_last_event_id_opens_the_standalone_stream() {
+    let s = server();
+    let (url, addr) = http(s.clone()).await;
+    let session = open_session(&url).await;
+    let mut stream =
+        Stream::open_with(addr, &session, "GET", None, &last_event_id("99-4")).await;
+    let (priming, _) = stream.event().await.expect("a priming event");
+    assert!(priming.is_some());
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    s.notify_list_changed(mcp_runtime::ListKind::Tools);
+    assert_eq!(
+        stream.next().await["method"],
+        "notifications/tools/list_changed"
+    );
 }

@@ -533,6 +533,7 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
         .tool(test_elicitation)
         .tool(test_elicitation_sep1034_defaults)
         .tool(test_elicitation_sep1330_enums)
+        .tool(test_reconnection)
         .name("mcp-toolkit-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(test_simple_text)
@@ -586,6 +587,15 @@ pub async fn test_tool_with_logging() -> String {
         mcp_runtime::log(LoggingLevel::Info, Some("conformance"), json!(text));
     }
     "Tool with logging executed successfully".into()
+}
+
+/// Ends its SSE stream before it answers (SSE polling): a 2025 client reconnects with
+/// `Last-Event-ID` and gets the result there. On a modern request it just answers.
+#[mcp_tool]
+pub async fn test_reconnection() -> String {
+    mcp_runtime::close_stream();
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    "Reconnection test completed successfully".into()
 }
 
 /// Asks the client's model to answer `prompt`.

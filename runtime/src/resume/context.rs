@@ -53,6 +53,15 @@ impl RequestContext {
         }
     }
 
+    /// End the SSE stream this request's messages are sent on, while the handler goes on: the
+    /// client reconnects (a GET with `Last-Event-ID`, after the stream's `retry` hint) and is
+    /// sent what follows, the result included. This is SSE polling (2025-11-25): a server that
+    /// does not want to hold a connection open through a long call lets it go. Only a 2025-era
+    /// HTTP session's streams can be resumed; anywhere else this does nothing and returns false.
+    pub fn close_stream(&self) -> bool {
+        self.notifier.as_ref().is_some_and(Notifier::cut)
+    }
+
     /// Whether the request was cancelled (the client cancelled it or went away) before the
     /// handler finished.
     pub fn is_cancelled(&self) -> bool {

@@ -96,6 +96,14 @@ pub fn log(level: LoggingLevel, logger: Option<&str>, data: Value) -> bool {
     send(|meta| log_note(meta, level, logger, data))
 }
 
+/// End the SSE stream the current request's messages are sent on, while the handler goes on;
+/// the client reconnects with `Last-Event-ID` and is sent the rest. See
+/// [`RequestContext::close_stream`](crate::RequestContext::close_stream); false outside a
+/// handler or where the stream cannot be resumed.
+pub fn close_stream() -> bool {
+    with_call(|call| call.lock().notifier.as_ref().is_some_and(|tx| tx.cut())).unwrap_or(false)
+}
+
 fn announce(change: Change) -> bool {
     with_call(|call| {
         call.lock()

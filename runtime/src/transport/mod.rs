@@ -5,6 +5,8 @@
 #[cfg(feature = "auth")]
 pub mod auth;
 #[cfg(feature = "http")]
+pub(crate) mod event_log;
+#[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "http")]
 pub(crate) mod session;
@@ -47,6 +49,14 @@ pub struct Limits {
     /// HTTP legacy sessions: how long one may go unused before it expires (default 30 min);
     /// its id then gets 404 and the client initializes again.
     pub session_idle: Duration,
+    /// HTTP legacy sessions: how long a request's SSE stream whose connection was lost keeps
+    /// its call running and its messages kept for a reconnection with `Last-Event-ID`
+    /// (default 60 s); past that with no reader, the call is cancelled. 2025 clients cancel
+    /// with `notifications/cancelled`, so a lost connection alone is not a cancellation.
+    pub resume_window: Duration,
+    /// HTTP legacy sessions: the SSE `retry` hint, how long a client waits before it reconnects
+    /// to a stream that ended without its response (default 1 s).
+    pub retry_hint: Duration,
 }
 
 impl Default for Limits {
@@ -60,6 +70,8 @@ impl Default for Limits {
             ask_timeout: Duration::from_secs(300),
             max_sessions: 10_000,
             session_idle: Duration::from_secs(30 * 60),
+            resume_window: Duration::from_secs(60),
+            retry_hint: Duration::from_secs(1),
         }
     }
 }

@@ -3,7 +3,8 @@
 //! answered as JSON or, when the handler asks the client something or sends notifications, as
 //! an SSE stream that carries the server's requests before the response; the client POSTs its
 //! responses back; GET opens the standalone stream (list changes, resource updates); DELETE ends
-//! the session. Requests without the header get 400, unknown or expired sessions 404.
+//! the session. Requests without the header get 400, unknown or expired sessions 404. Streams
+//! carry event ids and can be resumed with `Last-Event-ID` ([`event_log`](super::event_log)).
 //!
 //! Sessions live in this process: a deployment with several instances must route a session's
 //! requests to the instance that opened it (sticky sessions on `Mcp-Session-Id`); modern
@@ -12,28 +13,41 @@
 use crate::handler::Principal;
 use crate::server::legacy::{is_legacy_initialize, Session};
 use crate::server::Server;
-use crate::transport::sse::{event_stream, AbortOnDrop};
+use crate::transport::event_log::{self, parse_event_id, EventLog};
+use crate::transport::sse::AbortOnDrop;
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
-use axum::response::sse::{Event, KeepAlive, Sse};
 use axum::response::{IntoResponse, Response};
-use futures_util::stream::StreamExt;
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::convert::Infallible;
 use std::sync::{Arc, Mutex};
 use std::time::Instant;
+use tokio::sync::{mpsc, oneshot, watch};
 
 /// The `Mcp-Session-Id` header.
 pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
+
+/// Finished streams of a session kept for a reconnection although nobody read their end.
+const KEPT_FINISHED: usize = 16;
 
 /// One HTTP session.
 struct Entry {
     session: Arc<Session>,
     last_used: Mutex<Instant>,
-    /// The standalone GET stream's task, if one is open.
-    standalone: Mutex<Option<tokio::task::AbortHandle>>,
+    streams: Mutex<Streams>,
+    /// The session's requests being served, by JSON-RPC id (as JSON text), for
+    /// `notifications/cancelled`.
+    calls: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+}
+
+/// The resumable streams of a session.
+#[derive(Default)]
+struct Streams {
+    next: u64,
+    logs: HashMap<u64, Arc<EventLog>>,
+    /// The standalone (GET) stream, if one is open.
+    standalone: Option<u64>,
 }
 
 /// The legacy sessions of one HTTP endpoint.
@@ -119,7 +133,8 @@ impl Sessions {
             Arc::new(Entry {
                 session,
                 last_used: Mutex::new(Instant::now()),
-                standalone: Mutex::new(None),
+                streams: Mutex::default(),
+                calls: Mutex::default(),
             }),
         );
         Some(id)
@@ -196,27 +211,45 @@ impl Sessions {
                 return response;
             }
         };
-        let is_request = message.get("method").is_some() && message.get("id").is_some();
-        let (out, rx) = Notifier::channel(limits.queue);
-        let (server, session) = (server.clone(), entry.session.clone());
-        let (done_tx, done_rx) = tokio::sync::oneshot::channel::<Option<String>>();
-        let task_out = out.clone();
-        let task = tokio::spawn(async move {
-            let reply = server
-                .handle_legacy(&session, message, principal.as_ref(), task_out)
-                .await;
-            let _ = done_tx.send(reply);
-        });
-        drop(out);
-        if !is_request {
-            // Responses and notifications: accepted.
-            let _ = task.await;
-            return StatusCode::ACCEPTED.into_response();
+        let request_id = match (message.get("method"), message.get("id")) {
+            (Some(_), Some(id)) => Some(id.to_string()),
+            _ => None,
+        };
+        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+            entry.cancel(message.pointer("/params/requestId"));
         }
-        respond(rx, done_rx, task).await
+        let (cut_tx, cut_rx) = watch::channel(0u32);
+        let (out, rx) = Notifier::channel(limits.queue);
+        let out = out.with_cut(cut_tx);
+        let (server, session) = (server.clone(), entry.session.clone());
+        let (done_tx, done_rx) = oneshot::channel::<Option<String>>();
+        let Some(key) = request_id else {
+            // Responses and notifications: accepted.
+            server
+                .handle_legacy(&session, message, principal.as_ref(), out)
+                .await;
+            return StatusCode::ACCEPTED.into_response();
+        };
+        // The call is known by its id while it runs (the lock is held until it is registered,
+        // so a call that ends at once cannot leave its handle behind).
+        let task = {
+            let mut calls = lock(&entry.calls);
+            let deregister = Deregister(entry.clone(), key.clone());
+            let task = tokio::spawn(async move {
+                let _deregister = deregister;
+                let reply = server
+                    .handle_legacy(&session, message, principal.as_ref(), out)
+                    .await;
+                let _ = done_tx.send(reply);
+            });
+            calls.insert(key, task.abort_handle());
+            task
+        };
+        respond(&entry, limits, rx, done_rx, task, cut_rx).await
     }
 
-    /// GET: the standalone SSE stream of a session.
+    /// GET: the standalone SSE stream of a session, or with `Last-Event-ID` the rest of the
+    /// stream that event belongs to.
     pub(crate) fn get_stream(
         &self,
         server: &Arc<Server>,
@@ -231,20 +264,57 @@ impl Sessions {
                 "unknown or expired session",
             ));
         };
-        let (out, rx) = Notifier::channel(limits.queue);
-        let (server, session) = (server.clone(), entry.session.clone());
-        let task = tokio::spawn(async move { server.forward_changes(&session, &out).await });
-        // One standalone stream per session: a new GET replaces the old one.
-        if let Some(old) = lock(&entry.standalone).replace(task.abort_handle()) {
-            old.abort();
+        let resume = headers
+            .get("last-event-id")
+            .and_then(|v| v.to_str().ok())
+            .and_then(parse_event_id);
+        if let Some((stream, after)) = resume {
+            let log = lock(&entry.streams).logs.get(&stream).cloned();
+            // A stream with something left to send is resumed; one that is gone or has nothing
+            // more gives way to a new standalone stream.
+            if let Some(log) = log.filter(|log| !log.exhausted_after(after)) {
+                return Some(event_log::read(
+                    log,
+                    after,
+                    None,
+                    limits.retry_hint,
+                    limits.resume_window,
+                ));
+            }
         }
-        let events = tokio_stream::wrappers::ReceiverStream::new(rx)
-            .map(|text| Ok::<Event, Infallible>(Event::default().event("message").data(text)));
-        Some(
-            Sse::new(events)
-                .keep_alive(KeepAlive::default())
-                .into_response(),
-        )
+        let (out, mut rx) = Notifier::channel(limits.queue);
+        let log = entry.open_log(limits, None);
+        {
+            // One standalone stream per session: a new GET replaces the old one.
+            let mut streams = lock(&entry.streams);
+            if let Some(old) = streams.standalone.replace(log.id()) {
+                if let Some(old) = streams.logs.remove(&old) {
+                    old.abort();
+                }
+            }
+        }
+        let (server, session, writer_log) = (server.clone(), entry.session.clone(), log.clone());
+        let writer = tokio::spawn(async move {
+            let forward = server.forward_changes(&session, &out);
+            let drain = async {
+                while let Some(text) = rx.recv().await {
+                    writer_log.push(text);
+                }
+            };
+            tokio::select! {
+                _ = forward => {}
+                _ = drain => {}
+            }
+            writer_log.finish();
+        });
+        log.set_writer(writer.abort_handle());
+        Some(event_log::read(
+            log,
+            0,
+            None,
+            limits.retry_hint,
+            limits.resume_window,
+        ))
     }
 
     /// DELETE: end a session.
@@ -261,26 +331,79 @@ impl Sessions {
     }
 }
 
+/// Removes a call from its session's calls when it ends, however it ends.
+struct Deregister(Arc<Entry>, String);
+
+impl Drop for Deregister {
+    fn drop(&mut self) {
+        lock(&self.0.calls).remove(&self.1);
+    }
+}
+
 impl Entry {
+    /// End the session: its calls are cancelled and its streams end.
     fn close(&self) {
         self.session.close();
-        if let Some(stream) = lock(&self.standalone).take() {
-            stream.abort();
+        let calls: Vec<_> = lock(&self.calls).drain().collect();
+        for (_, call) in calls {
+            call.abort();
         }
+        let logs: Vec<_> = lock(&self.streams).logs.drain().collect();
+        for (_, log) in logs {
+            log.abort();
+        }
+    }
+
+    /// `notifications/cancelled`: stop the session's request `id`, if it is still running.
+    fn cancel(&self, id: Option<&Value>) {
+        let Some(id) = id else { return };
+        let call = lock(&self.calls).remove(&id.to_string());
+        if let Some(call) = call {
+            call.abort();
+        }
+    }
+
+    /// A new stream of the session. Finished streams whose end was read are dropped, and of
+    /// the finished ones nobody read to the end only the newest few are kept.
+    fn open_log(&self, limits: &Limits, cut: Option<watch::Receiver<u32>>) -> Arc<EventLog> {
+        let mut streams = lock(&self.streams);
+        streams.logs.retain(|_, log| !log.is_delivered());
+        let mut finished: Vec<u64> = streams
+            .logs
+            .iter()
+            .filter(|(_, log)| log.is_finished())
+            .map(|(id, _)| *id)
+            .collect();
+        if finished.len() >= KEPT_FINISHED {
+            finished.sort_unstable();
+            for id in &finished[..=finished.len() - KEPT_FINISHED] {
+                streams.logs.remove(id);
+            }
+        }
+        streams.next += 1;
+        let log = EventLog::new(streams.next, limits.queue, cut);
+        streams.logs.insert(log.id(), log.clone());
+        log
     }
 }
 
 /// The response to a session's request: plain JSON if the reply comes before anything else,
-/// else an SSE stream of the server's requests and notifications, then the reply.
+/// else a resumable SSE stream of the server's requests and notifications, then the reply. The
+/// stream starts too when the handler ends it before sending anything
+/// (`RequestContext::close_stream`), so the client has an event id to resume from.
 async fn respond(
-    mut rx: tokio::sync::mpsc::Receiver<String>,
-    mut done: tokio::sync::oneshot::Receiver<Option<String>>,
+    entry: &Entry,
+    limits: &Limits,
+    mut rx: mpsc::Receiver<String>,
+    mut done: oneshot::Receiver<Option<String>>,
     task: tokio::task::JoinHandle<()>,
+    mut cut: watch::Receiver<u32>,
 ) -> Response {
     let task = AbortOnDrop(task);
     let first = tokio::select! {
         biased;
         note = rx.recv() => note,
+        _ = cut.changed() => None,
         reply = &mut done => {
             return match reply.ok().flatten() {
                 Some(reply) => json_ok(reply, None),
@@ -288,12 +411,29 @@ async fn respond(
             };
         }
     };
-    let Some(first) = first else {
+    if first.is_none() && *cut.borrow() == 0 {
         // Nothing was streamed and the notifier is gone: the reply is on its way.
         return match done.await.ok().flatten() {
             Some(reply) => json_ok(reply, None),
             None => StatusCode::ACCEPTED.into_response(),
         };
-    };
-    event_stream(first, rx, task, async move { done.await.ok().flatten() })
+    }
+    let log = entry.open_log(limits, Some(cut));
+    if let Some(first) = first {
+        log.push(first);
+    }
+    // The log's writer owns the call from here: a lost connection does not cancel it.
+    let writer_log = log.clone();
+    let writer = tokio::spawn(async move {
+        let _call = task;
+        while let Some(text) = rx.recv().await {
+            writer_log.push(text);
+        }
+        if let Ok(Some(reply)) = done.await {
+            writer_log.push(reply);
+        }
+        writer_log.finish();
+    });
+    log.set_writer(writer.abort_handle());
+    event_log::read(log, 0, Some(0), limits.retry_hint, limits.resume_window)
 }

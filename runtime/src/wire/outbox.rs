@@ -2,7 +2,8 @@
 //! notifications (an SSE response, stdio's output), so a reader that stops reading cannot grow
 //! the server's memory.
 
-use tokio::sync::mpsc;
+use std::sync::Arc;
+use tokio::sync::{mpsc, watch};
 
 /// How many notifications a stream buffers for a reader by default before it is treated as
 /// fallen behind.
@@ -14,13 +15,36 @@ pub const DEFAULT_QUEUE: usize = 256;
 #[derive(Debug, Clone)]
 pub struct Notifier {
     tx: mpsc::Sender<String>,
+    /// Set where the stream can be ended early and resumed (a legacy HTTP session's request
+    /// stream): bumped to end the connection that reads it.
+    cut: Option<Arc<watch::Sender<u32>>>,
 }
 
 impl Notifier {
     /// A notifier and the receiving end of its queue, which holds up to `capacity` messages.
     pub(crate) fn channel(capacity: usize) -> (Notifier, mpsc::Receiver<String>) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
-        (Notifier { tx }, rx)
+        (Notifier { tx, cut: None }, rx)
+    }
+
+    /// This notifier, able to end the connection its stream is read on ([`Notifier::cut`]):
+    /// `cut` is bumped each time.
+    pub(crate) fn with_cut(mut self, cut: watch::Sender<u32>) -> Self {
+        self.cut = Some(Arc::new(cut));
+        self
+    }
+
+    /// End the connection this stream is being read on, where the transport can resume it
+    /// later (the messages still to come are kept for the client's reconnection); false where
+    /// it cannot.
+    pub(crate) fn cut(&self) -> bool {
+        match &self.cut {
+            Some(cut) => {
+                cut.send_modify(|epoch| *epoch = epoch.wrapping_add(1));
+                true
+            }
+            None => false,
+        }
     }
 
     /// Queue one notification without waiting; false if the queue is full (the reader has
