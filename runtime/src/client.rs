@@ -173,6 +173,135 @@ struct Session<'a> {
     session: Option<&'a str>,
 }
 
+/// Where a legacy HTTP session's standalone stream is read.
+struct Listener {
+    url: String,
+    http: HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+    version: String,
+    session: Option<String>,
+}
+
+impl Listener {
+    fn request(
+        &self,
+        method: hyper::Method,
+        body: Bytes,
+    ) -> Result<hyper::Request<Full<Bytes>>, ClientError> {
+        let mut req = hyper::Request::builder()
+            .method(method)
+            .uri(&self.url)
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", &self.version);
+        if let Some(s) = &self.session {
+            req = req.header("mcp-session-id", s);
+        }
+        req.body(Full::new(body))
+            .map_err(|e| ClientError::Transport(e.to_string()))
+    }
+}
+
+/// Read a legacy session's standalone (GET) stream for as long as the client lives: the
+/// server's requests are answered through `handler` and POSTed back, its notifications sent
+/// to `notes`. The stream is reopened after the server's `retry` hint from the last event
+/// seen; a server that offers none (405, or any refusal) is left alone.
+async fn standalone_stream(
+    listener: Listener,
+    handler: Arc<dyn InputHandler>,
+    notes: Option<mpsc::UnboundedSender<Value>>,
+) {
+    let mut last: Option<String> = None;
+    let mut retry = Duration::from_secs(1);
+    let mut failures = 0u32;
+    loop {
+        let Ok(mut req) = listener.request(hyper::Method::GET, Bytes::new()) else {
+            return;
+        };
+        if let Some(last) = last.as_deref().and_then(|l| l.parse().ok()) {
+            req.headers_mut().insert("last-event-id", last);
+        }
+        let resp = match listener.http.request(req).await {
+            Ok(resp) if resp.status().is_success() => resp,
+            Ok(_) => return,
+            Err(e) => {
+                failures += 1;
+                if failures > MAX_RECONNECTS {
+                    tracing::debug!(error = %e, "the standalone stream cannot be reopened");
+                    return;
+                }
+                tokio::time::sleep(retry).await;
+                continue;
+            }
+        };
+        failures = 0;
+        let mut events = eventsource_stream::EventStream::new(resp.into_body().into_data_stream());
+        while let Some(Ok(ev)) = events.next().await {
+            if !ev.id.is_empty() {
+                last = Some(ev.id.clone());
+            }
+            if let Some(r) = ev.retry {
+                retry = r.min(Duration::from_secs(30));
+            }
+            let Ok(message) = serde_json::from_str::<Value>(&ev.data) else {
+                continue;
+            };
+            if message.get("method").is_some() && message.get("id").is_some() {
+                let response = answer_server_request(&handler, &message).await;
+                let posted = listener
+                    .request(hyper::Method::POST, Bytes::from(response.to_string()))
+                    .map(|req| listener.http.request(req));
+                if let Ok(posted) = posted {
+                    if let Ok(resp) = posted.await {
+                        let _ = resp.into_body().collect().await;
+                    }
+                }
+            } else if let Some(tx) = &notes {
+                let _ = tx.send(message);
+            }
+        }
+        tokio::time::sleep(retry).await;
+    }
+}
+
+/// Whether a `server/discover` result lists the version this client speaks.
+fn speaks_ours(result: &Value) -> bool {
+    result
+        .get("supportedVersions")
+        .and_then(Value::as_array)
+        .is_some_and(|v| v.iter().any(|v| v == LATEST_PROTOCOL_VERSION))
+}
+
+/// Reconnections in a row, with nothing received, to a legacy stream that ends before its reply.
+const MAX_RECONNECTS: u32 = 5;
+
+impl Session<'_> {
+    /// GET the rest of a legacy session's stream after the event `last` (`Last-Event-ID`).
+    async fn resume(&self, last: &str) -> Result<hyper::body::Incoming, ClientError> {
+        let mut req = hyper::Request::get(self.url)
+            .header("accept", "text/event-stream")
+            .header("mcp-protocol-version", self.version)
+            .header("last-event-id", last);
+        if let Some(s) = self.session {
+            req = req.header("mcp-session-id", s);
+        }
+        let req = req
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let resp = self
+            .http
+            .request(req)
+            .await
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        if !resp.status().is_success() {
+            return Err(ClientError::Transport(format!(
+                "resuming the event stream: HTTP {}",
+                resp.status()
+            )));
+        }
+        Ok(resp.into_body())
+    }
+}
+
 /// The version this client asks a legacy server for.
 const LEGACY_VERSION: &str = "2025-11-25";
 
@@ -255,6 +384,17 @@ pub struct Client {
     header_params: Mutex<HashMap<String, Vec<(String, String)>>>,
     /// The server's era, found on the first request.
     era: tokio::sync::OnceCell<Era>,
+    /// A legacy HTTP session's standalone stream reader, stopped with the client.
+    listener: std::sync::OnceLock<StopOnDrop>,
+}
+
+/// Aborts a background task when dropped.
+struct StopOnDrop(tokio::task::AbortHandle);
+
+impl Drop for StopOnDrop {
+    fn drop(&mut self) {
+        self.0.abort();
+    }
 }
 
 /// The longest line read from a stdio server (a reply may carry a large resource).
@@ -396,6 +536,7 @@ impl Client {
             notifications: None,
             header_params: Mutex::new(HashMap::new()),
             era: tokio::sync::OnceCell::new(),
+            listener: std::sync::OnceLock::new(),
         }
     }
 
@@ -446,8 +587,10 @@ impl Client {
         })
     }
 
-    /// The server's era: found with a `server/discover` probe on first use, falling back to
-    /// `initialize` on any outcome but a result.
+    /// The server's era: found with a `server/discover` probe on first use. A result that
+    /// lists the version this client speaks means a modern server; anything else (an error,
+    /// no answer, a result that is not a discover result, as a 2025 server that answers every
+    /// unknown request with `{}` sends) falls back to `initialize`.
     async fn era(&self) -> Result<&Era, ClientError> {
         self.era
             .get_or_try_init(|| async {
@@ -455,7 +598,7 @@ impl Client {
                 let probe = json!({"jsonrpc": "2.0", "id": id, "method": methods::SERVER_DISCOVER,
                                    "params": {"_meta": self.meta()}});
                 match self.send(&probe).await {
-                    Ok(reply) if reply.get("result").is_some() => Ok(Era::Modern),
+                    Ok(reply) if reply.get("result").is_some_and(speaks_ours) => Ok(Era::Modern),
                     _ => self.initialize().await,
                 }
             })
@@ -489,6 +632,19 @@ impl Client {
             Transport::Http { url, http } => {
                 self.post_legacy(url, http, &version, session.as_deref(), &initialized)
                     .await?;
+                // Many 2025 servers send their requests on the standalone stream rather than
+                // on the stream of the call they belong to: listen there too.
+                let task = tokio::spawn(standalone_stream(
+                    Listener {
+                        url: url.clone(),
+                        http: http.clone(),
+                        version: version.clone(),
+                        session: session.clone(),
+                    },
+                    self.handler.clone(),
+                    self.notifications.clone(),
+                ));
+                let _ = self.listener.set(StopOnDrop(task.abort_handle()));
             }
             Transport::Stdio { tx, .. } => {
                 tx.send(initialized.to_string())
@@ -555,27 +711,53 @@ impl Client {
             .and_then(|v| v.to_str().ok())
             .is_some_and(|c| c.starts_with("text/event-stream"));
         if is_sse {
-            let stream = resp.into_body().into_data_stream();
-            let mut events = eventsource_stream::EventStream::new(stream);
-            while let Some(ev) = events.next().await {
-                let ev = ev.map_err(|e| ClientError::Transport(e.to_string()))?;
-                let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
-                    continue;
-                };
-                match (v.get("method").is_some(), v.get("id"), &session) {
-                    (false, Some(i), _) if Some(i) == id => return Ok(v),
-                    (true, Some(_), Some(s)) => {
-                        // The server asks: answer and POST the response back in the session.
-                        let response = answer_server_request(&self.handler, &v).await;
-                        Box::pin(self.post_legacy(s.url, s.http, s.version, s.session, &response))
-                            .await?;
+            let mut body = resp.into_body();
+            // A legacy stream that ends before the reply is resumed from its last event id,
+            // after the server's `retry` hint, a bounded number of times in a row.
+            let mut last_id: Option<String> = None;
+            let mut retry = std::time::Duration::from_secs(1);
+            let mut reconnects = 0;
+            loop {
+                let mut events = eventsource_stream::EventStream::new(body.into_data_stream());
+                let mut progressed = false;
+                while let Some(ev) = events.next().await {
+                    let ev = ev.map_err(|e| ClientError::Transport(e.to_string()))?;
+                    if !ev.id.is_empty() {
+                        last_id = Some(ev.id.clone());
                     }
-                    _ => {
-                        if let Some(tx) = &self.notifications {
-                            let _ = tx.send(v);
+                    if let Some(r) = ev.retry {
+                        retry = r.min(std::time::Duration::from_secs(30));
+                    }
+                    let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
+                        continue;
+                    };
+                    progressed = true;
+                    match (v.get("method").is_some(), v.get("id"), &session) {
+                        (false, Some(i), _) if Some(i) == id => return Ok(v),
+                        (true, Some(_), Some(s)) => {
+                            // The server asks: answer and POST the response back in the session.
+                            let response = answer_server_request(&self.handler, &v).await;
+                            Box::pin(self.post_legacy(
+                                s.url, s.http, s.version, s.session, &response,
+                            ))
+                            .await?;
+                        }
+                        _ => {
+                            if let Some(tx) = &self.notifications {
+                                let _ = tx.send(v);
+                            }
                         }
                     }
                 }
+                reconnects = if progressed { 1 } else { reconnects + 1 };
+                let (Some(s), Some(last)) = (&session, &last_id) else {
+                    break;
+                };
+                if reconnects > MAX_RECONNECTS {
+                    break;
+                }
+                tokio::time::sleep(retry).await;
+                body = s.resume(last).await?;
             }
             return Err(ClientError::Transport(
                 "event stream ended without a response".into(),
@@ -648,7 +830,7 @@ impl Client {
             }
         }
         let result = Self::result_of(reply)?;
-        if method == methods::SERVER_DISCOVER {
+        if method == methods::SERVER_DISCOVER && speaks_ours(&result) {
             let _ = self.era.set(Era::Modern);
         }
         if method == methods::TOOLS_LIST {
