@@ -737,9 +737,9 @@ impl Client {
                         (true, Some(_), Some(s)) => {
                             // The server asks: answer and POST the response back in the session.
                             let response = answer_server_request(&self.handler, &v).await;
-                            Box::pin(self.post_legacy(
-                                s.url, s.http, s.version, s.session, &response,
-                            ))
+                            Box::pin(
+                                self.post_legacy(s.url, s.http, s.version, s.session, &response),
+                            )
                             .await?;
                         }
                         _ => {

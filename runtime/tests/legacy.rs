@@ -443,9 +443,13 @@ impl Stream {
                 let rest = &self.buffered[at + 5..];
                 if let Some(end) = rest.find('\n') {
                     let data = rest[..end].trim().to_string();
-                    let id = self.buffered[..at]
-                        .rfind("id: ")
-                        .map(|i| self.buffered[i + 4..].lines().next().unwrap_or("").to_string());
+                    let id = self.buffered[..at].rfind("id: ").map(|i| {
+                        self.buffered[i + 4..]
+                            .lines()
+                            .next()
+                            .unwrap_or("")
+                            .to_string()
+                    });
                     self.buffered = rest[end..].to_string();
                     return Some((id, data));
                 }
@@ -736,8 +740,7 @@ async fn a_lost_stream_is_resumed_with_last_event_id_and_the_call_goes_on() {
     assert_eq!(post(&url, Some(&session), answer).await.0, 202);
     // The client comes back after the last event it saw: the next request, then the result,
     // nothing twice.
-    let mut resumed =
-        Stream::open_with(addr, &session, "GET", None, &last_event_id(&ask_id)).await;
+    let mut resumed = Stream::open_with(addr, &session, "GET", None, &last_event_id(&ask_id)).await;
     let (_, ask) = resumed.next_event().await;
     assert_eq!(ask["method"], "sampling/createMessage", "{ask}");
     let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": sampled("Fjords!")});
@@ -748,10 +751,16 @@ async fn a_lost_stream_is_resumed_with_last_event_id_and_the_call_goes_on() {
         done["result"]["content"][0]["text"],
         "Ada to Oslo, booking B1: Fjords!"
     );
-    assert!(resumed.ends().await, "the resumed stream ends after the result");
+    assert!(
+        resumed.ends().await,
+        "the resumed stream ends after the result"
+    );
     // Resuming again from the same event replays what came after it.
     let mut again = Stream::open_with(addr, &session, "GET", None, &last_event_id(&ask_id)).await;
-    assert_eq!(again.next_event().await.1["method"], "sampling/createMessage");
+    assert_eq!(
+        again.next_event().await.1["method"],
+        "sampling/createMessage"
+    );
 }
 
 #[tokio::test]
@@ -790,7 +799,10 @@ async fn a_lost_stream_nobody_resumes_cancels_its_call_after_the_window() {
     // Kept: the call finishes.
     let mut kept = Stream::open(addr, &session, "POST", Some(call(1))).await;
     assert_eq!(kept.next().await["method"], "notifications/progress");
-    assert_eq!(kept.next().await["result"]["content"][0]["text"], "slow done");
+    assert_eq!(
+        kept.next().await["result"]["content"][0]["text"],
+        "slow done"
+    );
     let finished = || counter.count.load(Ordering::SeqCst);
     assert_eq!(finished(), 1);
     // Lost and never resumed: cancelled once the window passes.
@@ -827,8 +839,7 @@ async fn an_unknown_last_event_id_opens_the_standalone_stream() {
     let s = server();
     let (url, addr) = http(s.clone()).await;
     let session = open_session(&url).await;
-    let mut stream =
-        Stream::open_with(addr, &session, "GET", None, &last_event_id("99-4")).await;
+    let mut stream = Stream::open_with(addr, &session, "GET", None, &last_event_id("99-4")).await;
     let (priming, _) = stream.event().await.expect("a priming event");
     assert!(priming.is_some());
     tokio::time::sleep(Duration::from_millis(100)).await;

@@ -3,6 +3,7 @@
 //! `tools/call`, retried with answers to every `input_required` round until the tool completes;
 //! the final text is checked, so a flow only counts when the server did the whole job.
 
+use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
@@ -105,7 +106,7 @@ pub fn client() -> HttpClient {
 
 /// The answer a user gives to one elicitation: `name` is Ada, `color` is blue, anything else
 /// is the request's key (so multi-round tools show they carried every answer).
-fn answer(key: &str, request: &Value) -> Value {
+pub fn answer(key: &str, request: &Value) -> Value {
     let mut content = Map::new();
     if let Some(props) = request
         .pointer("/params/requestedSchema/properties")
@@ -214,20 +215,39 @@ pub async fn run(
     concurrency: usize,
     duration: Duration,
 ) -> Outcome {
+    let (client, url, flow) = (client.clone(), url.to_string(), flow.clone());
+    run_closed(concurrency, duration, move |mut id| {
+        let (client, url, flow) = (client.clone(), url.clone(), flow.clone());
+        Box::pin(async move { run_flow(&client, &url, &flow, &mut id).await })
+    })
+    .await
+}
+
+/// One flow, started with a JSON-RPC id base of its own; it resolves to the number of HTTP
+/// requests it took.
+pub type FlowFuture = std::pin::Pin<Box<dyn Future<Output = Result<u64, String>> + Send>>;
+
+/// Runs the flows `start` makes from `concurrency` workers, back to back, for `duration`.
+pub async fn run_closed(
+    concurrency: usize,
+    duration: Duration,
+    start: impl Fn(u64) -> FlowFuture + Clone + Send + 'static,
+) -> Outcome {
     // Flows that end inside the window count; the flows in flight at its end are finished
     // (their requests count towards CPU per request, their errors are reported) but not counted
     // as throughput, so a slice's rate is its window's and no server gains from the drain.
-    let start = Instant::now();
-    let deadline = start + duration;
+    let begin = Instant::now();
+    let deadline = begin + duration;
     let mut workers = Vec::new();
     for w in 0..concurrency {
-        let (client, url, flow) = (client.clone(), url.to_string(), flow.clone());
+        let start = start.clone();
         workers.push(tokio::spawn(async move {
             let mut out = Outcome::default();
             let mut id = (w as u64) << 40;
             while Instant::now() < deadline {
                 let t = Instant::now();
-                match run_flow(&client, &url, &flow, &mut id).await {
+                id += 1 << 8;
+                match start(id).await {
                     Ok(n) => {
                         out.all_requests += n;
                         if Instant::now() <= deadline {

@@ -7,9 +7,14 @@
 //! for S seconds per server (defaults 16 and 0.125), the servers taking turns, so a stall of the
 //! shared machine falls on all of them alike. `load serve NAME` is the server
 //! side (it prints `PORT <n>` once listening); the generator starts all three itself.
+//! `load legacy [--seconds S] [--reps N]` measures the 2025-era flow instead (initialize, a
+//! call whose elicitation is a real request to the client, DELETE) against rmcp's legacy
+//! session mode.
 
 mod generator;
+mod legacy_flow;
 mod ours;
+mod rmcp_legacy;
 mod rmcp_peer;
 mod rmsdk_peer;
 
@@ -158,9 +163,10 @@ async fn main() -> std::process::ExitCode {
     if args.first().map(String::as_str) == Some("serve") {
         return serve(args.get(1).map(String::as_str)).await;
     }
+    let legacy = args.first().map(String::as_str) == Some("legacy");
     let mut seconds = 0.125f64;
     let mut reps = 16usize;
-    let mut it = args.iter();
+    let mut it = args.iter().skip(usize::from(legacy));
     while let Some(a) = it.next() {
         let v = it.next().and_then(|v| v.parse::<f64>().ok());
         match (a.as_str(), v) {
@@ -168,14 +174,20 @@ async fn main() -> std::process::ExitCode {
             ("--reps", Some(v)) if v >= 1.0 => reps = v as usize,
             _ => {
                 eprintln!(
-                    "usage: load [--seconds S] [--reps N] | load serve {}",
+                    "usage: load [legacy] [--seconds S] [--reps N] | load serve {}|rmcp-legacy",
                     SERVERS.join("|")
                 );
                 return std::process::ExitCode::from(2);
             }
         }
     }
-    match run(Duration::from_secs_f64(seconds), reps).await {
+    let d = Duration::from_secs_f64(seconds);
+    let outcome = if legacy {
+        run_legacy(d, reps).await
+    } else {
+        run(d, reps).await
+    };
+    match outcome {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
             eprintln!("load: {e}");
@@ -198,6 +210,7 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
         Some("ours") => ours::serve(listener).await,
         Some("rmcp") => rmcp_peer::serve(listener).await,
         Some("rust-mcp-sdk") => rmsdk_peer::serve(listener).await,
+        Some("rmcp-legacy") => rmcp_legacy::serve(listener).await,
         _ => {
             eprintln!("usage: load serve {}", SERVERS.join("|"));
             return std::process::ExitCode::from(2);
@@ -397,6 +410,82 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         .chain(replay_results.iter().flatten())
         .chain(open_results.iter().flatten())
     {
+        if let Some(e) = &m.first_error {
+            eprintln!("first error: {e}");
+        }
+    }
+    Ok(())
+}
+
+/// The legacy flow from `concurrency` workers against `t` for `d`.
+async fn measure_legacy(t: &Target, conc: usize, d: Duration, into: &mut Merged) {
+    let before = t.cpu_us();
+    let (client, url) = (t.client.clone(), t.url.clone());
+    let o = generator::run_closed(conc, d, move |base| {
+        let (client, url) = (client.clone(), url.clone());
+        Box::pin(async move { legacy_flow::run(&client, &url, base).await })
+    })
+    .await;
+    into.add(o, t.cpu_us().saturating_sub(before));
+}
+
+/// This project's server and rmcp's legacy session mode, the 2025-era flow at concurrency 1, 8
+/// and 32, `reps` runs of `d` each, taking turns.
+async fn run_legacy(d: Duration, reps: usize) -> Result<(), String> {
+    let targets = [
+        Target::start("ours").await?,
+        Target::start("rmcp-legacy").await?,
+    ];
+    for t in &targets {
+        let mut warm = Merged::default();
+        measure_legacy(t, 32, Duration::from_millis(300), &mut warm).await;
+        if warm.flows == 0 || warm.errors > 0 {
+            return Err(format!(
+                "{} server failed the legacy warm-up: {}",
+                t.name,
+                warm.first_error.unwrap_or_default()
+            ));
+        }
+    }
+    let rss_start: Vec<u64> = targets.iter().map(|t| t.rss_kib().0).collect();
+    let concurrency = [1usize, 8, 32];
+    let mut results: Vec<[Merged; 2]> = concurrency.iter().map(|_| Default::default()).collect();
+    for rep in 0..reps {
+        for (i, conc) in concurrency.iter().enumerate() {
+            for s in [rep % 2, (rep + 1) % 2] {
+                measure_legacy(&targets[s], *conc, d, &mut results[i][s]).await;
+            }
+        }
+    }
+    println!("#### A 2025-era client's flow over streamable HTTP (initialize, notifications/initialized, tools/call whose elicitation is a real request on the call's SSE stream answered by a POST, DELETE: 5 requests; flows/s: median of {reps} runs of {:.3} s; latency of a whole flow over all runs; CPU = server user+system time per flow, summed over all runs)\n", d.as_secs_f64());
+    println!("| concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | ours p50 / p99 ms | rmcp p50 / p99 ms | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | errors ours / rmcp |");
+    println!("|---|---|---|---|---|---|---|---|---|---|");
+    for (conc, [o, r]) in concurrency.iter().zip(&results) {
+        let per_flow =
+            |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
+        println!(
+            "| {} | {:.0} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.0} | {:.0} | {} | {} / {} |",
+            conc,
+            o.rate(),
+            r.rate(),
+            ratio(o.rate(), r.rate()),
+            o.ms(0.5),
+            o.ms(0.99),
+            r.ms(0.5),
+            r.ms(0.99),
+            per_flow(o),
+            per_flow(r),
+            ratio(per_flow(r), per_flow(o)),
+            o.errors,
+            r.errors
+        );
+    }
+    let rss_end: Vec<u64> = targets.iter().map(|t| t.rss_kib().0).collect();
+    println!(
+        "\nServer RSS (KiB) after warm-up and at the end: ours {} and {}, rmcp {} and {}.",
+        rss_start[0], rss_end[0], rss_start[1], rss_end[1]
+    );
+    for m in results.iter().flatten() {
         if let Some(e) = &m.first_error {
             eprintln!("first error: {e}");
         }
