@@ -176,6 +176,13 @@
 //! and a cancelled call tells the client its request is no longer wanted. Write handlers as for
 //! MRTR (side effects in `step`) and they behave the same in both eras.
 //!
+//! Over HTTP a legacy session's SSE streams can be resumed: events carry ids, a client that lost
+//! the connection GETs with `Last-Event-ID` and is sent the rest, and the call goes on meanwhile
+//! (for up to `Limits::resume_window` with nobody reading; `notifications/cancelled` stops it at
+//! once). A long call may let its connection go with [`crate::close_stream`] (or
+//! [`crate::RequestContext::close_stream`]); the client comes back for the result after the
+//! `retry` hint. Elsewhere these do nothing.
+//!
 //! ## Limits and shutdown
 //!
 //! Every transport limit is a field of [`crate::Limits`], given to `HttpConfig::limits` or

@@ -35,7 +35,7 @@ struct LogState {
     events: VecDeque<(u64, String)>,
     next: u64,
     finished: bool,
-    /// A reader sent the last message of a finished log: it need not be kept.
+    /// A reader read a finished log to its end: it need not be kept.
     delivered: bool,
     readers: usize,
     /// Since when no connection reads the log.
@@ -101,7 +101,7 @@ impl EventLog {
     /// Whether a reader starting after message `after` would have nothing to send, ever.
     pub(crate) fn exhausted_after(&self, after: u64) -> bool {
         let state = lock(&self.state);
-        state.finished && state.next <= after + 1
+        state.finished && (state.delivered || state.next <= after + 1)
     }
 
     /// Set the task that writes the log.
@@ -200,13 +200,13 @@ impl Reader {
                         .id(event_id(self.log.id, seq))
                         .data(text);
                     self.cursor = seq;
-                    if state.finished && seq + 1 == state.next {
-                        state.delivered = true;
-                    }
                     return Some(event);
                 }
                 if state.finished {
+                    // Read to the end (the last event was taken before this poll): nothing
+                    // need be kept for a reconnection.
                     state.delivered = true;
+                    state.events = VecDeque::new();
                     return None;
                 }
             }
