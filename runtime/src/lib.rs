@@ -44,7 +44,7 @@ pub use transport::stdio;
 pub use handler::{
     match_template, AskError, CallParts, ElicitEnum, ElicitField, ElicitForm, FieldOptions,
     FromCall, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Need, Principal,
-    PromptHandler, ResourceHandler, State, ToolError, ToolHandler,
+    PromptHandler, ResourceHandler, State, TaskMode, TaskSupport, ToolError, ToolHandler,
 };
 pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_type, ElicitEnum, ElicitForm};
 pub use mcp_schema as schema;
@@ -53,7 +53,7 @@ pub use resume::ask::{
     ListRoots, Sample, SampledText, Sampling,
 };
 pub use resume::context::RequestContext;
-pub use resume::engine::{current_request, RequestInfo};
+pub use resume::engine::{current_request, start_task, RequestInfo};
 pub use resume::events::ListKind;
 pub use resume::notify::{
     close_stream, log, notify_list_changed, notify_resource_updated, progress,

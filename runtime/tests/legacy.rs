@@ -744,8 +744,7 @@ async fn a_lost_stream_is_resumed_with_last_event_id_and_the_call_goes_on() {
     let (_, ask) = resumed.next_event().await;
     assert_eq!(ask["method"], "sampling/createMessage", "{ask}");
     // Resuming again from the same event replays what came after it.
-    let mut again =
-        Stream::open_with(addr, &session, "GET", None, &last_event_id(&ask_id)).await;
+    let mut again = Stream::open_with(addr, &session, "GET", None, &last_event_id(&ask_id)).await;
     assert_eq!(again.next_event().await.1, ask);
     drop(again);
     let answer = json!({"jsonrpc": "2.0", "id": ask["id"], "result": sampled("Fjords!")});

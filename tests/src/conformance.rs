@@ -534,6 +534,13 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
         .tool(test_elicitation_sep1034_defaults)
         .tool(test_elicitation_sep1330_enums)
         .tool(test_reconnection)
+        .tool(greet)
+        .tool(slow_compute)
+        .tool(failing_job)
+        .tool(protocol_error_job)
+        .tool(confirm_delete)
+        .tool(multi_input)
+        .tool(test_tool_with_task)
         .name("mcp-toolkit-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(test_simple_text)
@@ -696,4 +703,97 @@ pub async fn test_elicitation_sep1034_defaults() -> Result<String, ToolError> {
 pub async fn test_elicitation_sep1330_enums() -> Result<String, ToolError> {
     let answer = elicit::<SchemaForm<1>>("Please select options from the enum fields").await?;
     Ok(completed(answer))
+}
+
+// ---------------------------------------------------------------------------------------------
+// The tasks extension's fixtures: the same handlers, marked as tasks with the macro. Inside a
+// task an ask parks it in `input_required` until `tasks/update` answers.
+
+/// Greets `name` (never a task).
+#[mcp_tool]
+pub async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+/// Takes `seconds` (at most ten minutes), then reports `label` (a task when the client takes
+/// tasks).
+#[mcp_tool(task = "optional")]
+pub async fn slow_compute(seconds: f64, label: Option<String>) -> String {
+    let seconds = seconds.clamp(0.0, 600.0);
+    tokio::time::sleep(std::time::Duration::from_secs_f64(seconds)).await;
+    format!(
+        "Computed {} after {seconds} s",
+        label.unwrap_or_else(|| "result".into())
+    )
+}
+
+/// Fails as a tool after about a second (only as a task).
+#[mcp_tool(task = "required")]
+pub async fn failing_job() -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_millis(500)).await;
+    Err(ToolError::new("the job failed"))
+}
+
+/// Ends with a protocol error (a task that fails).
+#[mcp_tool(task = "optional")]
+pub async fn protocol_error_job() -> Result<String, ToolError> {
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    Err(ToolError::Protocol(schema::Error::internal(
+        "the job hit an internal error",
+    )))
+}
+
+/// Whether to go ahead.
+#[derive(ElicitForm)]
+pub struct Confirm {
+    /// Go ahead?
+    pub confirm: bool,
+}
+
+/// Asks for confirmation, then "deletes" `filename`.
+#[mcp_tool(task = "optional")]
+pub async fn confirm_delete(filename: String) -> Result<String, ToolError> {
+    Ok(
+        match elicit::<Confirm>(format!("Delete {filename}?")).await? {
+            Elicited::Accept(c) if c.confirm => format!("Deleted {filename}"),
+            _ => format!("Kept {filename}"),
+        },
+    )
+}
+
+/// A name.
+#[derive(ElicitForm)]
+pub struct NameOnly {
+    /// Your name
+    pub name: String,
+}
+
+/// Asks two things at once: both requests are pending together.
+#[mcp_tool(task = "optional")]
+pub async fn multi_input() -> Result<String, ToolError> {
+    let (name, confirm) = mcp_runtime::join!(
+        elicit::<NameOnly>("Your name?"),
+        elicit::<Confirm>("Go ahead?")
+    );
+    let name = match name? {
+        Elicited::Accept(n) => n.name,
+        _ => "nobody".into(),
+    };
+    let confirm = matches!(confirm?, Elicited::Accept(Confirm { confirm: true }));
+    Ok(format!("{name} confirmed: {confirm}"))
+}
+
+/// Asks for a name as an ordinary MRTR round, then goes on as a task that greets.
+#[mcp_tool(task = "required", task_start = "explicit")]
+pub async fn test_tool_with_task() -> Result<String, ToolError> {
+    let name = match elicit::<NameOnly>("What is your name?")
+        .key("user_name")
+        .await?
+    {
+        Elicited::Accept(n) => n.name,
+        _ => "nobody".into(),
+    };
+    mcp_runtime::start_task().await;
+    tokio::time::sleep(std::time::Duration::from_millis(100)).await;
+    Ok(format!("Hello, {name}, from a task"))
 }

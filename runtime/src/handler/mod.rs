@@ -41,6 +41,34 @@ pub trait ToolHandler: Send + Sync + 'static {
     fn scopes(&self) -> &'static [&'static str] {
         &[]
     }
+    /// Whether and how a call of this tool runs as a task (the tasks extension); by default it
+    /// never does.
+    fn task_support(&self) -> TaskSupport {
+        TaskSupport::default()
+    }
+}
+
+/// How a tool takes part in the tasks extension (`io.modelcontextprotocol/tasks`):
+/// `#[mcp_tool(task = "optional" | "required", task_start = "call" | "explicit")]`.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct TaskSupport {
+    /// Whether a call may or must run as a task.
+    pub mode: TaskMode,
+    /// Where the task begins: at the call, or where the handler awaits
+    /// [`start_task`](crate::start_task) (asks before it are ordinary `input_required` rounds).
+    pub explicit_start: bool,
+}
+
+/// Whether a tool's calls run as tasks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub enum TaskMode {
+    /// Never: the call is answered in the request.
+    #[default]
+    Never,
+    /// As a task when the client declared the extension on the request, else in the request.
+    Optional,
+    /// Only as a task: a client that did not declare the extension gets -32021.
+    Required,
 }
 
 /// A prompt: its descriptor and how to render it. `#[mcp_prompt]` implements this.

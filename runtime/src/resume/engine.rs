@@ -72,6 +72,24 @@ pub(crate) struct CallState {
     pub(crate) live: Option<super::live::Live>,
     /// Set when an answer on the request is refused: the round ends with this error.
     pub(crate) refused: Option<mcp_schema::Error>,
+    /// Where `start_task()` stands in this run.
+    pub(crate) task_gate: TaskGate,
+    /// Set when the handler reached `start_task()` in a request that becomes a task.
+    pub(crate) detached: bool,
+}
+
+/// What `start_task()` does in a run.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub(crate) enum TaskGate {
+    /// The call cannot become a task here (the tool does not support tasks, or the client did
+    /// not declare the extension): `start_task()` returns at once and the call goes on.
+    #[default]
+    Off,
+    /// An ordinary request to a tool that may become a task: `start_task()` ends the round,
+    /// and the call goes on as a task.
+    Request,
+    /// The run is a task's: `start_task()` returns at once.
+    InTask,
 }
 
 impl Default for CallState {
@@ -90,6 +108,8 @@ impl Default for CallState {
             stateless: false,
             live: None,
             refused: None,
+            task_gate: TaskGate::Off,
+            detached: false,
         }
     }
 }
@@ -160,6 +180,12 @@ pub enum Outcome<T> {
     Panicked(String),
     /// An answer on the request was refused (too large): the call is answered with this error.
     Refused(mcp_schema::Error),
+    /// The handler reached `start_task()` in a request that becomes a task: the journal so
+    /// far, from which the task replays.
+    Detached {
+        /// Answers and step results so far.
+        journal: Journal,
+    },
     /// The handler needs input: these requests, and the journal to seal.
     Suspended {
         /// Input requests registered before suspension, by key.
@@ -207,6 +233,10 @@ impl<F: Future + Unpin> Future for Drive<F> {
                 let mut st = call.lock();
                 if let Some(error) = st.refused.take() {
                     Poll::Ready(Outcome::Refused(error))
+                } else if st.detached && st.pending.is_empty() {
+                    Poll::Ready(Outcome::Detached {
+                        journal: std::mem::take(&mut st.journal),
+                    })
                 } else if st.pending.is_empty() {
                     Poll::Pending
                 } else {
@@ -225,6 +255,28 @@ impl<F: Future + Unpin> Future for Drive<F> {
 /// call.
 pub(crate) async fn run<F: Future + Unpin>(call: Call, handler: F) -> Outcome<F::Output> {
     Drive { fut: handler, call }.await
+}
+
+/// Mark the point where a task-supporting tool's call becomes a task (with
+/// `#[mcp_tool(task = "...", task_start = "explicit")]`): before it, asks are ordinary
+/// `input_required` rounds of the request; at it, a client that declared the tasks extension
+/// is answered with the created task, and the handler goes on inside the task (replayed from
+/// its journal: code before this point may run again, `step` results are kept). Anywhere else
+/// (no task support, a client without the extension, already in a task) it returns at once.
+pub async fn start_task() {
+    let detach = with_call(|call| {
+        let mut st = call.lock();
+        if st.task_gate == TaskGate::Request {
+            st.detached = true;
+            true
+        } else {
+            false
+        }
+    })
+    .unwrap_or(false);
+    if detach {
+        match Suspend.await {}
+    }
 }
 
 /// A future that never completes: an ask waiting for the client's answer. The driver sees the

@@ -44,6 +44,14 @@ impl Server {
     ) -> Option<Reply> {
         match incoming {
             Incoming::Request(request) => self.dispatch(request, principal, notifier, live).await,
+            // Tasks are a modern extension; a legacy session has none.
+            Incoming::Extension(request) if live.is_some() => Some(Reply::error(
+                Some(request.id),
+                mcp_schema::Error::method_not_found(&request.method),
+            )),
+            Incoming::Extension(request) => {
+                Some(Box::pin(self.task_request(*request, principal)).await)
+            }
             // Notifications (e.g. notifications/cancelled, handled by the transports) and
             // responses (servers send no requests) get no reply.
             Incoming::Notification(_) | Incoming::Response => None,

@@ -38,6 +38,16 @@ impl Server {
             }),
             logging: Some(Map::new()),
             completions: self.completion.is_some().then(Map::new),
+            // The tasks extension, when a tool can run as a task.
+            extensions: self
+                .tools
+                .values()
+                .any(|t| t.handler.task_support().mode != crate::handler::TaskMode::Never)
+                .then(|| {
+                    [(super::tasks::TASKS_EXTENSION.to_string(), Map::new())]
+                        .into_iter()
+                        .collect()
+                }),
             ..Default::default()
         }
     }

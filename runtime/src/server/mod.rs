@@ -9,6 +9,8 @@ pub(crate) mod legacy;
 mod listen;
 mod listing;
 mod mrtr;
+pub mod task_store;
+pub(crate) mod tasks;
 pub mod testing;
 
 use crate::handler::extract::StateMap;
@@ -70,6 +72,8 @@ pub struct Server {
     states: StateMap,
     /// Whether a legacy `initialize` opens a 2025-era session.
     legacy: bool,
+    /// The tasks extension: where tasks are kept and the runs this process drives.
+    tasks: Arc<tasks::TaskEngine>,
 }
 
 /// Completes an argument: (prompt name or resource template URI, argument name, partial value)
@@ -91,6 +95,8 @@ pub struct ServerBuilder {
     page_size: usize,
     states: StateMap,
     legacy: bool,
+    task_store: Option<Arc<dyn task_store::TaskStore>>,
+    task_ttl: Duration,
 }
 
 /// Why a server could not be built.
@@ -144,6 +150,8 @@ impl Server {
             page_size: 100,
             states: StateMap::default(),
             legacy: true,
+            task_store: None,
+            task_ttl: tasks::DEFAULT_TASK_TTL,
         }
     }
 }
@@ -154,6 +162,20 @@ impl ServerBuilder {
     /// `initialize` is refused with the error that names the supported versions.
     pub fn legacy(mut self, serve: bool) -> Self {
         self.legacy = serve;
+        self
+    }
+
+    /// Where tasks are kept (default: an [`InMemoryTaskStore`](task_store::InMemoryTaskStore)
+    /// of this process). Give every instance the same shared store so any of them can answer
+    /// for a task.
+    pub fn task_store(mut self, store: Arc<dyn task_store::TaskStore>) -> Self {
+        self.task_store = Some(store);
+        self
+    }
+
+    /// How long a task is kept after it is created (default one hour); its `ttlMs`.
+    pub fn task_ttl(mut self, ttl: Duration) -> Self {
+        self.task_ttl = ttl;
         self
     }
 
@@ -312,6 +334,11 @@ impl ServerBuilder {
             closing: tokio::sync::watch::channel(false).0,
             states: self.states,
             legacy: self.legacy,
+            tasks: Arc::new(tasks::TaskEngine::new(
+                self.task_store
+                    .unwrap_or_else(|| Arc::new(task_store::InMemoryTaskStore::default())),
+                self.task_ttl,
+            )),
         })
     }
 }

@@ -6,7 +6,7 @@
 use super::Server;
 use crate::handler::result::resource_not_found;
 use crate::handler::{match_template, CallParts, CancelSlot, Principal, ResourceHandler};
-use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo};
+use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Notifier;
 use crate::resume::live::Live;
 use crate::resume::state::{Binding, StateError};
@@ -39,12 +39,16 @@ struct Round<'a> {
     notifier: Option<Notifier>,
     /// On a legacy session: asks are sent to the client and awaited in place.
     live: Option<Live>,
+    /// Whether `start_task()` turns this call into a task.
+    task_gate: TaskGate,
 }
 
 /// How a round ended.
 enum Finished<T> {
     Done(T),
     Suspended(Box<InputRequiredResult>),
+    /// The handler reached `start_task()`: the call goes on as a task, from this journal.
+    Detached(crate::resume::state::Journal),
 }
 
 /// The reply to request `id` for a finished round.
@@ -52,6 +56,10 @@ fn respond<T: Into<ServerResult>>(id: RequestId, finished: Result<Finished<T>, E
     match finished {
         Ok(Finished::Done(result)) => Reply::result(id, result),
         Ok(Finished::Suspended(ask)) => Reply::result(id, *ask),
+        Ok(Finished::Detached(_)) => Reply::error(
+            Some(id),
+            Error::internal("only a tools/call can become a task"),
+        ),
         Err(e) => Reply::error(Some(id), e),
     }
 }
@@ -80,6 +88,19 @@ impl Server {
         };
         let handler = tool.handler.clone();
         let arguments = arguments.unwrap_or_default();
+        // The tasks extension: a task from the call, a task from the handler's
+        // `start_task()`, or none.
+        let task = match self.task_decision(&*handler, &meta) {
+            Ok(task) => task,
+            Err(e) => return Reply::error(Some(id), e),
+        };
+        if task == Some(false) {
+            let journal = Default::default();
+            return self
+                .create_task(id, &name, arguments, meta, principal, journal)
+                .await;
+        }
+        let task_meta = task.is_some().then(|| meta.clone());
         let round = Round {
             method: methods::TOOLS_CALL,
             target: &name,
@@ -91,9 +112,20 @@ impl Server {
             principal,
             notifier,
             live,
+            task_gate: if task.is_some() {
+                TaskGate::Request
+            } else {
+                TaskGate::Off
+            },
         };
         let start = |parts: &CallParts<'_>| handler.call(arguments.clone(), parts);
-        respond(id, self.round(round, start).await)
+        match (self.round(round, start).await, task_meta) {
+            (Ok(Finished::Detached(journal)), Some(meta)) => {
+                self.create_task(id, &name, arguments, meta, principal, journal)
+                    .await
+            }
+            (finished, _) => respond(id, finished),
+        }
     }
 
     pub(crate) async fn get_prompt(
@@ -133,6 +165,7 @@ impl Server {
             principal,
             notifier,
             live,
+            task_gate: TaskGate::Off,
         };
         let start = |parts: &CallParts<'_>| handler.get(arguments.clone(), parts);
         respond(id, self.round(round, start).await)
@@ -167,6 +200,7 @@ impl Server {
             principal,
             notifier,
             live,
+            task_gate: TaskGate::Off,
         };
         let start = |parts: &CallParts<'_>| handler.read(uri.clone(), vars, parts);
         let finished = self.round(round, start).await.map(|f| match f {
@@ -206,6 +240,7 @@ impl Server {
             principal: caller,
             notifier,
             live,
+            task_gate,
         } = round;
         // A legacy session has no requestState: its asks are answered in place.
         let state = if live.is_some() { None } else { state };
@@ -287,6 +322,7 @@ impl Server {
             answer_limit: self.codec.answer_limit(),
             stateless: state.is_none(),
             live,
+            task_gate,
             ..Default::default()
         });
         let outcome = engine::run(call.clone(), handler).await;
@@ -302,6 +338,7 @@ impl Server {
         };
         match outcome {
             Outcome::Done(Ok(result)) => Ok(Finished::Done(result)),
+            Outcome::Detached { journal } => Ok(Finished::Detached(journal)),
             Outcome::Done(Err(error)) => {
                 release(&self.codec);
                 Err(error)

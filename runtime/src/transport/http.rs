@@ -350,6 +350,7 @@ fn check_request(server: &Server, headers: &HeaderMap, incoming: &Incoming) -> R
             });
             (Some(request_id(r)), checked)
         }
+        Incoming::Extension(r) => (Some(&r.id), check_headers(headers, r.head())),
         Incoming::Rejected(rejected) => match &rejected.head {
             Some(head) => (rejected.id.as_ref(), check_headers(headers, head.head())),
             None => return Ok(()),

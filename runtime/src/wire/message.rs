@@ -28,6 +28,10 @@ const REQUEST_METHODS: [&str; 10] = [
     methods::SUBSCRIPTIONS_LISTEN,
 ];
 
+/// The methods of the tasks extension this server serves (`tasks/result` and `tasks/list` were
+/// removed from it, and are unknown methods).
+pub(crate) const EXTENSION_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
+
 /// What one incoming message is.
 #[derive(Debug)]
 pub(crate) enum Incoming {
@@ -37,8 +41,32 @@ pub(crate) enum Incoming {
     Notification(JSONRPCNotification),
     /// A response: servers send no requests, so nothing is answered either.
     Response,
+    /// A request of an extension method (tasks), with a valid `_meta`.
+    Extension(Box<ExtensionRequest>),
     /// A message that cannot be served, with its error and what could be read of it.
     Rejected(Box<Rejected>),
+}
+
+/// A request of an extension method, not in the core schema: its method, params and `_meta`.
+#[derive(Debug)]
+pub(crate) struct ExtensionRequest {
+    pub(crate) id: RequestId,
+    pub(crate) method: String,
+    pub(crate) params: Map<String, Value>,
+    pub(crate) meta: RequestMetaObject,
+}
+
+impl ExtensionRequest {
+    /// What transports compare their headers with.
+    pub(crate) fn head(&self) -> RequestHead<'_> {
+        RequestHead {
+            method: &self.method,
+            version: Some(&self.meta.protocol_version),
+            name: name_field(&self.method)
+                .and_then(|f| self.params.get(f))
+                .and_then(Value::as_str),
+        }
+    }
 }
 
 /// A message refused before dispatch.
@@ -145,12 +173,29 @@ fn diagnose(bytes: &[u8], typed: serde_json::Error, supported: &[&str]) -> Incom
             .map(str::to_string),
         method,
     };
-    if !REQUEST_METHODS.contains(&head.method.as_str()) {
+    let extension = EXTENSION_METHODS.contains(&head.method.as_str());
+    if !extension && !REQUEST_METHODS.contains(&head.method.as_str()) {
         let error = Error::method_not_found(&head.method);
         return reject(Some(id), error, Some(head));
     }
     if let Some(e) = meta_error(&params, supported) {
         return reject(Some(id), e, Some(head));
+    }
+    if extension {
+        let meta = params
+            .get("_meta")
+            .cloned()
+            .map(serde_json::from_value::<RequestMetaObject>);
+        return match meta {
+            Some(Ok(meta)) => Incoming::Extension(Box::new(ExtensionRequest {
+                id,
+                method: head.method,
+                params,
+                meta,
+            })),
+            Some(Err(e)) => reject(Some(id), Error::invalid_params(e.to_string()), Some(head)),
+            None => reject(Some(id), Error::invalid_params("missing _meta"), Some(head)),
+        };
     }
     // An answer in `inputResponses` that is no input response at all is not a reason to refuse
     // the request: the server ignores answers it cannot use and asks again (MRTR), so such
@@ -190,6 +235,7 @@ pub(crate) fn name_field(method: &str) -> Option<&'static str> {
     match method {
         methods::TOOLS_CALL | methods::PROMPTS_GET => Some("name"),
         methods::RESOURCES_READ => Some("uri"),
+        "tasks/get" | "tasks/update" | "tasks/cancel" => Some("taskId"),
         _ => None,
     }
 }

@@ -13,7 +13,7 @@ pub(crate) mod param;
 pub use message::Reply;
 #[cfg(feature = "http")]
 pub(crate) use message::{name_field, request_head, RequestHead};
-pub(crate) use message::{request_id, request_meta, Incoming};
+pub(crate) use message::{request_id, request_meta, ExtensionRequest, Incoming};
 pub(crate) use meta::*;
 pub use outbox::{Notifier, DEFAULT_QUEUE};
 

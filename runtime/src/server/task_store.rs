@@ -1,0 +1,234 @@
+//! Where tasks live between requests: the [`TaskStore`] trait, which any instance of a
+//! deployment reads and updates, and [`InMemoryTaskStore`], the bounded default for one
+//! process. A task is a [`TaskRecord`]: who created it, what it calls, its status, and the
+//! journal its handler replays from, so any instance holding the store can resume it.
+
+use crate::handler::Principal;
+use crate::resume::state::Journal;
+use indexmap::IndexMap;
+use mcp_schema::{InputRequest, InputResponses, RequestMetaObject};
+use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
+use std::collections::{HashMap, VecDeque};
+use std::fmt;
+use std::future::Future;
+use std::pin::Pin;
+use std::sync::Mutex;
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// A task's status, as the extension names it on the wire.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "snake_case")]
+pub enum TaskStatus {
+    /// The handler is running (or about to).
+    Working,
+    /// The handler waits for answers to `pending`.
+    InputRequired,
+    /// The handler returned a result (which may be a tool error).
+    Completed,
+    /// The client cancelled it.
+    Cancelled,
+    /// The call ended with a JSON-RPC error.
+    Failed,
+}
+
+impl TaskStatus {
+    /// Whether nothing more will happen to the task.
+    pub fn is_terminal(self) -> bool {
+        matches!(
+            self,
+            TaskStatus::Completed | TaskStatus::Cancelled | TaskStatus::Failed
+        )
+    }
+}
+
+/// One task, as stored.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct TaskRecord {
+    /// The unguessable id the client names it by.
+    pub id: String,
+    /// Who created it (issuer and subject); only they can see it. `None` without
+    /// authentication.
+    pub owner: Option<String>,
+    /// The creating caller, as the handler sees it on every run.
+    pub principal: Option<Principal>,
+    /// The tool it calls, and the arguments.
+    pub tool: String,
+    /// The call's arguments.
+    pub arguments: Map<String, Value>,
+    /// The creating request's `_meta` (capabilities, client info), given to every run.
+    pub meta: RequestMetaObject,
+    /// Where it stands.
+    pub status: TaskStatus,
+    /// A human-readable word on the status, if any.
+    pub status_message: Option<String>,
+    /// When it was created, in milliseconds since the Unix epoch.
+    pub created_ms: u64,
+    /// When its status last changed, in milliseconds since the Unix epoch.
+    pub updated_ms: u64,
+    /// How long after creation it may be dropped, in milliseconds.
+    pub ttl_ms: u64,
+    /// Answers and step results recorded so far: what a run replays from.
+    pub journal: Journal,
+    /// The input requests the handler waits for, by key.
+    pub pending: IndexMap<String, InputRequest>,
+    /// Answers received for pending requests, not yet given to a run.
+    pub answers: InputResponses,
+    /// The tool's result, once completed.
+    pub result: Option<Value>,
+    /// The JSON-RPC error, once failed.
+    pub error: Option<Value>,
+    /// Bumped on every run started, so a run that finds the record moved on knows to stop.
+    pub run: u64,
+}
+
+impl TaskRecord {
+    /// Whether the task may be dropped at `now_ms`.
+    pub fn expired(&self, now_ms: u64) -> bool {
+        now_ms >= self.created_ms.saturating_add(self.ttl_ms)
+    }
+}
+
+/// Why the store could not do what was asked.
+#[derive(Debug)]
+pub enum TaskStoreError {
+    /// The store holds as many tasks as it may.
+    Full,
+    /// The store could not be reached or answered nonsense.
+    Unavailable(String),
+}
+
+impl fmt::Display for TaskStoreError {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        match self {
+            TaskStoreError::Full => write!(f, "too many tasks are kept; try again later"),
+            TaskStoreError::Unavailable(why) => write!(f, "the task store is unavailable: {why}"),
+        }
+    }
+}
+
+impl std::error::Error for TaskStoreError {}
+
+/// The future a store method returns.
+pub type StoreFuture<'a, T> = Pin<Box<dyn Future<Output = Result<T, TaskStoreError>> + Send + 'a>>;
+
+/// A change to one task, applied atomically by [`TaskStore::update`]: it edits the record and
+/// says whether to write it back (false leaves it as it was). It may be called more than once
+/// (a store that retries on a concurrent write), so it must not have effects of its own.
+pub type TaskChange<'a> = &'a (dyn Fn(&mut TaskRecord) -> bool + Send + Sync);
+
+/// Where tasks are kept. Implement it to share tasks between instances; every method must be
+/// atomic with respect to the others for one task.
+pub trait TaskStore: Send + Sync + 'static {
+    /// Keep a new task.
+    fn insert(&self, record: TaskRecord) -> StoreFuture<'_, ()>;
+    /// The task `id`, if kept and not expired.
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>>;
+    /// Apply `change` to the task `id` atomically; the record as it is afterwards, or none if
+    /// the task is not kept.
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Option<TaskRecord>>;
+}
+
+/// Milliseconds since the Unix epoch, now.
+pub(crate) fn now_ms() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_millis() as u64)
+}
+
+/// The tasks of one process, at most `capacity` of them; expired ones are dropped as new ones
+/// come. The default store: tasks do not outlive the process or reach other instances.
+pub struct InMemoryTaskStore {
+    capacity: usize,
+    inner: Mutex<Tasks>,
+}
+
+#[derive(Default)]
+struct Tasks {
+    map: HashMap<String, TaskRecord>,
+    /// Ids in creation order, with their expiry, to drop expired tasks cheaply.
+    order: VecDeque<(u64, String)>,
+}
+
+impl InMemoryTaskStore {
+    /// A store for at most `capacity` live tasks.
+    pub fn new(capacity: usize) -> Self {
+        InMemoryTaskStore {
+            capacity: capacity.max(1),
+            inner: Mutex::default(),
+        }
+    }
+}
+
+impl Default for InMemoryTaskStore {
+    /// At most 10,000 live tasks.
+    fn default() -> Self {
+        InMemoryTaskStore::new(10_000)
+    }
+}
+
+impl Tasks {
+    fn expire(&mut self, now: u64) {
+        while let Some((expiry, _)) = self.order.front() {
+            if *expiry > now {
+                break;
+            }
+            if let Some((_, id)) = self.order.pop_front() {
+                // A record whose TTL was changed since is checked against its own expiry.
+                if self.map.get(&id).is_some_and(|r| r.expired(now)) {
+                    self.map.remove(&id);
+                }
+            }
+        }
+    }
+}
+
+impl TaskStore for InMemoryTaskStore {
+    fn insert(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+        let mut tasks = crate::wire::lock(&self.inner);
+        let now = now_ms();
+        tasks.expire(now);
+        let outcome = if tasks.map.len() >= self.capacity {
+            Err(TaskStoreError::Full)
+        } else {
+            let expiry = record.created_ms.saturating_add(record.ttl_ms);
+            tasks.order.push_back((expiry, record.id.clone()));
+            tasks.map.insert(record.id.clone(), record);
+            Ok(())
+        };
+        Box::pin(std::future::ready(outcome))
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+        let tasks = crate::wire::lock(&self.inner);
+        let now = now_ms();
+        let found = tasks.map.get(id).filter(|r| !r.expired(now)).cloned();
+        Box::pin(std::future::ready(Ok(found)))
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        let mut tasks = crate::wire::lock(&self.inner);
+        let now = now_ms();
+        let found = match tasks.map.get_mut(id).filter(|r| !r.expired(now)) {
+            None => None,
+            Some(record) => {
+                let mut edited = record.clone();
+                if change(&mut edited) {
+                    *record = edited.clone();
+                    Some(edited)
+                } else {
+                    Some(record.clone())
+                }
+            }
+        };
+        Box::pin(std::future::ready(Ok(found)))
+    }
+}

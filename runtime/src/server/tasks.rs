@@ -1,0 +1,445 @@
+//! The tasks extension (`io.modelcontextprotocol/tasks`, SEP-2663): a `tools/call` of a tool
+//! that supports tasks, from a client that declared the extension, is answered with a created
+//! task; the handler then runs in the background under the same engine as an MRTR call, its
+//! journal kept in the [`TaskStore`] instead of a `requestState`. An ask inside a task parks it
+//! in `input_required` with every outstanding request; `tasks/update` delivers answers and,
+//! once none is outstanding, the handler runs again from its journal (replay: `step` results
+//! are kept, code before the last ask may run again). `tasks/get` shows the task with its
+//! requests, result or error; `tasks/cancel` stops it. A task is visible to the principal that
+//! created it only: anyone else is told it does not exist.
+
+use super::task_store::{now_ms, TaskRecord, TaskStatus, TaskStore};
+use super::Server;
+use crate::handler::extract::StateMap;
+use crate::handler::{CallParts, CancelSlot, Principal, TaskMode, ToolHandler};
+use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
+use crate::resume::events::Change;
+use crate::resume::state::Journal;
+use crate::wire::{ExtensionRequest, Reply};
+use indexmap::IndexMap;
+use mcp_schema::{
+    methods, ClientCapabilities, Error, InputResponse, InputResponses, RequestId,
+    RequestMetaObject, ServerResult,
+};
+use serde_json::{json, Map, Value};
+use std::collections::HashMap;
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// The extension's identifier, in client and server capabilities.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+
+/// How long a task is kept after it is created, by default.
+pub(crate) const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
+
+/// How often clients are told to poll, in milliseconds.
+const POLL_INTERVAL_MS: u64 = 500;
+
+/// The tasks of one server: the store, and the runs this process is driving.
+pub(crate) struct TaskEngine {
+    pub(crate) store: Arc<dyn TaskStore>,
+    pub(crate) ttl: Duration,
+    running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+}
+
+impl TaskEngine {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration) -> Self {
+        TaskEngine {
+            store,
+            ttl,
+            running: Mutex::default(),
+        }
+    }
+}
+
+/// What a run needs that outlives the request that started it.
+#[derive(Clone)]
+struct RunEnv {
+    engine: Arc<TaskEngine>,
+    handler: Arc<dyn ToolHandler>,
+    states: StateMap,
+    changes: tokio::sync::broadcast::Sender<Change>,
+    answer_limit: usize,
+}
+
+/// Whether the request's client capabilities declare the tasks extension.
+pub(crate) fn declares_tasks(meta: &RequestMetaObject) -> bool {
+    meta.client_capabilities
+        .extensions
+        .as_ref()
+        .is_some_and(|e| e.contains_key(TASKS_EXTENSION))
+}
+
+/// The -32021 error naming the tasks extension.
+pub(crate) fn tasks_required() -> Error {
+    let caps = ClientCapabilities {
+        extensions: Some(
+            [(TASKS_EXTENSION.to_string(), Map::new())]
+                .into_iter()
+                .collect(),
+        ),
+        ..Default::default()
+    };
+    Error::missing_required_client_capability(&caps)
+}
+
+/// A fresh task id: 128 random bits, hex.
+fn new_task_id() -> Option<String> {
+    let mut bytes = [0u8; 16];
+    getrandom::getrandom(&mut bytes).ok()?;
+    Some(bytes.iter().map(|b| format!("{b:02x}")).collect())
+}
+
+/// An RFC 3339 timestamp for milliseconds since the epoch.
+fn timestamp(ms: u64) -> String {
+    let at = UNIX_EPOCH + Duration::from_millis(ms);
+    humantime::format_rfc3339_millis(at.max(SystemTime::UNIX_EPOCH)).to_string()
+}
+
+/// The task as the wire shows it (`Task`): id, status, times, TTL, poll interval.
+fn task_fields(record: &TaskRecord) -> Map<String, Value> {
+    let mut task = Map::new();
+    task.insert("taskId".into(), json!(record.id));
+    task.insert("status".into(), json!(record.status));
+    if let Some(message) = &record.status_message {
+        task.insert("statusMessage".into(), json!(message));
+    }
+    task.insert("createdAt".into(), json!(timestamp(record.created_ms)));
+    task.insert("lastUpdatedAt".into(), json!(timestamp(record.updated_ms)));
+    task.insert("ttlMs".into(), json!(record.ttl_ms));
+    task.insert("pollIntervalMs".into(), json!(POLL_INTERVAL_MS));
+    task
+}
+
+/// A result reply carrying `fields` as is.
+fn raw_result(id: RequestId, fields: Map<String, Value>) -> Reply {
+    match mcp_schema::Result::from_typed(&Value::Object(fields)) {
+        Ok(result) => Reply::result(id, ServerResult::Result(result)),
+        Err(e) => Reply::error(Some(id), Error::internal(e.to_string())),
+    }
+}
+
+/// The empty acknowledgement of `tasks/update` and `tasks/cancel`.
+fn ack(id: RequestId) -> Reply {
+    let mut fields = Map::new();
+    fields.insert("resultType".into(), json!("complete"));
+    raw_result(id, fields)
+}
+
+/// The error for a task that does not exist (or is not the caller's).
+fn unknown_task(task_id: &str) -> Error {
+    Error::invalid_params(format!("unknown task: {task_id}"))
+}
+
+impl Server {
+    /// Create a task for a `tools/call` of `tool` and start it; the `CreateTaskResult` reply.
+    /// `journal` is what the request's rounds recorded before the task began.
+    pub(crate) async fn create_task(
+        &self,
+        id: RequestId,
+        tool: &str,
+        arguments: Map<String, Value>,
+        meta: RequestMetaObject,
+        principal: Option<&Principal>,
+        journal: Journal,
+    ) -> Reply {
+        let Some(registered) = self.tools.get(tool) else {
+            return Reply::error(
+                Some(id),
+                Error::invalid_params(format!("unknown tool: {tool}")),
+            );
+        };
+        let Some(task_id) = new_task_id() else {
+            return Reply::error(Some(id), Error::internal("no random task id could be made"));
+        };
+        let now = now_ms();
+        let record = TaskRecord {
+            id: task_id,
+            owner: principal.map(Principal::binding_key),
+            principal: principal.cloned(),
+            tool: tool.to_string(),
+            arguments,
+            meta,
+            status: TaskStatus::Working,
+            status_message: None,
+            created_ms: now,
+            updated_ms: now,
+            ttl_ms: self.tasks.ttl.as_millis() as u64,
+            journal,
+            pending: IndexMap::new(),
+            answers: InputResponses::default(),
+            result: None,
+            error: None,
+            run: 1,
+        };
+        // Durable before the client hears of it: an immediate tasks/get must find it.
+        if let Err(e) = self.tasks.store.insert(record.clone()).await {
+            return Reply::error(Some(id), Error::internal(e.to_string()));
+        }
+        let mut fields = task_fields(&record);
+        fields.insert("resultType".into(), json!("task"));
+        let env = RunEnv {
+            engine: self.tasks.clone(),
+            handler: registered.handler.clone(),
+            states: self.states.clone(),
+            changes: self.changes.clone(),
+            answer_limit: self.codec.answer_limit(),
+        };
+        spawn_run(env, record.id.clone(), record.run);
+        raw_result(id, fields)
+    }
+
+    /// `tasks/get`, `tasks/update` and `tasks/cancel`.
+    pub(crate) async fn task_request(
+        &self,
+        request: ExtensionRequest,
+        principal: Option<&Principal>,
+    ) -> Reply {
+        let ExtensionRequest {
+            id,
+            method,
+            params,
+            meta,
+        } = request;
+        if !declares_tasks(&meta) {
+            return Reply::error(Some(id), tasks_required());
+        }
+        let Some(task_id) = params.get("taskId").and_then(Value::as_str) else {
+            return Reply::error(Some(id), Error::invalid_params("missing taskId"));
+        };
+        let owner = principal.map(Principal::binding_key);
+        let store = &self.tasks.store;
+        let found = match store.get(task_id).await {
+            Ok(found) => found.filter(|r| r.owner == owner),
+            Err(e) => return Reply::error(Some(id), Error::internal(e.to_string())),
+        };
+        let Some(record) = found else {
+            return Reply::error(Some(id), unknown_task(task_id));
+        };
+        match method.as_str() {
+            "tasks/get" => raw_result(id, detailed(&record)),
+            "tasks/cancel" => {
+                if !record.status.is_terminal() {
+                    let cancel = |r: &mut TaskRecord| {
+                        if r.status.is_terminal() {
+                            return false;
+                        }
+                        r.status = TaskStatus::Cancelled;
+                        r.pending.clear();
+                        r.answers.clear();
+                        r.updated_ms = now_ms();
+                        r.run += 1;
+                        true
+                    };
+                    if let Err(e) = store.update(task_id, &cancel).await {
+                        return Reply::error(Some(id), Error::internal(e.to_string()));
+                    }
+                    if let Some(run) = crate::wire::lock(&self.tasks.running).remove(task_id) {
+                        run.abort();
+                    }
+                }
+                ack(id)
+            }
+            "tasks/update" => {
+                let answers: IndexMap<String, InputResponse> = match params.get("inputResponses") {
+                    None | Some(Value::Null) => IndexMap::new(),
+                    Some(Value::Object(given)) => given
+                        .iter()
+                        .filter_map(|(k, v)| {
+                            serde_json::from_value::<InputResponse>(v.clone())
+                                .ok()
+                                .map(|r| (k.clone(), r))
+                        })
+                        .collect(),
+                    Some(_) => {
+                        return Reply::error(
+                            Some(id),
+                            Error::invalid_params("inputResponses must be an object"),
+                        )
+                    }
+                };
+                // Answers to pending requests are taken; others are ignored. Once nothing is
+                // pending, the task runs again.
+                let take = |r: &mut TaskRecord| {
+                    if r.status != TaskStatus::InputRequired {
+                        return false;
+                    }
+                    let mut changed = false;
+                    for (key, answer) in &answers {
+                        if r.pending.shift_remove(key).is_some() {
+                            r.answers.insert(key.clone(), answer.clone());
+                            changed = true;
+                        }
+                    }
+                    if changed && r.pending.is_empty() {
+                        r.status = TaskStatus::Working;
+                        r.run += 1;
+                    }
+                    if changed {
+                        r.updated_ms = now_ms();
+                    }
+                    changed
+                };
+                let updated = match store.update(task_id, &take).await {
+                    Ok(updated) => updated,
+                    Err(e) => return Reply::error(Some(id), Error::internal(e.to_string())),
+                };
+                if let Some(r) = updated {
+                    let resumed = r.status == TaskStatus::Working && r.run > record.run;
+                    if resumed {
+                        if let Some(registered) = self.tools.get(&r.tool) {
+                            let env = RunEnv {
+                                engine: self.tasks.clone(),
+                                handler: registered.handler.clone(),
+                                states: self.states.clone(),
+                                changes: self.changes.clone(),
+                                answer_limit: self.codec.answer_limit(),
+                            };
+                            spawn_run(env, r.id.clone(), r.run);
+                        }
+                    }
+                }
+                ack(id)
+            }
+            other => Reply::error(Some(id), Error::method_not_found(other)),
+        }
+    }
+
+    /// Whether `tools/call` of this tool answers with a task for this request, or refuses.
+    pub(crate) fn task_decision(
+        &self,
+        handler: &dyn ToolHandler,
+        meta: &RequestMetaObject,
+    ) -> Result<Option<bool>, Error> {
+        let support = handler.task_support();
+        match (support.mode, declares_tasks(meta)) {
+            (TaskMode::Never, _) | (TaskMode::Optional, false) => Ok(None),
+            (TaskMode::Required, false) => Err(tasks_required()),
+            (_, true) => Ok(Some(support.explicit_start)),
+        }
+    }
+}
+
+/// The `tasks/get` result: the task, and by status its requests, result or error.
+fn detailed(record: &TaskRecord) -> Map<String, Value> {
+    let mut fields = task_fields(record);
+    fields.insert("resultType".into(), json!("complete"));
+    match record.status {
+        TaskStatus::InputRequired => {
+            fields.insert("inputRequests".into(), json!(record.pending));
+        }
+        TaskStatus::Completed => {
+            if let Some(result) = &record.result {
+                fields.insert("result".into(), result.clone());
+            }
+        }
+        TaskStatus::Failed => {
+            if let Some(error) = &record.error {
+                fields.insert("error".into(), error.clone());
+            }
+        }
+        TaskStatus::Working | TaskStatus::Cancelled => {}
+    }
+    fields
+}
+
+/// Run task `task_id` (its run number `run`) in the background of this process.
+fn spawn_run(env: RunEnv, task_id: String, run: u64) {
+    let engine = env.engine.clone();
+    let key = task_id.clone();
+    let mut running = crate::wire::lock(&engine.running);
+    let handle = tokio::spawn(async move {
+        drive(&env, &task_id, run).await;
+        let mut running = crate::wire::lock(&env.engine.running);
+        // Only this run's own entry: a later run may have replaced it.
+        if running
+            .get(&task_id)
+            .is_some_and(|h| h.id() == tokio::task::id())
+        {
+            running.remove(&task_id);
+        }
+    });
+    if let Some(old) = running.insert(key, handle.abort_handle()) {
+        old.abort();
+    }
+}
+
+/// One run of a task: replay the handler from the journal with the answers received, then
+/// record where it ended, unless the task moved on meanwhile (cancelled, or another run).
+async fn drive(env: &RunEnv, task_id: &str, run: u64) {
+    let store = &env.engine.store;
+    let record = match store.get(task_id).await {
+        Ok(Some(r)) if r.run == run && r.status == TaskStatus::Working => r,
+        Ok(_) => return,
+        Err(e) => {
+            tracing::warn!(task = task_id, error = %e, "a task could not be loaded");
+            return;
+        }
+    };
+    let cancel = CancelSlot::default();
+    let parts = CallParts {
+        states: &env.states,
+        principal: record.principal.as_ref(),
+        method: methods::TOOLS_CALL,
+        target: &record.tool,
+        meta: &record.meta,
+        notifier: None,
+        cancel: &cancel,
+    };
+    let handler = env.handler.call(record.arguments.clone(), &parts);
+    let call = Call::new(CallState {
+        info: RequestInfo {
+            method: methods::TOOLS_CALL.to_string(),
+            target: record.tool.clone(),
+            principal: record.principal.clone(),
+            meta: record.meta.clone(),
+        },
+        responses: record.answers.clone(),
+        journal: record.journal.clone(),
+        changes: Some(env.changes.clone()),
+        answer_limit: env.answer_limit,
+        task_gate: TaskGate::InTask,
+        ..Default::default()
+    });
+    let outcome = engine::run(call, handler).await;
+    let finish = |r: &mut TaskRecord| {
+        if r.run != run || r.status != TaskStatus::Working {
+            return false;
+        }
+        r.updated_ms = now_ms();
+        r.answers.clear();
+        match &outcome {
+            Outcome::Done(Ok(result)) => {
+                r.status = TaskStatus::Completed;
+                r.result = serde_json::to_value(result).ok();
+            }
+            Outcome::Done(Err(error)) | Outcome::Refused(error) => {
+                r.status = TaskStatus::Failed;
+                r.error = serde_json::to_value(error).ok();
+            }
+            Outcome::Panicked(_) => {
+                r.status = TaskStatus::Failed;
+                r.error =
+                    serde_json::to_value(Error::internal("the handler failed unexpectedly")).ok();
+            }
+            Outcome::Suspended {
+                requests, journal, ..
+            } => {
+                r.status = TaskStatus::InputRequired;
+                r.pending = requests.clone();
+                r.journal = journal.clone();
+            }
+            Outcome::Detached { journal } => {
+                // A task does not detach again: run once more from here.
+                r.journal = journal.clone();
+            }
+        }
+        true
+    };
+    if let Outcome::Panicked(message) = &outcome {
+        tracing::error!(task = task_id, panic = %message, "a task's handler panicked");
+    }
+    if let Err(e) = store.update(task_id, &finish).await {
+        tracing::warn!(task = task_id, error = %e, "a task's outcome could not be stored");
+    }
+}
