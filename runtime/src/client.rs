@@ -201,40 +201,65 @@ impl Listener {
     }
 }
 
-/// Read a legacy session's standalone (GET) stream for as long as the client lives: the
-/// server's requests are answered through `handler` and POSTed back, its notifications sent
-/// to `notes`. The stream is reopened after the server's `retry` hint from the last event
-/// seen; a server that offers none (405, or any refusal) is left alone.
+/// The outcome of opening a standalone stream.
+enum Opened {
+    Stream(hyper::body::Incoming),
+    /// The server offers none (405, or any refusal).
+    Refused,
+    /// It could not be reached; try again later.
+    Failed(String),
+}
+
+impl Listener {
+    /// GET the session's standalone stream, after event `last` if given.
+    async fn open(&self, last: Option<&str>) -> Opened {
+        let Ok(mut req) = self.request(hyper::Method::GET, Bytes::new()) else {
+            return Opened::Refused;
+        };
+        if let Some(last) = last.and_then(|l| l.parse().ok()) {
+            req.headers_mut().insert("last-event-id", last);
+        }
+        match self.http.request(req).await {
+            Ok(resp) if resp.status().is_success() => Opened::Stream(resp.into_body()),
+            Ok(_) => Opened::Refused,
+            Err(e) => Opened::Failed(e.to_string()),
+        }
+    }
+}
+
+/// Read a legacy session's standalone (GET) stream (opened as `first`, or opened here) for as
+/// long as the client lives: the server's requests are answered through `handler` and POSTed back, its
+/// notifications sent to `notes`. The stream is reopened after the server's `retry` hint from
+/// the last event seen; a server that refuses it is left alone.
 async fn standalone_stream(
     listener: Listener,
+    first: Option<hyper::body::Incoming>,
     handler: Arc<dyn InputHandler>,
     notes: Option<mpsc::UnboundedSender<Value>>,
 ) {
     let mut last: Option<String> = None;
     let mut retry = Duration::from_secs(1);
     let mut failures = 0u32;
+    let mut body = first;
     loop {
-        let Ok(mut req) = listener.request(hyper::Method::GET, Bytes::new()) else {
-            return;
-        };
-        if let Some(last) = last.as_deref().and_then(|l| l.parse().ok()) {
-            req.headers_mut().insert("last-event-id", last);
-        }
-        let resp = match listener.http.request(req).await {
-            Ok(resp) if resp.status().is_success() => resp,
-            Ok(_) => return,
-            Err(e) => {
-                failures += 1;
-                if failures > MAX_RECONNECTS {
-                    tracing::debug!(error = %e, "the standalone stream cannot be reopened");
-                    return;
+        let stream = match body.take() {
+            Some(stream) => stream,
+            None => match listener.open(last.as_deref()).await {
+                Opened::Stream(stream) => stream,
+                Opened::Refused => return,
+                Opened::Failed(e) => {
+                    failures += 1;
+                    if failures > MAX_RECONNECTS {
+                        tracing::debug!(error = %e, "the standalone stream cannot be reopened");
+                        return;
+                    }
+                    tokio::time::sleep(retry).await;
+                    continue;
                 }
-                tokio::time::sleep(retry).await;
-                continue;
-            }
+            },
         };
         failures = 0;
-        let mut events = eventsource_stream::EventStream::new(resp.into_body().into_data_stream());
+        let mut events = eventsource_stream::EventStream::new(stream.into_data_stream());
         while let Some(Ok(ev)) = events.next().await {
             if !ev.id.is_empty() {
                 last = Some(ev.id.clone());
@@ -633,18 +658,32 @@ impl Client {
                 self.post_legacy(url, http, &version, session.as_deref(), &initialized)
                     .await?;
                 // Many 2025 servers send their requests on the standalone stream rather than
-                // on the stream of the call they belong to: listen there too.
-                let task = tokio::spawn(standalone_stream(
-                    Listener {
-                        url: url.clone(),
-                        http: http.clone(),
-                        version: version.clone(),
-                        session: session.clone(),
-                    },
-                    self.handler.clone(),
-                    self.notifications.clone(),
-                ));
-                let _ = self.listener.set(StopOnDrop(task.abort_handle()));
+                // on the stream of the call they belong to: listen there too, with the stream
+                // open before any request is sent (a server drops what it has no stream for).
+                let listener = Listener {
+                    url: url.clone(),
+                    http: http.clone(),
+                    version: version.clone(),
+                    session: session.clone(),
+                };
+                // A server that holds back the response head is given a moment, then read
+                // from the background.
+                let first =
+                    tokio::time::timeout(Duration::from_secs(2), listener.open(None)).await;
+                let first = match first {
+                    Ok(Opened::Stream(first)) => Some(Some(first)),
+                    Ok(Opened::Refused | Opened::Failed(_)) => None,
+                    Err(_) => Some(None),
+                };
+                if let Some(first) = first {
+                    let task = tokio::spawn(standalone_stream(
+                        listener,
+                        first,
+                        self.handler.clone(),
+                        self.notifications.clone(),
+                    ));
+                    let _ = self.listener.set(StopOnDrop(task.abort_handle()));
+                }
             }
             Transport::Stdio { tx, .. } => {
                 tx.send(initialized.to_string())
