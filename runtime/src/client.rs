@@ -668,8 +668,7 @@ impl Client {
                 };
                 // A server that holds back the response head is given a moment, then read
                 // from the background.
-                let first =
-                    tokio::time::timeout(Duration::from_secs(2), listener.open(None)).await;
+                let first = tokio::time::timeout(Duration::from_secs(2), listener.open(None)).await;
                 let first = match first {
                     Ok(Opened::Stream(first)) => Some(Some(first)),
                     Ok(Opened::Refused | Opened::Failed(_)) => None,
@@ -1015,11 +1014,8 @@ impl Client {
             .header("accept", "application/json, text/event-stream")
             .header("mcp-protocol-version", LATEST_PROTOCOL_VERSION)
             .header("mcp-method", method);
-        let name = match method {
-            methods::TOOLS_CALL | methods::PROMPTS_GET => params.and_then(|p| p.get("name")),
-            methods::RESOURCES_READ => params.and_then(|p| p.get("uri")),
-            _ => None,
-        };
+        // The field `Mcp-Name` mirrors: a tool or prompt name, a resource URI, a task id.
+        let name = crate::wire::name_field(method).and_then(|f| params.and_then(|p| p.get(f)));
         if let Some(n) = name.and_then(Value::as_str) {
             req = req.header("mcp-name", n);
         }

@@ -59,10 +59,17 @@ pub use resume::notify::{
     close_stream, log, notify_list_changed, notify_resource_updated, progress,
 };
 pub use resume::state::{
-    InMemoryReplayGuard, Journal, ReplayGuard, StateCodec, StateError, StateKey, StateKeyError,
-    StateKeys,
+    GuardFuture, InMemoryReplayGuard, Journal, ReplayGuard, SharedReplayGuard, StateCodec,
+    StateError, StateKey, StateKeyError, StateKeys,
 };
 pub use server::legacy::LEGACY_VERSIONS;
+/// Tasks and single-use `requestState` shared by every instance through Redis.
+#[cfg(feature = "redis")]
+pub use server::redis_store as redis;
+pub use server::task_store::{
+    InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
+};
+pub use server::tasks::TASKS_EXTENSION;
 pub use server::testing;
 pub use server::{BuildError, CompletionFn, Server, ServerBuilder, SUPPORTED_VERSIONS};
 /// Await several asks at once; they are sent to the client in one round.

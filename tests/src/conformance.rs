@@ -541,6 +541,7 @@ pub fn server(builder: ServerBuilder) -> ServerBuilder {
         .tool(confirm_delete)
         .tool(multi_input)
         .tool(test_tool_with_task)
+        .tool(durable_job)
         .name("mcp-toolkit-conformance")
         .version(env!("CARGO_PKG_VERSION"))
         .tool(test_simple_text)
@@ -796,4 +797,34 @@ pub async fn test_tool_with_task() -> Result<String, ToolError> {
     mcp_runtime::start_task().await;
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     Ok(format!("Hello, {name}, from a task"))
+}
+
+/// Records one run of its step in `$TMPDIR/mcp-durable-<marker>.log`, then takes `seconds`: a
+/// task that shows, across processes, whether its step ran again after a takeover.
+#[mcp_tool(task = "required")]
+pub async fn durable_job(marker: String, seconds: f64) -> Result<String, ToolError> {
+    if marker.is_empty()
+        || !marker
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-')
+    {
+        return Err(ToolError::new("marker is letters, digits and dashes"));
+    }
+    let path = std::env::temp_dir().join(format!("mcp-durable-{marker}.log"));
+    let runs = step("mark", async move {
+        use std::io::Write;
+        let mut file = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(&path)
+            .map_err(ToolError::from_display)?;
+        file.write_all(b"ran\n").map_err(ToolError::from_display)?;
+        let text = std::fs::read_to_string(&path).map_err(ToolError::from_display)?;
+        Ok::<_, ToolError>(text.lines().count())
+    })
+    .await?;
+    tokio::time::sleep(std::time::Duration::from_secs_f64(seconds.clamp(0.0, 60.0))).await;
+    Ok(format!(
+        "durable job {marker} done; its step ran {runs} time(s)"
+    ))
 }

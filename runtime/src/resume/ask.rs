@@ -491,7 +491,13 @@ where
     let out = fut.await?;
     if let Some((key, _)) = recorded {
         if let Ok(v) = serde_json::value::to_raw_value(&out) {
-            with_call(|call| call.lock().journal.insert(key, v));
+            with_call(|call| {
+                let mut st = call.lock();
+                st.journal.insert(key, v);
+                if let Some(checkpoint) = &st.checkpoint {
+                    let _ = checkpoint.send(st.journal.clone());
+                }
+            });
         }
     }
     Ok(out)

@@ -76,6 +76,10 @@ pub(crate) struct CallState {
     pub(crate) task_gate: TaskGate,
     /// Set when the handler reached `start_task()` in a request that becomes a task.
     pub(crate) detached: bool,
+    /// In a task: where the journal goes each time a `step` records a result, so the task's
+    /// store keeps it before the handler goes on (another instance that takes the task over
+    /// does not run the step again).
+    pub(crate) checkpoint: Option<tokio::sync::mpsc::UnboundedSender<Journal>>,
 }
 
 /// What `start_task()` does in a run.
@@ -110,6 +114,7 @@ impl Default for CallState {
             refused: None,
             task_gate: TaskGate::Off,
             detached: false,
+            checkpoint: None,
         }
     }
 }

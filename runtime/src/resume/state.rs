@@ -325,6 +325,9 @@ pub enum StateError {
     Expired,
     /// Already used once, and single use is enforced.
     Replayed,
+    /// The shared single-use check could not be made (its store is unreachable); the token is
+    /// refused rather than risk a second use.
+    GuardUnavailable(String),
 }
 
 impl fmt::Display for StateError {
@@ -339,8 +342,27 @@ impl fmt::Display for StateError {
             StateError::Payload => f.write_str("payload does not decode"),
             StateError::Expired => f.write_str("expired"),
             StateError::Replayed => f.write_str("already used"),
+            StateError::GuardUnavailable(why) => {
+                write!(f, "the shared single-use check is unavailable: {why}")
+            }
         }
     }
+}
+
+/// The answer of a [`SharedReplayGuard`]: whether this is the token's first use, or why it
+/// could not be told.
+pub type GuardFuture<'a> =
+    std::pin::Pin<Box<dyn std::future::Future<Output = Result<bool, String>> + Send + 'a>>;
+
+/// Single use across instances: a check every instance makes against a store they share (e.g.
+/// `mcp_runtime::redis::RedisReplayGuard`), on top of the in-process [`ReplayGuard`], so a
+/// state opens once whichever instance the retry reaches.
+pub trait SharedReplayGuard: Send + Sync {
+    /// Record `token_id` as used until `expires_at` (Unix seconds); `Ok(false)` if any instance
+    /// used it before.
+    fn first_use(&self, token_id: TokenId, expires_at: u64) -> GuardFuture<'_>;
+    /// Forget a use whose retry was refused before it had any effect (best effort).
+    fn release(&self, token_id: TokenId);
 }
 
 /// Enforces single use of tokens: a state opens once, so a replayed retry cannot run the rest
@@ -473,6 +495,7 @@ pub struct StateCodec {
     ttl: Duration,
     max_len: usize,
     replay: Option<Box<dyn ReplayGuard>>,
+    shared: Option<std::sync::Arc<dyn SharedReplayGuard>>,
 }
 
 impl fmt::Debug for StateCodec {
@@ -482,6 +505,7 @@ impl fmt::Debug for StateCodec {
             .field("ttl", &self.ttl)
             .field("max_len", &self.max_len)
             .field("single_use", &self.replay.is_some())
+            .field("shared_single_use", &self.shared.is_some())
             .finish()
     }
 }
@@ -499,6 +523,7 @@ impl StateCodec {
             ttl: Self::DEFAULT_TTL,
             max_len: Self::DEFAULT_MAX_LEN,
             replay: None,
+            shared: None,
         }
     }
 
@@ -520,11 +545,31 @@ impl StateCodec {
         self
     }
 
+    /// Also check single use against `guard`, shared by every instance (the server does this
+    /// after opening a token, before the handler runs).
+    pub fn shared_single_use(mut self, guard: std::sync::Arc<dyn SharedReplayGuard>) -> Self {
+        self.shared = Some(guard);
+        self
+    }
+
+    /// The shared single-use check of an opened token, when one is configured.
+    pub async fn claim_shared(&self, sealed: &Sealed) -> Result<(), StateError> {
+        let Some(shared) = &self.shared else {
+            return Ok(());
+        };
+        match shared.first_use(sealed.token_id, sealed.expires_at).await {
+            Ok(true) => Ok(()),
+            Ok(false) => Err(StateError::Replayed),
+            Err(why) => Err(StateError::GuardUnavailable(why)),
+        }
+    }
+
     /// Let a state open any number of times until it expires: a client may resend a retry
     /// whose answer it lost, and a replayed retry runs the rest of the call again (its steps
     /// still replay from the journal).
     pub fn reusable(mut self) -> Self {
         self.replay = None;
+        self.shared = None;
         self
     }
 
@@ -534,9 +579,20 @@ impl StateCodec {
         self.release_token(sealed.token_id);
     }
 
+    /// Give back only this instance's claim (the shared check refused the token: the claim
+    /// there is another retry's).
+    pub(crate) fn release_local(&self, sealed: &Sealed) {
+        if let Some(guard) = &self.replay {
+            guard.release(sealed.token_id);
+        }
+    }
+
     pub(crate) fn release_token(&self, token_id: TokenId) {
         if let Some(guard) = &self.replay {
             guard.release(token_id);
+        }
+        if let Some(shared) = &self.shared {
+            shared.release(token_id);
         }
     }
 

@@ -9,6 +9,8 @@ pub(crate) mod legacy;
 mod listen;
 mod listing;
 mod mrtr;
+#[cfg(feature = "redis")]
+pub mod redis_store;
 pub mod task_store;
 pub(crate) mod tasks;
 pub mod testing;
@@ -97,6 +99,7 @@ pub struct ServerBuilder {
     legacy: bool,
     task_store: Option<Arc<dyn task_store::TaskStore>>,
     task_ttl: Duration,
+    task_lease: Duration,
 }
 
 /// Why a server could not be built.
@@ -152,6 +155,7 @@ impl Server {
             legacy: true,
             task_store: None,
             task_ttl: tasks::DEFAULT_TASK_TTL,
+            task_lease: tasks::DEFAULT_TASK_LEASE,
         }
     }
 }
@@ -176,6 +180,14 @@ impl ServerBuilder {
     /// How long a task is kept after it is created (default one hour); its `ttlMs`.
     pub fn task_ttl(mut self, ttl: Duration) -> Self {
         self.task_ttl = ttl;
+        self
+    }
+
+    /// How long an instance holds a task it runs without renewing (default 30 s; renewed every
+    /// third of that). With a shared store, a task whose instance died is taken over by the
+    /// next instance asked about it once this has passed.
+    pub fn task_lease(mut self, lease: Duration) -> Self {
+        self.task_lease = lease;
         self
     }
 
@@ -338,6 +350,7 @@ impl ServerBuilder {
                 self.task_store
                     .unwrap_or_else(|| Arc::new(task_store::InMemoryTaskStore::default())),
                 self.task_ttl,
+                self.task_lease,
             )),
         })
     }

@@ -267,9 +267,23 @@ impl Server {
         // The opened token, whose single use is given back if this retry is refused before it
         // has any effect.
         let mut claim = None;
-        let mut journal = match &state {
+        let opened = match &state {
+            None => None,
+            Some(token) => Some(match self.codec.open(token, &binding) {
+                Ok(sealed) => match self.codec.claim_shared(&sealed).await {
+                    Ok(()) => Ok(sealed),
+                    Err(e) => {
+                        // Refused by the shared check: this instance's claim is given back.
+                        self.codec.release_local(&sealed);
+                        Err(e)
+                    }
+                },
+                Err(e) => Err(e),
+            }),
+        };
+        let mut journal = match opened {
             None => IndexMap::new(),
-            Some(token) => match self.codec.open(token, &binding) {
+            Some(opened) => match opened {
                 Ok(sealed) if sealed.recorded_by(fingerprint) => {
                     claim = Some(sealed.token_id);
                     sealed.journal
@@ -287,6 +301,12 @@ impl Server {
                         kept.insert(ASKED.to_string(), asked.clone());
                     }
                     kept
+                }
+                Err(StateError::GuardUnavailable(why)) => {
+                    tracing::error!(method, target, reason = %why, "single-use check unavailable");
+                    return Err(Error::internal(
+                        "the requestState cannot be checked now; try again",
+                    ));
                 }
                 Err(e) => {
                     tracing::warn!(method, target, reason = %e, "rejected requestState");

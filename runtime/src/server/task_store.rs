@@ -80,6 +80,13 @@ pub struct TaskRecord {
     pub error: Option<Value>,
     /// Bumped on every run started, so a run that finds the record moved on knows to stop.
     pub run: u64,
+    /// The instance running the task, while it is `working`.
+    #[serde(default)]
+    pub lease_owner: Option<String>,
+    /// Until when (milliseconds since the epoch) that instance holds it: past this, another
+    /// instance may take the task over and run it again from its journal.
+    #[serde(default)]
+    pub lease_until_ms: u64,
 }
 
 impl TaskRecord {

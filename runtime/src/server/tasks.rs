@@ -35,20 +35,33 @@ pub(crate) const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
 /// How often clients are told to poll, in milliseconds.
 const POLL_INTERVAL_MS: u64 = 500;
 
+/// How long an instance holds a running task without renewing, by default.
+pub(crate) const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(30);
+
 /// The tasks of one server: the store, and the runs this process is driving.
 pub(crate) struct TaskEngine {
     pub(crate) store: Arc<dyn TaskStore>,
     pub(crate) ttl: Duration,
+    /// How long this instance holds a task it runs before it must renew the lease.
+    pub(crate) lease: Duration,
+    /// This instance's name in leases (random).
+    instance: String,
     running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
 }
 
 impl TaskEngine {
-    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration) -> Self {
+    pub(crate) fn new(store: Arc<dyn TaskStore>, ttl: Duration, lease: Duration) -> Self {
         TaskEngine {
             store,
             ttl,
+            lease: lease.max(Duration::from_millis(100)),
+            instance: new_task_id().unwrap_or_else(|| format!("pid-{}", std::process::id())),
             running: Mutex::default(),
         }
+    }
+
+    fn lease_ms(&self) -> u64 {
+        self.lease.as_millis() as u64
     }
 }
 
@@ -171,6 +184,8 @@ impl Server {
             result: None,
             error: None,
             run: 1,
+            lease_owner: Some(self.tasks.instance.clone()),
+            lease_until_ms: now + self.tasks.lease_ms(),
         };
         // Durable before the client hears of it: an immediate tasks/get must find it.
         if let Err(e) = self.tasks.store.insert(record.clone()).await {
@@ -187,6 +202,18 @@ impl Server {
         };
         spawn_run(env, record.id.clone(), record.run);
         raw_result(id, fields)
+    }
+
+    /// What a run of `tool` needs, if this server has the tool.
+    fn run_env(&self, tool: &str) -> Option<RunEnv> {
+        let registered = self.tools.get(tool)?;
+        Some(RunEnv {
+            engine: self.tasks.clone(),
+            handler: registered.handler.clone(),
+            states: self.states.clone(),
+            changes: self.changes.clone(),
+            answer_limit: self.codec.answer_limit(),
+        })
     }
 
     /// `tasks/get`, `tasks/update` and `tasks/cancel`.
@@ -213,9 +240,38 @@ impl Server {
             Ok(found) => found.filter(|r| r.owner == owner),
             Err(e) => return Reply::error(Some(id), Error::internal(e.to_string())),
         };
-        let Some(record) = found else {
+        let Some(mut record) = found else {
             return Reply::error(Some(id), unknown_task(task_id));
         };
+        // A working task whose instance stopped renewing its lease (it died) is taken over
+        // here and run again from its journal.
+        if record.status == TaskStatus::Working && record.lease_until_ms < now_ms() {
+            let instance = self.tasks.instance.clone();
+            let lease = self.tasks.lease_ms();
+            let seen = record.run;
+            let claim = |r: &mut TaskRecord| {
+                if r.status != TaskStatus::Working || r.run != seen {
+                    return false;
+                }
+                let now = now_ms();
+                if r.lease_until_ms >= now {
+                    return false;
+                }
+                r.run += 1;
+                r.lease_owner = Some(instance.clone());
+                r.lease_until_ms = now + lease;
+                true
+            };
+            if let Ok(Some(claimed)) = store.update(task_id, &claim).await {
+                if claimed.run > seen && claimed.lease_owner.as_deref() == Some(&instance) {
+                    tracing::info!(task = task_id, "taking over a task whose lease expired");
+                    if let Some(env) = self.run_env(&claimed.tool) {
+                        spawn_run(env, claimed.id.clone(), claimed.run);
+                    }
+                }
+                record = claimed;
+            }
+        }
         match method.as_str() {
             "tasks/get" => raw_result(id, detailed(&record)),
             "tasks/cancel" => {
@@ -274,6 +330,8 @@ impl Server {
                     if changed && r.pending.is_empty() {
                         r.status = TaskStatus::Working;
                         r.run += 1;
+                        r.lease_owner = Some(self.tasks.instance.clone());
+                        r.lease_until_ms = now_ms() + self.tasks.lease_ms();
                     }
                     if changed {
                         r.updated_ms = now_ms();
@@ -287,14 +345,7 @@ impl Server {
                 if let Some(r) = updated {
                     let resumed = r.status == TaskStatus::Working && r.run > record.run;
                     if resumed {
-                        if let Some(registered) = self.tools.get(&r.tool) {
-                            let env = RunEnv {
-                                engine: self.tasks.clone(),
-                                handler: registered.handler.clone(),
-                                states: self.states.clone(),
-                                changes: self.changes.clone(),
-                                answer_limit: self.codec.answer_limit(),
-                            };
+                        if let Some(env) = self.run_env(&r.tool) {
                             spawn_run(env, r.id.clone(), r.run);
                         }
                     }
@@ -387,6 +438,7 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         cancel: &cancel,
     };
     let handler = env.handler.call(record.arguments.clone(), &parts);
+    let (checkpoint, mut checkpoints) = tokio::sync::mpsc::unbounded_channel::<Journal>();
     let call = Call::new(CallState {
         info: RequestInfo {
             method: methods::TOOLS_CALL.to_string(),
@@ -399,19 +451,79 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         changes: Some(env.changes.clone()),
         answer_limit: env.answer_limit,
         task_gate: TaskGate::InTask,
+        checkpoint: Some(checkpoint),
         ..Default::default()
     });
-    let outcome = engine::run(call, handler).await;
+    // The run holds the task's lease, renewed while it runs; each step's result is stored as
+    // it is recorded.
+    let instance = env.engine.instance.clone();
+    let lease = env.engine.lease_ms();
+    let holds = |r: &TaskRecord| {
+        r.run == run
+            && r.status == TaskStatus::Working
+            && r.lease_owner.as_deref() == Some(&instance)
+    };
+    let renew = |r: &mut TaskRecord| {
+        if !holds(r) {
+            return false;
+        }
+        r.lease_until_ms = now_ms() + lease;
+        true
+    };
+    let running = engine::run(call, handler);
+    tokio::pin!(running);
+    let mut ticker = tokio::time::interval(env.engine.lease / 3);
+    ticker.tick().await;
+    let outcome = loop {
+        tokio::select! {
+            outcome = &mut running => break outcome,
+            Some(journal) = checkpoints.recv() => {
+                let save = |r: &mut TaskRecord| {
+                    if !holds(r) {
+                        return false;
+                    }
+                    r.journal = journal.clone();
+                    true
+                };
+                if let Err(e) = store.update(task_id, &save).await {
+                    tracing::warn!(task = task_id, error = %e, "a step's result could not be stored");
+                }
+            }
+            _ = ticker.tick() => {
+                match store.update(task_id, &renew).await {
+                    Ok(Some(r)) if holds(&r) => {}
+                    Ok(_) => {
+                        // Cancelled, or taken over: this run stops.
+                        return;
+                    }
+                    Err(e) => tracing::warn!(task = task_id, error = %e, "a task's lease could not be renewed"),
+                }
+            }
+        }
+    };
+    // Results of steps recorded just before the end are in the outcome's journal or stored below.
+    while let Ok(journal) = checkpoints.try_recv() {
+        let save = |r: &mut TaskRecord| {
+            if !holds(r) {
+                return false;
+            }
+            r.journal = journal.clone();
+            true
+        };
+        let _ = store.update(task_id, &save).await;
+    }
     let finish = |r: &mut TaskRecord| {
-        if r.run != run || r.status != TaskStatus::Working {
+        if !holds(r) {
             return false;
         }
         r.updated_ms = now_ms();
         r.answers.clear();
+        r.lease_owner = None;
         match &outcome {
             Outcome::Done(Ok(result)) => {
                 r.status = TaskStatus::Completed;
                 r.result = serde_json::to_value(result).ok();
+                r.journal.clear();
             }
             Outcome::Done(Err(error)) | Outcome::Refused(error) => {
                 r.status = TaskStatus::Failed;

@@ -4,6 +4,9 @@
 //! `--auth-jwks PATH --auth-issuer ISS --auth-audience AUD` turn on bearer authentication over
 //! HTTP: JWT access tokens signed by a key of the JWKS file, issued by ISS for AUD (the
 //! endpoint's canonical URI, also the resource of the Protected Resource Metadata).
+//! `--task-store redis://HOST:PORT` keeps tasks (and single use of `requestState`) in Redis, so
+//! several processes share them; `--task-lease-ms N` sets how long a process holds a running
+//! task without renewing (default 30000).
 
 use mcp_runtime::{Server, StateKeys};
 use std::sync::Arc;
@@ -14,6 +17,8 @@ async fn main() -> std::process::ExitCode {
     let mut port = 3000u16;
     let mut stdio = false;
     let (mut jwks, mut issuer, mut audience) = (None, None, None);
+    let mut task_store: Option<String> = None;
+    let mut task_lease = std::time::Duration::from_secs(30);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -29,6 +34,20 @@ async fn main() -> std::process::ExitCode {
                     _ => audience = Some(value),
                 }
             }
+            "--task-store" => match it.next() {
+                Some(url) => task_store = Some(url.clone()),
+                None => {
+                    eprintln!("--task-store needs a redis:// URL");
+                    return std::process::ExitCode::from(2);
+                }
+            },
+            "--task-lease-ms" => match it.next().and_then(|p| p.parse().ok()) {
+                Some(ms) => task_lease = std::time::Duration::from_millis(ms),
+                None => {
+                    eprintln!("--task-lease-ms needs a number");
+                    return std::process::ExitCode::from(2);
+                }
+            },
             "--port" => match it.next().and_then(|p| p.parse().ok()) {
                 Some(p) => port = p,
                 None => {
@@ -38,7 +57,7 @@ async fn main() -> std::process::ExitCode {
             },
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD]"
+                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD] [--task-store redis://HOST:PORT] [--task-lease-ms N]"
                 );
                 return std::process::ExitCode::from(2);
             }
@@ -56,10 +75,26 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let server = match mcp_tests::conformance::server(Server::builder())
+    let mut builder = mcp_tests::conformance::server(Server::builder())
         .state_keys(keys)
-        .build()
-    {
+        .task_lease(task_lease);
+    if let Some(url) = task_store {
+        use mcp_runtime::redis::{RedisReplayGuard, RedisTaskStore};
+        let (store, guard) = match (
+            RedisTaskStore::connect(&url).await,
+            RedisReplayGuard::connect(&url).await,
+        ) {
+            (Ok(store), Ok(guard)) => (store, guard),
+            (Err(e), _) | (_, Err(e)) => {
+                eprintln!("--task-store {url}: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        };
+        builder = builder
+            .task_store(Arc::new(store))
+            .state_codec(move |codec| codec.shared_single_use(Arc::new(guard)));
+    }
+    let server = match builder.build() {
         Ok(s) => Arc::new(s),
         Err(e) => {
             eprintln!("{e}");

@@ -1,0 +1,233 @@
+//! State that outlives one instance, in Redis: [`RedisTaskStore`] keeps tasks so any instance
+//! behind a load balancer answers `tasks/get`, `tasks/update` and `tasks/cancel` and takes over
+//! a task whose instance died; [`RedisReplayGuard`] makes a `requestState` open once across all
+//! instances. Each task is one key holding its record as JSON, expiring with the task; updates
+//! are compare-and-set (a Lua script), retried when another instance wrote first.
+
+use super::task_store::{now_ms, StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
+use crate::resume::state::{GuardFuture, SharedReplayGuard, TokenId};
+use redis::aio::MultiplexedConnection;
+
+/// Writes `ARGV[2]` over `KEYS[1]` (keeping its expiry) if it still holds `ARGV[1]`: 1 done,
+/// 0 someone wrote first, -1 the key is gone.
+const COMPARE_AND_SET: &str = r"
+local current = redis.call('GET', KEYS[1])
+if not current then return -1 end
+if current ~= ARGV[1] then return 0 end
+redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
+return 1
+";
+
+/// How often an update is retried when other instances keep writing the same task first.
+const MAX_ATTEMPTS: usize = 32;
+
+fn unavailable(e: impl std::fmt::Display) -> TaskStoreError {
+    TaskStoreError::Unavailable(e.to_string())
+}
+
+/// Connect to the Redis server at `url` (`redis://host:port/db`).
+async fn connect(url: &str) -> Result<MultiplexedConnection, String> {
+    let client = redis::Client::open(url).map_err(|e| e.to_string())?;
+    client
+        .get_multiplexed_async_connection()
+        .await
+        .map_err(|e| e.to_string())
+}
+
+/// Tasks in Redis, shared by every instance that connects to the same server and prefix.
+#[derive(Clone)]
+pub struct RedisTaskStore {
+    connection: MultiplexedConnection,
+    prefix: String,
+    cas: redis::Script,
+}
+
+impl std::fmt::Debug for RedisTaskStore {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisTaskStore")
+            .field("prefix", &self.prefix)
+            .finish()
+    }
+}
+
+impl RedisTaskStore {
+    /// Connect to `url` (`redis://host:port`); keys start with `mcp:task:`.
+    pub async fn connect(url: &str) -> Result<Self, TaskStoreError> {
+        let connection = connect(url).await.map_err(TaskStoreError::Unavailable)?;
+        Ok(RedisTaskStore {
+            connection,
+            prefix: "mcp:task:".into(),
+            cas: redis::Script::new(COMPARE_AND_SET),
+        })
+    }
+
+    /// Keys start with `prefix` instead (several deployments on one Redis).
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    fn key(&self, id: &str) -> String {
+        format!("{}{id}", self.prefix)
+    }
+
+    async fn read(&self, key: &str) -> Result<Option<(String, TaskRecord)>, TaskStoreError> {
+        let mut con = self.connection.clone();
+        let text: Option<String> = redis::cmd("GET")
+            .arg(key)
+            .query_async(&mut con)
+            .await
+            .map_err(unavailable)?;
+        match text {
+            None => Ok(None),
+            Some(text) => {
+                let record = serde_json::from_str(&text).map_err(|e| {
+                    TaskStoreError::Unavailable(format!("a stored task does not parse: {e}"))
+                })?;
+                Ok(Some((text, record)))
+            }
+        }
+    }
+}
+
+impl TaskStore for RedisTaskStore {
+    fn insert(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let text = serde_json::to_string(&record).map_err(unavailable)?;
+            let ttl = record
+                .created_ms
+                .saturating_add(record.ttl_ms)
+                .saturating_sub(now_ms())
+                .max(1);
+            let mut con = self.connection.clone();
+            let set: Option<String> = redis::cmd("SET")
+                .arg(self.key(&record.id))
+                .arg(text)
+                .arg("NX")
+                .arg("PX")
+                .arg(ttl)
+                .query_async(&mut con)
+                .await
+                .map_err(unavailable)?;
+            match set {
+                Some(_) => Ok(()),
+                None => Err(TaskStoreError::Unavailable(
+                    "a task with this id exists already".into(),
+                )),
+            }
+        })
+    }
+
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(async move { Ok(self.read(&self.key(id)).await?.map(|(_, r)| r)) })
+    }
+
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        Box::pin(async move {
+            let key = self.key(id);
+            for _ in 0..MAX_ATTEMPTS {
+                let Some((text, mut record)) = self.read(&key).await? else {
+                    return Ok(None);
+                };
+                if !change(&mut record) {
+                    return Ok(Some(record));
+                }
+                let next = serde_json::to_string(&record).map_err(unavailable)?;
+                let mut con = self.connection.clone();
+                let outcome: i64 = self
+                    .cas
+                    .key(&key)
+                    .arg(text)
+                    .arg(next)
+                    .invoke_async(&mut con)
+                    .await
+                    .map_err(unavailable)?;
+                match outcome {
+                    1 => return Ok(Some(record)),
+                    -1 => return Ok(None),
+                    _ => continue,
+                }
+            }
+            Err(TaskStoreError::Unavailable(format!(
+                "task {id} kept changing under {MAX_ATTEMPTS} attempts to update it"
+            )))
+        })
+    }
+}
+
+/// Single use of `requestState` across instances: the first instance to open a token records
+/// its id in Redis until the token expires (`SET NX`); any later open, anywhere, is refused.
+#[derive(Clone)]
+pub struct RedisReplayGuard {
+    connection: MultiplexedConnection,
+    prefix: String,
+}
+
+impl std::fmt::Debug for RedisReplayGuard {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("RedisReplayGuard")
+            .field("prefix", &self.prefix)
+            .finish()
+    }
+}
+
+impl RedisReplayGuard {
+    /// Connect to `url`; keys start with `mcp:used:`.
+    pub async fn connect(url: &str) -> Result<Self, TaskStoreError> {
+        let connection = connect(url).await.map_err(TaskStoreError::Unavailable)?;
+        Ok(RedisReplayGuard {
+            connection,
+            prefix: "mcp:used:".into(),
+        })
+    }
+
+    /// Keys start with `prefix` instead.
+    pub fn with_prefix(mut self, prefix: impl Into<String>) -> Self {
+        self.prefix = prefix.into();
+        self
+    }
+
+    fn key(&self, token_id: &TokenId) -> String {
+        let hex: String = token_id.iter().map(|b| format!("{b:02x}")).collect();
+        format!("{}{hex}", self.prefix)
+    }
+}
+
+impl SharedReplayGuard for RedisReplayGuard {
+    fn first_use(&self, token_id: TokenId, expires_at: u64) -> GuardFuture<'_> {
+        Box::pin(async move {
+            let now = now_ms() / 1000;
+            // Kept until the token expires (a second past it, for clock skew).
+            let ttl = expires_at.saturating_sub(now).saturating_add(1);
+            let mut con = self.connection.clone();
+            let set: Option<String> = redis::cmd("SET")
+                .arg(self.key(&token_id))
+                .arg(1)
+                .arg("NX")
+                .arg("EX")
+                .arg(ttl)
+                .query_async(&mut con)
+                .await
+                .map_err(|e| e.to_string())?;
+            Ok(set.is_some())
+        })
+    }
+
+    fn release(&self, token_id: TokenId) {
+        let key = self.key(&token_id);
+        let mut con = self.connection.clone();
+        if let Ok(runtime) = tokio::runtime::Handle::try_current() {
+            runtime.spawn(async move {
+                let deleted: Result<i64, _> =
+                    redis::cmd("DEL").arg(key).query_async(&mut con).await;
+                if let Err(e) = deleted {
+                    tracing::debug!(error = %e, "a requestState claim could not be given back");
+                }
+            });
+        }
+    }
+}
