@@ -11,8 +11,10 @@ mod outbox;
 pub(crate) mod param;
 
 pub use message::Reply;
+#[cfg(any(feature = "http", feature = "client"))]
+pub(crate) use message::name_field;
 #[cfg(feature = "http")]
-pub(crate) use message::{name_field, request_head, RequestHead};
+pub(crate) use message::{request_head, RequestHead};
 pub(crate) use message::{request_id, request_meta, ExtensionRequest, Incoming};
 pub(crate) use meta::*;
 pub use outbox::{Notifier, DEFAULT_QUEUE};
