@@ -427,7 +427,8 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             return;
         }
     };
-    let cancel = CancelSlot::default();
+    // Dropped before the run finishes (cancelled, taken over, aborted), it tells the handler.
+    let mut cancel = CancelSlot::default();
     let parts = CallParts {
         states: &env.states,
         principal: record.principal.as_ref(),
@@ -501,6 +502,7 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             }
         }
     };
+    cancel.disarm();
     // Results of steps recorded just before the end are in the outcome's journal or stored below.
     while let Ok(journal) = checkpoints.try_recv() {
         let save = |r: &mut TaskRecord| {

@@ -10,9 +10,9 @@ mod meta;
 mod outbox;
 pub(crate) mod param;
 
-pub use message::Reply;
 #[cfg(any(feature = "http", feature = "client"))]
 pub(crate) use message::name_field;
+pub use message::Reply;
 #[cfg(feature = "http")]
 pub(crate) use message::{request_head, RequestHead};
 pub(crate) use message::{request_id, request_meta, ExtensionRequest, Incoming};
