@@ -68,10 +68,12 @@ wait "$server_pid" 2>/dev/null || true
 # network namespace with only loopback up.
 cargo build -q --release -p mcp-tests --bin conformance-client
 client="$PWD/target/release/conformance-client"
-# The 2026 scenarios, then the 2025-11-25 ones against the suite's legacy servers: the client
+# Every non-auth 2026 scenario, then the 2025-11-25 ones against the suite's legacy servers: the client
 # probes, falls back to initialize, answers the server's own requests (on the call's stream or
 # the standalone one) and resumes a stream that ends early after the server's retry hint.
 for run in sep-2322-client-request-state@2026-07-28 request-metadata@2026-07-28 tools_call@2026-07-28 \
+    http-standard-headers@2026-07-28 http-custom-headers@2026-07-28 http-invalid-tool-headers@2026-07-28 \
+    json-schema-ref-no-deref@2026-07-28 json-schema-2020-12-preservation@2026-07-28 \
     initialize@2025-11-25 tools_call@2025-11-25 sse-retry@2025-11-25 elicitation-sep1034-client-defaults@2025-11-25; do
   scenario="${run%@*}"; version="${run#*@}"
   echo "== conformance client --scenario $scenario --spec-version $version"

@@ -406,7 +406,7 @@ pub struct Client {
     notifications: Option<mpsc::UnboundedSender<Value>>,
     /// Per tool seen in a `tools/list` result, its arguments mirrored in `Mcp-Param-*` headers,
     /// as (argument, header name); an empty list for a tool that mirrors none.
-    header_params: Mutex<HashMap<String, Vec<(String, String)>>>,
+    header_params: Mutex<HashMap<String, Result<Vec<(String, String)>, String>>>,
     /// The server's era, found on the first request.
     era: tokio::sync::OnceCell<Era>,
     /// A legacy HTTP session's standalone stream reader, stopped with the client.
@@ -900,7 +900,7 @@ impl Client {
             if let Some(name) = tool.get("name").and_then(Value::as_str) {
                 known.insert(
                     name.to_string(),
-                    crate::wire::param::header_params(
+                    crate::wire::param::checked_header_params(
                         tool.get("inputSchema").and_then(|s| s.get("properties")),
                     ),
                 );
@@ -919,13 +919,21 @@ impl Client {
             return Ok(Vec::new());
         };
         let known = crate::wire::lock(&self.header_params);
-        let Some(declared) = known.get(tool) else {
-            return Ok(Vec::new());
+        let declared = match known.get(tool) {
+            None => return Ok(Vec::new()),
+            Some(Ok(declared)) => declared,
+            // A client must not call a tool whose header declarations are invalid.
+            Some(Err(why)) => {
+                return Err(ClientError::Protocol(format!(
+                    "tool `{tool}` declares an invalid x-mcp-header ({why}); it is not called"
+                )))
+            }
         };
         let args = params.and_then(|p| p.get("arguments"));
         let mut headers = Vec::new();
         for (arg, header) in declared {
-            let Some(value) = args.and_then(|a| a.get(arg)) else {
+            // An absent or null argument has no header.
+            let Some(value) = args.and_then(|a| a.get(arg)).filter(|v| !v.is_null()) else {
                 continue;
             };
             let name = format!("mcp-param-{}", header.to_ascii_lowercase());

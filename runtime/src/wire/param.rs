@@ -22,6 +22,50 @@ pub(crate) fn header_params(properties: Option<&Value>) -> Vec<(String, String)>
         .unwrap_or_default()
 }
 
+/// The (argument, header name) pairs a tool declares, checked as a client must before it calls
+/// the tool (SEP-2243): each name non-empty and a header token (visible ASCII, no separators
+/// such as space or colon), each only on a `string`, `integer` or `boolean` property, no name
+/// twice (ignoring case). The first problem, if any.
+pub(crate) fn checked_header_params(
+    properties: Option<&Value>,
+) -> Result<Vec<(String, String)>, String> {
+    let Some(props) = properties.and_then(Value::as_object) else {
+        return Ok(Vec::new());
+    };
+    let mut found: Vec<(String, String)> = Vec::new();
+    for (arg, p) in props {
+        let Some(declared) = p.get("x-mcp-header") else {
+            continue;
+        };
+        let Some(name) = declared.as_str() else {
+            return Err(format!("`{arg}`: x-mcp-header is not a string"));
+        };
+        if name.is_empty() {
+            return Err(format!("`{arg}`: x-mcp-header is empty"));
+        }
+        let token = |b: u8| b.is_ascii_alphanumeric() || b"!#$%&'*+-.^_`|~".contains(&b);
+        if !name.bytes().all(token) {
+            return Err(format!(
+                "`{arg}`: x-mcp-header `{name}` is not a header name (visible ASCII, no space, colon or other separator)"
+            ));
+        }
+        match p.get("type").and_then(Value::as_str) {
+            Some("string" | "integer" | "boolean") => {}
+            other => return Err(format!(
+                "`{arg}`: x-mcp-header is only for string, integer and boolean arguments, not {}",
+                other.unwrap_or("an argument without one type")
+            )),
+        }
+        if let Some((other, _)) = found.iter().find(|(_, h)| h.eq_ignore_ascii_case(name)) {
+            return Err(format!(
+                "`{arg}` and `{other}` are mirrored in the same header `{name}`"
+            ));
+        }
+        found.push((arg.clone(), name.to_string()));
+    }
+    Ok(found)
+}
+
 /// How an `Mcp-Param-*` value wraps text a header cannot carry as it is: Base64 of its UTF-8
 /// between these two.
 const PARAM_B64: (&str, &str) = ("=?base64?", "?=");
@@ -97,6 +141,31 @@ mod tests {
                 .decode(inner)
                 .unwrap();
             assert_eq!(String::from_utf8(decoded).unwrap(), encoded);
+        }
+    }
+
+    #[test]
+    fn invalid_header_declarations_are_refused() {
+        let ok = json!({"region": {"type": "string", "x-mcp-header": "Region"},
+                        "n": {"type": "integer", "x-mcp-header": "N"}});
+        assert_eq!(checked_header_params(Some(&ok)).unwrap().len(), 2);
+        for bad in [
+            json!({"v": {"type": "string", "x-mcp-header": ""}}),
+            json!({"v": {"type": "object", "x-mcp-header": "V"}}),
+            json!({"v": {"type": "array", "x-mcp-header": "V"}}),
+            json!({"v": {"type": "null", "x-mcp-header": "V"}}),
+            json!({"v": {"type": "number", "x-mcp-header": "V"}}),
+            json!({"v": {"type": "string", "x-mcp-header": 3}}),
+            json!({"a": {"type": "string", "x-mcp-header": "Region"},
+                   "b": {"type": "string", "x-mcp-header": "Region"}}),
+            json!({"a": {"type": "string", "x-mcp-header": "MyField"},
+                   "b": {"type": "string", "x-mcp-header": "myfield"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "My Region"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "Region:Primary"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "Région"}}),
+            json!({"v": {"type": "string", "x-mcp-header": "Region\t1"}}),
+        ] {
+            assert!(checked_header_params(Some(&bad)).is_err(), "{bad}");
         }
     }
 

@@ -1,6 +1,9 @@
 //! The conformance client: the suite runs it with the scenario server's URL as the last
 //! argument. It discovers the server, lists its tools and calls them all at once, answering
-//! every input request (forms from their schema, sampling with a fixed text, no roots).
+//! every input request (forms from their schema, sampling with a fixed text, no roots). When the
+//! scenario names the calls to make (`toolCalls` in `MCP_CONFORMANCE_CONTEXT`) it makes those,
+//! in order; `json-schema-2020-12-preservation` asks it to echo one tool's `inputSchema`, as
+//! received, through the other tool.
 
 use mcp_runtime::client::{Client, ClientError};
 use mcp_runtime::schema::{ClientCapabilities, ElicitRequestParams, InputRequest};
@@ -76,6 +79,42 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    if let Some(calls) = context.get("toolCalls").and_then(Value::as_array) {
+        for call in calls {
+            let name = call["name"].as_str().unwrap_or_default();
+            let arguments = call.get("arguments").cloned().unwrap_or(json!({}));
+            match client.call_tool(name, arguments).await {
+                Ok(r) => eprintln!("{name}: {} content block(s)", r.content.len()),
+                Err(e) => eprintln!("{name}: {e}"),
+            }
+        }
+        return std::process::ExitCode::SUCCESS;
+    }
+    if scenario == "json-schema-2020-12-preservation" {
+        // The echo tool takes one `schema` argument; the other tool's schema goes through it.
+        let takes_schema = |t: &&mcp_runtime::schema::Tool| {
+            serde_json::to_value(&t.input_schema)
+                .ok()
+                .is_some_and(|s| s.pointer("/properties/schema").is_some())
+        };
+        let echo = tools.iter().find(takes_schema);
+        let focal = tools.iter().find(|t| !takes_schema(t));
+        if let (Some(echo), Some(focal)) = (echo, focal) {
+            let schema = serde_json::to_value(&focal.input_schema).unwrap_or_default();
+            if let Err(e) = client
+                .call_tool(&echo.name, json!({"schema": schema}))
+                .await
+            {
+                eprintln!("{}: {e}", echo.name);
+            }
+        }
+        return std::process::ExitCode::SUCCESS;
+    }
     let calls = tools.iter().map(|t| {
         let args = sample_object(&serde_json::to_value(&t.input_schema).unwrap_or_default());
         let name = t.name.clone();
