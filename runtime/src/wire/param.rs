@@ -51,10 +51,12 @@ pub(crate) fn checked_header_params(
         }
         match p.get("type").and_then(Value::as_str) {
             Some("string" | "integer" | "boolean") => {}
-            other => return Err(format!(
+            other => {
+                return Err(format!(
                 "`{arg}`: x-mcp-header is only for string, integer and boolean arguments, not {}",
                 other.unwrap_or("an argument without one type")
-            )),
+            ))
+            }
         }
         if let Some((other, _)) = found.iter().find(|(_, h)| h.eq_ignore_ascii_case(name)) {
             return Err(format!(
