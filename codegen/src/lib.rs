@@ -26,6 +26,7 @@
 //! empty objects, which is to say it is wrong for nearly every type here; the model in [`model`]
 //! and the emitter cover this schema's JSON Schema subset directly.
 
+pub mod client;
 pub mod diff;
 mod dispatch;
 mod docs;
@@ -37,6 +38,7 @@ mod naming;
 pub mod overlay;
 pub mod source;
 
+pub use client::ClientBuilder;
 pub use error::{Error, Result};
 pub use overlay::Overlay;
 pub use source::{Pin, Pins};

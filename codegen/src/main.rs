@@ -12,7 +12,11 @@ const USAGE: &str = "usage:
   mcp-codegen fetch VERSION [--from DIR] [--url URL]
       download the pinned schema.json into schema/VERSION/ (or copy it from DIR), checking its sha256
   mcp-codegen diff OLD NEW
-      report types and fields added, removed or changed between two versions (or schema files)";
+      report types and fields added, removed or changed between two versions (or schema files)
+  mcp-codegen client --tools FILE [--out PATH] [--struct NAME]
+      write a typed client module for the tools of a saved tools/list result (stdout without --out)
+  mcp-codegen client --tools FILE --check PATH [--struct NAME]
+      exit 1 with a unified diff if PATH differs from what FILE generates (the server's tools drifted)";
 
 fn main() -> ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
@@ -82,6 +86,34 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     };
     let pins = Pins::builtin()?;
     match cmd.as_str() {
+        "client" => {
+            let a = Args::parse(rest, &["tools", "out", "check", "struct"])?;
+            let Some(tools) = a.get("tools") else {
+                return Err(Error::msg(format!("client needs --tools FILE\n{USAGE}")));
+            };
+            let mut b = mcp_codegen::ClientBuilder::from_file(tools);
+            if let Some(name) = a.get("struct") {
+                b = b.struct_name(name);
+            }
+            if let Some(committed) = a.get("check") {
+                return match b.check(std::path::Path::new(committed))? {
+                    None => Ok(ExitCode::SUCCESS),
+                    Some(diff) => {
+                        println!("{diff}");
+                        eprintln!("mcp-codegen: {committed} is stale: the tools in {tools} changed (regenerate with --out)");
+                        Ok(ExitCode::from(1))
+                    }
+                };
+            }
+            match a.get("out") {
+                Some(out) => {
+                    b.out_file(out).generate()?;
+                    eprintln!("wrote {out} from {tools}");
+                }
+                None => print!("{}", b.generate_string()?),
+            }
+            Ok(ExitCode::SUCCESS)
+        }
         "generate" => {
             let a = Args::parse(rest, &["version", "schema", "out"])?;
             let versions = selected(&pins, a.get("version"))?;

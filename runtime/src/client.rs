@@ -135,6 +135,8 @@ pub enum ClientError {
     TooManyRounds(usize),
     /// The input handler could not answer a request of this kind.
     Unanswerable(String),
+    /// The tool ran and reported an error (`isError`): its text.
+    Tool(String),
 }
 
 impl fmt::Display for ClientError {
@@ -145,6 +147,7 @@ impl fmt::Display for ClientError {
             ClientError::Protocol(m) => write!(f, "protocol: {m}"),
             ClientError::TooManyRounds(n) => write!(f, "still input_required after {n} rounds"),
             ClientError::Unanswerable(k) => write!(f, "cannot answer a {k}"),
+            ClientError::Tool(m) => write!(f, "the tool failed: {m}"),
         }
     }
 }
@@ -406,12 +409,16 @@ pub struct Client {
     notifications: Option<mpsc::UnboundedSender<Value>>,
     /// Per tool seen in a `tools/list` result, its arguments mirrored in `Mcp-Param-*` headers,
     /// as (argument, header name); an empty list for a tool that mirrors none.
-    header_params: Mutex<HashMap<String, Result<Vec<(String, String)>, String>>>,
+    header_params: Mutex<HashMap<String, HeaderDeclarations>>,
     /// The server's era, found on the first request.
     era: tokio::sync::OnceCell<Era>,
     /// A legacy HTTP session's standalone stream reader, stopped with the client.
     listener: std::sync::OnceLock<StopOnDrop>,
 }
+
+/// A tool's `Mcp-Param-*` arguments as (argument, header name), or why its declarations are
+/// invalid (then it is not called).
+type HeaderDeclarations = Result<Vec<(String, String)>, String>;
 
 /// Aborts a background task when dropped.
 struct StopOnDrop(tokio::task::AbortHandle);
@@ -1121,6 +1128,51 @@ impl Client {
             other => other?,
         };
         Self::typed(v)
+    }
+
+    /// Call a tool with typed arguments (anything that serializes to the `arguments` object),
+    /// answering its input requests until it completes.
+    pub async fn call_tool_with<A: serde::Serialize + ?Sized>(
+        &self,
+        name: &str,
+        args: &A,
+    ) -> Result<CallToolResult, ClientError> {
+        let arguments = serde_json::to_value(args).map_err(|e| {
+            ClientError::Protocol(format!("the arguments of `{name}` do not serialize: {e}"))
+        })?;
+        self.call_tool(name, arguments).await
+    }
+
+    /// Call a tool with typed arguments and read its structured output as `T` (the type of its
+    /// `outputSchema`). A tool error (`isError`) is [`ClientError::Tool`].
+    pub async fn call_tool_typed<A: serde::Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        name: &str,
+        args: &A,
+    ) -> Result<T, ClientError> {
+        let result = self.call_tool_with(name, args).await?;
+        if result.is_error == Some(true) {
+            let text = result
+                .content
+                .iter()
+                .filter_map(|b| match b {
+                    mcp_schema::ContentBlock::TextContent(t) => Some(t.text.as_str()),
+                    _ => None,
+                })
+                .collect::<Vec<_>>()
+                .join("\n");
+            return Err(ClientError::Tool(text));
+        }
+        let Some(structured) = result.structured_content else {
+            return Err(ClientError::Protocol(format!(
+                "`{name}` returned no structuredContent"
+            )));
+        };
+        serde_json::from_value(structured).map_err(|e| {
+            ClientError::Protocol(format!(
+                "the structuredContent of `{name}` does not match its output type: {e}"
+            ))
+        })
     }
 
     /// Get a prompt, answering its input requests until it completes.

@@ -45,3 +45,4 @@ pub fn examples() -> Vec<(String, String, serde_json::Value)> {
 
 pub mod conformance;
 pub mod support;
+pub mod typed_tools;

@@ -1,0 +1,327 @@
+//! Typed Rust clients for a server's tools: from a `tools/list` result, one Rust type per tool
+//! input and output (made by typify from the tool's JSON Schemas) and a client struct with one
+//! typed `async fn` per tool, wrapping `mcp_runtime::client::Client`. A schema typify cannot
+//! take (it panics on some shapes, such as `if`/`then`/`else`) falls back to
+//! `serde_json::Value` for that tool, with a comment saying why.
+//!
+//! ```no_run
+//! // build.rs
+//! fn main() -> Result<(), Box<dyn std::error::Error>> {
+//!     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?).join("tools.rs");
+//!     mcp_codegen::ClientBuilder::from_file("tools.json").out_file(out).generate()?;
+//!     Ok(())
+//! }
+//! ```
+//!
+//! The generated module needs `serde`, `serde_json` and `mcp-runtime`; a schema that uses
+//! `format: date-time` or `uuid`, or string patterns, also needs `chrono`, `uuid` or `regress`
+//! (typify's choices).
+
+use crate::error::Error;
+use crate::naming::{field_name, pascal};
+use proc_macro2::TokenStream;
+use quote::{format_ident, quote};
+use serde_json::{Map, Value};
+use std::path::{Path, PathBuf};
+
+type Result<T> = std::result::Result<T, Error>;
+
+/// Where the tools come from.
+#[derive(Debug, Clone)]
+enum Source {
+    File(PathBuf),
+    Json(Value),
+}
+
+/// Generates a typed client module from a server's tools (a saved `tools/list` result).
+#[derive(Debug, Clone)]
+pub struct ClientBuilder {
+    source: Source,
+    struct_name: String,
+    out_file: Option<PathBuf>,
+}
+
+/// One tool's part of the generated module.
+struct ToolCode {
+    /// The types (typify's output, or the fallback alias).
+    types: TokenStream,
+    /// The client method.
+    method: TokenStream,
+}
+
+impl ClientBuilder {
+    /// Tools from a JSON file holding a `tools/list` result (`{"tools": [...]}`), a whole
+    /// JSON-RPC response carrying one, or a bare array of tools.
+    pub fn from_file(path: impl Into<PathBuf>) -> Self {
+        ClientBuilder {
+            source: Source::File(path.into()),
+            struct_name: "ToolsClient".into(),
+            out_file: None,
+        }
+    }
+
+    /// Tools from a `tools/list` result already in memory.
+    pub fn from_tools_list(result: Value) -> Self {
+        ClientBuilder {
+            source: Source::Json(result),
+            struct_name: "ToolsClient".into(),
+            out_file: None,
+        }
+    }
+
+    /// The generated client struct's name (default `ToolsClient`).
+    pub fn struct_name(mut self, name: impl Into<String>) -> Self {
+        self.struct_name = name.into();
+        self
+    }
+
+    /// Where [`ClientBuilder::generate`] writes the module.
+    pub fn out_file(mut self, path: impl Into<PathBuf>) -> Self {
+        self.out_file = Some(path.into());
+        self
+    }
+
+    fn tools(&self) -> Result<(Vec<Value>, String)> {
+        let (value, origin) = match &self.source {
+            Source::Json(v) => (v.clone(), "a tools/list result".to_string()),
+            Source::File(path) => {
+                let text = std::fs::read_to_string(path)
+                    .map_err(|e| Error::in_file(path, format!("cannot read: {e}")))?;
+                let value = serde_json::from_str(&text)
+                    .map_err(|e| Error::in_file(path, format!("not JSON: {e}")))?;
+                let name = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                (value, name)
+            }
+        };
+        let tools = value
+            .pointer("/result/tools")
+            .or_else(|| value.get("tools"))
+            .unwrap_or(&value);
+        let Some(tools) = tools.as_array() else {
+            return Err(Error::msg(format!(
+                "{origin}: expected a tools/list result (an object with `tools`), a response carrying one, or an array of tools"
+            )));
+        };
+        Ok((tools.clone(), origin))
+    }
+
+    /// The generated module, formatted.
+    pub fn generate_string(&self) -> Result<String> {
+        let (tools, origin) = self.tools()?;
+        let mut parts = Vec::new();
+        let mut seen = std::collections::BTreeSet::new();
+        for tool in &tools {
+            let Some(name) = tool.get("name").and_then(Value::as_str) else {
+                return Err(Error::msg(format!("{origin}: a tool without a name")));
+            };
+            let method = field_name(name);
+            if !seen.insert(method.clone()) {
+                return Err(Error::msg(format!(
+                    "{origin}: two tools map to the method name `{method}`"
+                )));
+            }
+            parts.push(tool_code(name, &method, tool));
+        }
+        let types = parts.iter().map(|p| &p.types);
+        let methods = parts.iter().map(|p| &p.method);
+        let client = format_ident!("{}", self.struct_name);
+        let doc = format!(" Typed calls of the tools in {origin}.");
+        let file = quote! {
+            //! Generated by `mcp-codegen client`; do not edit.
+            #![allow(clippy::all, missing_docs, dead_code, unused_imports)]
+
+            use mcp_runtime::client::{Client, ClientError};
+            use mcp_runtime::schema::CallToolResult;
+
+            #(#types)*
+
+            #[doc = #doc]
+            pub struct #client {
+                inner: Client,
+            }
+
+            impl #client {
+                /// Wrap a client (its input handler answers the tools' `input_required` rounds).
+                pub fn new(inner: Client) -> Self {
+                    Self { inner }
+                }
+
+                /// The wrapped client.
+                pub fn inner(&self) -> &Client {
+                    &self.inner
+                }
+
+                #(#methods)*
+            }
+        };
+        let parsed: syn::File = syn::parse2(file)
+            .map_err(|e| Error::msg(format!("generated code does not parse: {e}")))?;
+        Ok(prettyplease::unparse(&parsed))
+    }
+
+    /// Generate and write the module to the out file (only if it changed).
+    pub fn generate(&self) -> Result<String> {
+        let text = self.generate_string()?;
+        let Some(path) = &self.out_file else {
+            return Err(Error::msg("no out_file set"));
+        };
+        crate::write_if_changed(path, &text)?;
+        Ok(text)
+    }
+
+    /// Compare what would be generated with `committed`: none if equal, else a unified diff
+    /// (the server's tools changed since the snapshot, or the generator did).
+    pub fn check(&self, committed: &Path) -> Result<Option<String>> {
+        let text = self.generate_string()?;
+        let old = std::fs::read_to_string(committed)
+            .map_err(|e| Error::in_file(committed, format!("cannot read: {e}")))?;
+        if old == text {
+            return Ok(None);
+        }
+        let diff = similar::TextDiff::from_lines(&old, &text)
+            .unified_diff()
+            .header(&committed.display().to_string(), "generated")
+            .to_string();
+        Ok(Some(diff))
+    }
+}
+
+/// A schema as typify 0.8 reads it: `$defs` under `definitions`, refs pointing there, and the
+/// name the root type should get as its title.
+fn for_typify(schema: &Value, title: &str) -> Value {
+    fn rewrite(v: &mut Value) {
+        match v {
+            Value::Object(m) => {
+                if let Some(defs) = m.remove("$defs") {
+                    m.insert("definitions".into(), defs);
+                }
+                if let Some(Value::String(r)) = m.get_mut("$ref") {
+                    if let Some(rest) = r.strip_prefix("#/$defs/") {
+                        *r = format!("#/definitions/{rest}");
+                    }
+                }
+                for child in m.values_mut() {
+                    rewrite(child);
+                }
+            }
+            Value::Array(items) => items.iter_mut().for_each(rewrite),
+            _ => {}
+        }
+    }
+    let mut schema = schema.clone();
+    rewrite(&mut schema);
+    if let Value::Object(m) = &mut schema {
+        m.insert("title".into(), Value::String(title.into()));
+        m.remove("$schema");
+    }
+    schema
+}
+
+/// typify's types for `schema`, named `name`; why not, if it cannot.
+fn typify_types(schema: &Value, name: &str) -> std::result::Result<TokenStream, String> {
+    let schema = for_typify(schema, name);
+    let root: schemars08::schema::RootSchema = serde_json::from_value(schema)
+        .map_err(|e| format!("not a JSON Schema typify reads: {e}"))?;
+    let generated = std::panic::catch_unwind(move || {
+        let mut settings = typify::TypeSpaceSettings::default();
+        settings.with_struct_builder(false);
+        let mut space = typify::TypeSpace::new(&settings);
+        space
+            .add_root_schema(root)
+            .map(|_| space.to_stream())
+            .map_err(|e| e.to_string())
+    });
+    match generated {
+        Ok(Ok(tokens)) => Ok(tokens),
+        Ok(Err(e)) => Err(format!("typify: {e}")),
+        Err(_) => Err("typify panicked on this schema".into()),
+    }
+}
+
+fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {
+    let base = pascal(name);
+    let module = format_ident!("{}", method);
+    let args_name = format!("{base}Args");
+    let args_ident = format_ident!("{}", args_name);
+    let input = tool.get("inputSchema").cloned().unwrap_or_else(|| {
+        let mut m = Map::new();
+        m.insert("type".into(), "object".into());
+        Value::Object(m)
+    });
+    let (input_types, input_note) = match typify_types(&input, &args_name) {
+        Ok(tokens) => (tokens, None),
+        Err(why) => {
+            let doc = format!(" The arguments, untyped: {why}.");
+            (
+                quote! { #[doc = #doc] pub type #args_ident = ::serde_json::Value; },
+                Some(why),
+            )
+        }
+    };
+    let output = tool.get("outputSchema").filter(|s| s.is_object());
+    let (output_types, returns, call) = match output {
+        None => (
+            TokenStream::new(),
+            quote!(CallToolResult),
+            quote!(self.inner.call_tool_with(#name, &args).await),
+        ),
+        Some(schema) => {
+            let out_name = format!("{base}Output");
+            let out_ident = format_ident!("{}", out_name);
+            let types = match typify_types(schema, &out_name) {
+                Ok(tokens) => tokens,
+                Err(why) => {
+                    let doc = format!(" The structured output, untyped: {why}.");
+                    quote! { #[doc = #doc] pub type #out_ident = ::serde_json::Value; }
+                }
+            };
+            (
+                types,
+                quote!(#module::#out_ident),
+                quote!(self.inner.call_tool_typed(#name, &args).await),
+            )
+        }
+    };
+    let description = tool
+        .get("description")
+        .and_then(Value::as_str)
+        .unwrap_or("");
+    let mut doc = format!(" `{name}`: {}", description.replace('\n', " "));
+    if let Some(why) = input_note {
+        doc.push_str(&format!(" (arguments untyped: {why})"));
+    }
+    let module_doc = format!(" The types of the tool `{name}`.");
+    let method_ident = format_ident!("{}", method);
+    let output_module = (!output_types.is_empty()).then(|| {
+        let out_ident = format_ident!("{base}Output");
+        quote! {
+            /// The structured output's types.
+            pub mod output {
+                #output_types
+            }
+            pub use output::#out_ident;
+        }
+    });
+    ToolCode {
+        types: quote! {
+            #[doc = #module_doc]
+            pub mod #module {
+                /// The arguments' types.
+                pub mod args {
+                    #input_types
+                }
+                pub use args::#args_ident;
+                #output_module
+            }
+        },
+        method: quote! {
+            #[doc = #doc]
+            pub async fn #method_ident(&self, args: #module::#args_ident) -> ::core::result::Result<#returns, ClientError> {
+                #call
+            }
+        },
+    }
+}

@@ -1,0 +1,47 @@
+//! The typed client module committed in `typed_client/generated.rs` is what `mcp-codegen
+//! client` makes of the fixture server's `tools/list` today (`UPDATE_GOLDEN=1` rewrites it),
+//! and a change to the server's tools is reported by `check` as a diff. `typed_client.rs`
+//! compiles the module and calls the server through it.
+
+use serde_json::{json, Value};
+
+const GENERATED: &str = "tests/typed_client/generated.rs";
+
+/// The fixture server's `tools/list` result.
+async fn tools_list() -> Value {
+    let server = mcp_tests::typed_tools::server();
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/list", "params": {"_meta": {
+        "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+        "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let reply = server.handle_message(&msg.to_string(), None).await.unwrap();
+    reply.to_value()["result"].clone()
+}
+
+fn builder(tools: Value) -> mcp_codegen::ClientBuilder {
+    mcp_codegen::ClientBuilder::from_tools_list(tools).struct_name("TripClient")
+}
+
+#[tokio::test]
+async fn the_committed_client_is_what_the_generator_makes_of_the_servers_tools() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(GENERATED);
+    let b = builder(tools_list().await);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, b.generate_string().unwrap()).unwrap();
+    }
+    if let Some(diff) = b.check(&path).unwrap() {
+        panic!("{GENERATED} is stale (UPDATE_GOLDEN=1 rewrites it):\n{diff}");
+    }
+}
+
+#[tokio::test]
+async fn a_changed_tool_is_reported_as_drift() {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(GENERATED);
+    let mut tools = tools_list().await;
+    tools["tools"][0]["inputSchema"]["properties"]["budget"] =
+        json!({"type": "integer", "description": "At most this much"});
+    let diff = builder(tools)
+        .check(&path)
+        .unwrap()
+        .expect("a new argument is drift");
+    assert!(diff.contains("budget"), "{diff}");
+}
