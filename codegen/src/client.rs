@@ -13,9 +13,9 @@
 //! }
 //! ```
 //!
-//! The generated module needs `serde`, `serde_json` and `mcp-runtime`; a schema that uses
-//! `format: date-time` or `uuid`, or string patterns, also needs `chrono`, `uuid` or `regress`
-//! (typify's choices).
+//! The generated module needs only `serde`, `serde_json` and `mcp-runtime`: string `format`s
+//! and `pattern`s are not checked on the client (the server checks them), so dates, UUIDs and
+//! patterned strings are `String`s rather than types from chrono, uuid or regress.
 
 use crate::error::Error;
 use crate::naming::{field_name, pascal};
@@ -198,6 +198,12 @@ fn for_typify(schema: &Value, title: &str) -> Value {
                 if let Some(defs) = m.remove("$defs") {
                     m.insert("definitions".into(), defs);
                 }
+                // String formats and patterns would make typify reach for chrono, uuid and
+                // regress; the server checks them, so the client keeps such values as strings.
+                if m.get("type").and_then(Value::as_str) == Some("string") {
+                    m.remove("format");
+                    m.remove("pattern");
+                }
                 if let Some(Value::String(r)) = m.get_mut("$ref") {
                     if let Some(rest) = r.strip_prefix("#/$defs/") {
                         *r = format!("#/definitions/{rest}");
@@ -225,6 +231,10 @@ fn typify_types(schema: &Value, name: &str) -> std::result::Result<TokenStream, 
     let schema = for_typify(schema, name);
     let root: schemars08::schema::RootSchema = serde_json::from_value(schema)
         .map_err(|e| format!("not a JSON Schema typify reads: {e}"))?;
+    // typify reports some unsupported shapes by panicking; that is caught, and its message
+    // becomes the reason for the fallback instead of being printed.
+    let hook = std::panic::take_hook();
+    std::panic::set_hook(Box::new(|_| {}));
     let generated = std::panic::catch_unwind(move || {
         let mut settings = typify::TypeSpaceSettings::default();
         settings.with_struct_builder(false);
@@ -234,10 +244,22 @@ fn typify_types(schema: &Value, name: &str) -> std::result::Result<TokenStream, 
             .map(|_| space.to_stream())
             .map_err(|e| e.to_string())
     });
+    std::panic::set_hook(hook);
     match generated {
         Ok(Ok(tokens)) => Ok(tokens),
         Ok(Err(e)) => Err(format!("typify: {e}")),
-        Err(_) => Err("typify panicked on this schema".into()),
+        Err(payload) => {
+            let message = payload
+                .downcast_ref::<String>()
+                .map(String::as_str)
+                .or_else(|| payload.downcast_ref::<&str>().copied())
+                .and_then(|m| m.lines().next())
+                .unwrap_or("");
+            // The first line only (typify appends the whole schema), without a trailing colon.
+            let message =
+                message.trim_end_matches(|c: char| c == ':' || c == '{' || c.is_whitespace());
+            Err(format!("typify cannot take this schema ({message})"))
+        }
     }
 }
 

@@ -1,6 +1,7 @@
 //! The typed client module committed in `typed_client/generated.rs` is what `mcp-codegen
 //! client` makes of the fixture server's `tools/list` today (`UPDATE_GOLDEN=1` rewrites it),
-//! and a change to the server's tools is reported by `check` as a diff. `typed_client.rs`
+//! and a change to the server's tools is reported by `check` as a diff. The same for the corpus
+//! of tools shaped like real public servers' (`typed_client/corpus_tools.json`). `typed_client.rs`
 //! compiles the module and calls the server through it.
 
 use serde_json::{json, Value};
@@ -44,4 +45,17 @@ async fn a_changed_tool_is_reported_as_drift() {
         .unwrap()
         .expect("a new argument is drift");
     assert!(diff.contains("budget"), "{diff}");
+}
+
+#[test]
+fn the_committed_corpus_client_is_fresh() {
+    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/typed_client");
+    let b = mcp_codegen::ClientBuilder::from_file(dir.join("corpus_tools.json"))
+        .struct_name("CorpusClient");
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(dir.join("corpus.rs"), b.generate_string().unwrap()).unwrap();
+    }
+    if let Some(diff) = b.check(&dir.join("corpus.rs")).unwrap() {
+        panic!("typed_client/corpus.rs is stale (UPDATE_GOLDEN=1 rewrites it):\n{diff}");
+    }
 }
