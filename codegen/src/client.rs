@@ -60,6 +60,55 @@ impl ClientBuilder {
         }
     }
 
+    /// Tools from a live server: `tools/list` over streamable HTTP at `url` (every page), as a
+    /// 2026-07-28 client that declares no capabilities. A server that answers with an event
+    /// stream rather than JSON is refused: save its `tools/list` result to a file instead.
+    #[cfg(feature = "fetch")]
+    pub fn from_url(url: &str) -> Result<Self> {
+        let mut tools = Vec::new();
+        let mut cursor: Option<Value> = None;
+        for page in 0..100 {
+            let mut params = serde_json::json!({"_meta": {
+                "io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                "io.modelcontextprotocol/clientCapabilities": {},
+                "io.modelcontextprotocol/clientInfo": {"name": "mcp-codegen", "version": env!("CARGO_PKG_VERSION")}
+            }});
+            if let Some(c) = cursor.take() {
+                params["cursor"] = c;
+            }
+            let body = serde_json::json!({"jsonrpc": "2.0", "id": page + 1, "method": "tools/list", "params": params});
+            let response = ureq::post(url)
+                .timeout(std::time::Duration::from_secs(30))
+                .set("content-type", "application/json")
+                .set("accept", "application/json, text/event-stream")
+                .set("mcp-protocol-version", "2026-07-28")
+                .set("mcp-method", "tools/list")
+                .send_string(&body.to_string())
+                .map_err(|e| Error::msg(format!("{url}: {e}")))?;
+            if response.content_type() != "application/json" {
+                return Err(Error::msg(format!(
+                    "{url}: answered tools/list with {}, not JSON; save the result to a file and use --tools",
+                    response.content_type()
+                )));
+            }
+            let text = response
+                .into_string()
+                .map_err(|e| Error::msg(format!("{url}: {e}")))?;
+            let reply: Value = serde_json::from_str(&text)
+                .map_err(|e| Error::msg(format!("{url}: the reply is not JSON: {e}")))?;
+            if let Some(error) = reply.get("error") {
+                return Err(Error::msg(format!("{url}: tools/list failed: {error}")));
+            }
+            let result = &reply["result"];
+            tools.extend(result["tools"].as_array().cloned().unwrap_or_default());
+            match result.get("nextCursor").filter(|c| !c.is_null()) {
+                Some(c) => cursor = Some(c.clone()),
+                None => break,
+            }
+        }
+        Ok(Self::from_tools_list(serde_json::json!({ "tools": tools })))
+    }
+
     /// Tools from a `tools/list` result already in memory.
     pub fn from_tools_list(result: Value) -> Self {
         ClientBuilder {

@@ -13,9 +13,9 @@ const USAGE: &str = "usage:
       download the pinned schema.json into schema/VERSION/ (or copy it from DIR), checking its sha256
   mcp-codegen diff OLD NEW
       report types and fields added, removed or changed between two versions (or schema files)
-  mcp-codegen client --tools FILE [--out PATH] [--struct NAME]
-      write a typed client module for the tools of a saved tools/list result (stdout without --out)
-  mcp-codegen client --tools FILE --check PATH [--struct NAME]
+  mcp-codegen client (--tools FILE | --url URL) [--out PATH] [--struct NAME]
+      write a typed client module for the tools of a saved tools/list result or a live server (stdout without --out)
+  mcp-codegen client (--tools FILE | --url URL) --check PATH [--struct NAME]
       exit 1 with a unified diff if PATH differs from what FILE generates (the server's tools drifted)";
 
 fn main() -> ExitCode {
@@ -87,11 +87,17 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     let pins = Pins::builtin()?;
     match cmd.as_str() {
         "client" => {
-            let a = Args::parse(rest, &["tools", "out", "check", "struct"])?;
-            let Some(tools) = a.get("tools") else {
-                return Err(Error::msg(format!("client needs --tools FILE\n{USAGE}")));
+            let a = Args::parse(rest, &["tools", "url", "out", "check", "struct"])?;
+            let (mut b, tools) = match (a.get("tools"), a.get("url")) {
+                (Some(file), None) => (mcp_codegen::ClientBuilder::from_file(file), file),
+                #[cfg(feature = "fetch")]
+                (None, Some(url)) => (mcp_codegen::ClientBuilder::from_url(url)?, url),
+                _ => {
+                    return Err(Error::msg(format!(
+                        "client needs --tools FILE or --url URL\n{USAGE}"
+                    )))
+                }
             };
-            let mut b = mcp_codegen::ClientBuilder::from_file(tools);
             if let Some(name) = a.get("struct") {
                 b = b.struct_name(name);
             }

@@ -59,3 +59,27 @@ fn the_committed_corpus_client_is_fresh() {
         panic!("typed_client/corpus.rs is stale (UPDATE_GOLDEN=1 rewrites it):\n{diff}");
     }
 }
+
+#[tokio::test(flavor = "multi_thread")]
+async fn a_live_server_gives_the_same_client_as_its_saved_tools() {
+    let server = std::sync::Arc::new(mcp_tests::typed_tools::server());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(mcp_runtime::http::serve_listener(
+        server,
+        listener,
+        Default::default(),
+        std::future::pending(),
+    ));
+    let live = tokio::task::spawn_blocking(move || {
+        mcp_codegen::ClientBuilder::from_url(&url)
+            .unwrap()
+            .struct_name("TripClient")
+            .generate_string()
+            .unwrap()
+    })
+    .await
+    .unwrap();
+    let saved = builder(tools_list().await).generate_string().unwrap();
+    assert_eq!(live, saved);
+}
