@@ -168,23 +168,50 @@ enum Era {
     },
 }
 
-/// Where a legacy session's responses to the server's requests are POSTed.
-struct Session<'a> {
-    url: &'a str,
-    http: &'a HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
-    version: &'a str,
-    session: Option<&'a str>,
-}
-
-/// Where a legacy HTTP session's standalone stream is read.
-struct Listener {
+/// A legacy HTTP session, as its streams are read and its responses POSTed: the endpoint, the
+/// negotiated version and the session id.
+struct LegacyHttp {
     url: String,
     http: HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
     version: String,
     session: Option<String>,
 }
 
-impl Listener {
+/// The outcome of opening a session's stream with GET.
+enum Opened {
+    Stream(hyper::body::Incoming),
+    /// The server offers none (405, or any refusal), for this reason.
+    Refused(String),
+    /// It could not be reached; try again later.
+    Failed(String),
+}
+
+/// Where a reader of a resumable stream stands: the last event id it saw and the server's
+/// `retry` hint (capped at 30 s).
+struct Cursor {
+    last: Option<String>,
+    retry: Duration,
+}
+
+impl Cursor {
+    fn new() -> Self {
+        Cursor {
+            last: None,
+            retry: Duration::from_secs(1),
+        }
+    }
+
+    fn saw(&mut self, event: &eventsource_stream::Event) {
+        if !event.id.is_empty() {
+            self.last = Some(event.id.clone());
+        }
+        if let Some(r) = event.retry {
+            self.retry = r.min(Duration::from_secs(30));
+        }
+    }
+}
+
+impl LegacyHttp {
     fn request(
         &self,
         method: hyper::Method,
@@ -202,61 +229,76 @@ impl Listener {
         req.body(Full::new(body))
             .map_err(|e| ClientError::Transport(e.to_string()))
     }
-}
 
-/// The outcome of opening a standalone stream.
-enum Opened {
-    Stream(hyper::body::Incoming),
-    /// The server offers none (405, or any refusal).
-    Refused,
-    /// It could not be reached; try again later.
-    Failed(String),
-}
-
-impl Listener {
-    /// GET the session's standalone stream, after event `last` if given.
+    /// GET the session's standalone stream or, after event `last`, the rest of the stream
+    /// that event belongs to.
     async fn open(&self, last: Option<&str>) -> Opened {
-        let Ok(mut req) = self.request(hyper::Method::GET, Bytes::new()) else {
-            return Opened::Refused;
+        let mut req = match self.request(hyper::Method::GET, Bytes::new()) {
+            Ok(req) => req,
+            Err(e) => return Opened::Refused(e.to_string()),
         };
         if let Some(last) = last.and_then(|l| l.parse().ok()) {
             req.headers_mut().insert("last-event-id", last);
         }
         match self.http.request(req).await {
             Ok(resp) if resp.status().is_success() => Opened::Stream(resp.into_body()),
-            Ok(_) => Opened::Refused,
+            Ok(resp) => Opened::Refused(format!("HTTP {}", resp.status())),
             Err(e) => Opened::Failed(e.to_string()),
         }
+    }
+
+    /// A message the server sent on one of the session's streams: its requests are answered
+    /// through `handler` and the response POSTed back; anything else goes to `notes`.
+    async fn deliver(
+        &self,
+        handler: &Arc<dyn InputHandler>,
+        notes: Option<&mpsc::UnboundedSender<Value>>,
+        message: Value,
+    ) -> Result<(), ClientError> {
+        if message.get("method").is_none() || message.get("id").is_none() {
+            if let Some(tx) = notes {
+                let _ = tx.send(message);
+            }
+            return Ok(());
+        }
+        let response = answer_server_request(handler, &message).await;
+        let req = self.request(hyper::Method::POST, Bytes::from(response.to_string()))?;
+        let resp = self
+            .http
+            .request(req)
+            .await
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        let _ = resp.into_body().collect().await;
+        Ok(())
     }
 }
 
 /// Read a legacy session's standalone (GET) stream (opened as `first`, or opened here) for as
-/// long as the client lives: the server's requests are answered through `handler` and POSTed back, its
-/// notifications sent to `notes`. The stream is reopened after the server's `retry` hint from
-/// the last event seen; a server that refuses it is left alone.
+/// long as the client lives, delivering what the server sends ([`LegacyHttp::deliver`]). The
+/// stream is reopened after the server's `retry` hint from the last event seen; a server that
+/// refuses it is left alone.
 async fn standalone_stream(
-    listener: Listener,
+    listener: LegacyHttp,
     first: Option<hyper::body::Incoming>,
     handler: Arc<dyn InputHandler>,
     notes: Option<mpsc::UnboundedSender<Value>>,
 ) {
-    let mut last: Option<String> = None;
-    let mut retry = Duration::from_secs(1);
+    let mut cursor = Cursor::new();
     let mut failures = 0u32;
     let mut body = first;
     loop {
         let stream = match body.take() {
             Some(stream) => stream,
-            None => match listener.open(last.as_deref()).await {
+            None => match listener.open(cursor.last.as_deref()).await {
                 Opened::Stream(stream) => stream,
-                Opened::Refused => return,
+                Opened::Refused(_) => return,
                 Opened::Failed(e) => {
                     failures += 1;
                     if failures > MAX_RECONNECTS {
                         tracing::debug!(error = %e, "the standalone stream cannot be reopened");
                         return;
                     }
-                    tokio::time::sleep(retry).await;
+                    tokio::time::sleep(cursor.retry).await;
                     continue;
                 }
             },
@@ -264,30 +306,15 @@ async fn standalone_stream(
         failures = 0;
         let mut events = eventsource_stream::EventStream::new(stream.into_data_stream());
         while let Some(Ok(ev)) = events.next().await {
-            if !ev.id.is_empty() {
-                last = Some(ev.id.clone());
-            }
-            if let Some(r) = ev.retry {
-                retry = r.min(Duration::from_secs(30));
-            }
+            cursor.saw(&ev);
             let Ok(message) = serde_json::from_str::<Value>(&ev.data) else {
                 continue;
             };
-            if message.get("method").is_some() && message.get("id").is_some() {
-                let response = answer_server_request(&handler, &message).await;
-                let posted = listener
-                    .request(hyper::Method::POST, Bytes::from(response.to_string()))
-                    .map(|req| listener.http.request(req));
-                if let Ok(posted) = posted {
-                    if let Ok(resp) = posted.await {
-                        let _ = resp.into_body().collect().await;
-                    }
-                }
-            } else if let Some(tx) = &notes {
-                let _ = tx.send(message);
+            if let Err(e) = listener.deliver(&handler, notes.as_ref(), message).await {
+                tracing::debug!(error = %e, "a response could not be POSTed to the server");
             }
         }
-        tokio::time::sleep(retry).await;
+        tokio::time::sleep(cursor.retry).await;
     }
 }
 
@@ -301,34 +328,6 @@ fn speaks_ours(result: &Value) -> bool {
 
 /// Reconnections in a row, with nothing received, to a legacy stream that ends before its reply.
 const MAX_RECONNECTS: u32 = 5;
-
-impl Session<'_> {
-    /// GET the rest of a legacy session's stream after the event `last` (`Last-Event-ID`).
-    async fn resume(&self, last: &str) -> Result<hyper::body::Incoming, ClientError> {
-        let mut req = hyper::Request::get(self.url)
-            .header("accept", "text/event-stream")
-            .header("mcp-protocol-version", self.version)
-            .header("last-event-id", last);
-        if let Some(s) = self.session {
-            req = req.header("mcp-session-id", s);
-        }
-        let req = req
-            .body(Full::new(Bytes::new()))
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
-        let resp = self
-            .http
-            .request(req)
-            .await
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
-        if !resp.status().is_success() {
-            return Err(ClientError::Transport(format!(
-                "resuming the event stream: HTTP {}",
-                resp.status()
-            )));
-        }
-        Ok(resp.into_body())
-    }
-}
 
 /// The version this client asks a legacy server for.
 const LEGACY_VERSION: &str = "2025-11-25";
@@ -667,7 +666,7 @@ impl Client {
                 // Many 2025 servers send their requests on the standalone stream rather than
                 // on the stream of the call they belong to: listen there too, with the stream
                 // open before any request is sent (a server drops what it has no stream for).
-                let listener = Listener {
+                let listener = LegacyHttp {
                     url: url.clone(),
                     http: http.clone(),
                     version: version.clone(),
@@ -678,7 +677,7 @@ impl Client {
                 let first = tokio::time::timeout(Duration::from_secs(2), listener.open(None)).await;
                 let first = match first {
                     Ok(Opened::Stream(first)) => Some(Some(first)),
-                    Ok(Opened::Refused | Opened::Failed(_)) => None,
+                    Ok(Opened::Refused(_) | Opened::Failed(_)) => None,
                     Err(_) => Some(None),
                 };
                 if let Some(first) = first {
@@ -729,11 +728,11 @@ impl Client {
             .get("mcp-session-id")
             .and_then(|v| v.to_str().ok())
             .map(str::to_string);
-        let back = Session {
-            url,
-            http,
-            version,
-            session: set_session.as_deref().or(session),
+        let back = LegacyHttp {
+            url: url.to_string(),
+            http: http.clone(),
+            version: version.to_string(),
+            session: set_session.clone().or_else(|| session.map(str::to_string)),
         };
         let reply = self.read_reply(resp, msg.get("id"), Some(back)).await?;
         Ok((reply, set_session))
@@ -747,7 +746,7 @@ impl Client {
         &self,
         resp: hyper::Response<hyper::body::Incoming>,
         id: Option<&Value>,
-        session: Option<Session<'_>>,
+        session: Option<LegacyHttp>,
     ) -> Result<Value, ClientError> {
         let status = resp.status();
         let is_sse = resp
@@ -759,35 +758,28 @@ impl Client {
             let mut body = resp.into_body();
             // A legacy stream that ends before the reply is resumed from its last event id,
             // after the server's `retry` hint, a bounded number of times in a row.
-            let mut last_id: Option<String> = None;
-            let mut retry = std::time::Duration::from_secs(1);
+            let mut cursor = Cursor::new();
             let mut reconnects = 0;
             loop {
                 let mut events = eventsource_stream::EventStream::new(body.into_data_stream());
                 let mut progressed = false;
                 while let Some(ev) = events.next().await {
                     let ev = ev.map_err(|e| ClientError::Transport(e.to_string()))?;
-                    if !ev.id.is_empty() {
-                        last_id = Some(ev.id.clone());
-                    }
-                    if let Some(r) = ev.retry {
-                        retry = r.min(std::time::Duration::from_secs(30));
-                    }
+                    cursor.saw(&ev);
                     let Ok(v) = serde_json::from_str::<Value>(&ev.data) else {
                         continue;
                     };
                     progressed = true;
-                    match (v.get("method").is_some(), v.get("id"), &session) {
-                        (false, Some(i), _) if Some(i) == id => return Ok(v),
-                        (true, Some(_), Some(s)) => {
-                            // The server asks: answer and POST the response back in the session.
-                            let response = answer_server_request(&self.handler, &v).await;
-                            Box::pin(
-                                self.post_legacy(s.url, s.http, s.version, s.session, &response),
-                            )
-                            .await?;
+                    if v.get("method").is_none() && v.get("id").is_some() && v.get("id") == id {
+                        return Ok(v);
+                    }
+                    match &session {
+                        // The server's requests are answered and POSTed back in the session.
+                        Some(s) => {
+                            s.deliver(&self.handler, self.notifications.as_ref(), v)
+                                .await?
                         }
-                        _ => {
+                        None => {
                             if let Some(tx) = &self.notifications {
                                 let _ = tx.send(v);
                             }
@@ -795,14 +787,21 @@ impl Client {
                     }
                 }
                 reconnects = if progressed { 1 } else { reconnects + 1 };
-                let (Some(s), Some(last)) = (&session, &last_id) else {
+                let (Some(s), Some(last)) = (&session, &cursor.last) else {
                     break;
                 };
                 if reconnects > MAX_RECONNECTS {
                     break;
                 }
-                tokio::time::sleep(retry).await;
-                body = s.resume(last).await?;
+                tokio::time::sleep(cursor.retry).await;
+                body = match s.open(Some(last)).await {
+                    Opened::Stream(body) => body,
+                    Opened::Refused(why) | Opened::Failed(why) => {
+                        return Err(ClientError::Transport(format!(
+                            "resuming the event stream: {why}"
+                        )))
+                    }
+                };
             }
             return Err(ClientError::Transport(
                 "event stream ended without a response".into(),

@@ -156,7 +156,7 @@ impl Server {
         principal: Option<&Principal>,
         journal: Journal,
     ) -> Reply {
-        let Some(registered) = self.tools.get(tool) else {
+        let Some(env) = self.run_env(tool) else {
             return Reply::error(
                 Some(id),
                 Error::invalid_params(format!("unknown tool: {tool}")),
@@ -193,13 +193,6 @@ impl Server {
         }
         let mut fields = task_fields(&record);
         fields.insert("resultType".into(), json!("task"));
-        let env = RunEnv {
-            engine: self.tasks.clone(),
-            handler: registered.handler.clone(),
-            states: self.states.clone(),
-            changes: self.changes.clone(),
-            answer_limit: self.codec.answer_limit(),
-        };
         spawn_run(env, record.id.clone(), record.run);
         raw_result(id, fields)
     }
@@ -503,17 +496,8 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         }
     };
     cancel.disarm();
-    // Results of steps recorded just before the end are in the outcome's journal or stored below.
-    while let Ok(journal) = checkpoints.try_recv() {
-        let save = |r: &mut TaskRecord| {
-            if !holds(r) {
-                return false;
-            }
-            r.journal = journal.clone();
-            true
-        };
-        let _ = store.update(task_id, &save).await;
-    }
+    // Checkpoints still queued need no write: a suspended run's outcome carries the whole
+    // journal, and a finished task is never replayed.
     let finish = |r: &mut TaskRecord| {
         if !holds(r) {
             return false;
