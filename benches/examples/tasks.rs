@@ -2,7 +2,8 @@
 //! Redis round trip adds to a task request. In process (no HTTP), so the store is what differs.
 //!
 //! `cargo run --release -p mcp-benches --example tasks -- [--seconds S] [--redis URL]`: without
-//! `--redis` a `redis-server` is started on a free port (and stopped at the end).
+//! `--redis`, `MCP_TEST_REDIS_URL` or a `redis-server` started on a free port (and stopped at the
+//! end).
 
 use mcp_runtime::prelude::*;
 use mcp_runtime::redis::RedisTaskStore;
@@ -146,35 +147,10 @@ async fn main() {
             }
         }
     }
-    let mut own_redis = None;
-    let url = match redis {
-        Some(url) => url,
-        None => {
-            let port = std::net::TcpListener::bind("127.0.0.1:0")
-                .and_then(|l| l.local_addr())
-                .map(|a| a.port())
-                .expect("a free port");
-            let child = std::process::Command::new("redis-server")
-                .args([
-                    "--port",
-                    &port.to_string(),
-                    "--save",
-                    "",
-                    "--appendonly",
-                    "no",
-                ])
-                .stdout(std::process::Stdio::null())
-                .spawn()
-                .expect("redis-server (install it, or pass --redis URL)");
-            own_redis = Some(child);
-            for _ in 0..100 {
-                if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-                    break;
-                }
-                std::thread::sleep(Duration::from_millis(20));
-            }
-            format!("redis://127.0.0.1:{port}")
-        }
+    // Without --redis: MCP_TEST_REDIS_URL, or a redis-server started (and stopped) here.
+    let (url, _own_redis) = match redis {
+        Some(url) => (url, None),
+        None => mcp_tests::support::redis(),
     };
     let d = Duration::from_secs_f64(seconds);
     let memory = server(Arc::new(InMemoryTaskStore::new(1_000_000)));
@@ -194,8 +170,4 @@ async fn main() {
         get_cost(&shared, 20_000).await,
     );
     println!("\n`tasks/get` of a finished task, one at a time: in-memory {m:.1} µs, Redis {r:.1} µs; a Redis round trip adds {:.1} µs per request.", r - m);
-    if let Some(mut child) = own_redis {
-        let _ = child.kill();
-        let _ = child.wait();
-    }
 }

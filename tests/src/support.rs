@@ -1,5 +1,5 @@
-//! Helpers the transport tests share: key rings and a client that answers every input request
-//! the fixture server makes.
+//! Helpers the transport tests share: key rings, a client that answers every input request
+//! the fixture server makes, child processes and ports, and the Redis the shared-store tests use.
 
 use mcp_runtime::client::{Client, ClientError};
 use mcp_runtime::schema::{ClientCapabilities, InputRequest};
@@ -107,4 +107,81 @@ pub async fn get(url: &str) -> (u16, Value) {
         status,
         serde_json::from_slice(&bytes).unwrap_or(Value::Null),
     )
+}
+
+/// A child process, killed and reaped when dropped.
+pub struct ChildGuard(pub std::process::Child);
+
+impl Drop for ChildGuard {
+    fn drop(&mut self) {
+        let _ = self.0.kill();
+        let _ = self.0.wait();
+    }
+}
+
+/// A local TCP port nothing listens on (now).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .and_then(|l| l.local_addr())
+        .map(|a| a.port())
+        .expect("a free local port")
+}
+
+/// Wait until something listens on `port`; panics after 5 s.
+pub fn wait_for_port(port: u16) {
+    for _ in 0..200 {
+        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
+            return;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(25));
+    }
+    panic!("nothing listens on port {port}");
+}
+
+/// The fixture server binary `bin` (`env!("CARGO_BIN_EXE_conformance-server")`) over HTTP on a
+/// free port, with the key ring `ring` and the extra arguments `extra(port)` gives; its guard
+/// and endpoint URL, once it listens.
+pub fn spawn_http_server(
+    bin: &str,
+    ring: &str,
+    extra: impl FnOnce(u16) -> Vec<String>,
+) -> (ChildGuard, String) {
+    let port = free_port();
+    let child = std::process::Command::new(bin)
+        .args(["--port", &port.to_string()])
+        .args(extra(port))
+        .env("MCP_STATE_KEYS", ring)
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| panic!("{bin}: {e}"));
+    let guard = ChildGuard(child);
+    wait_for_port(port);
+    (guard, format!("http://127.0.0.1:{port}/mcp"))
+}
+
+/// The Redis to use: `MCP_TEST_REDIS_URL` (as `.ci/run` starts it), else a `redis-server`
+/// started here on a free port (stopped when the guard drops). Panics without either: the
+/// tests that need Redis fail rather than skip.
+pub fn redis() -> (String, Option<ChildGuard>) {
+    if let Ok(url) = std::env::var("MCP_TEST_REDIS_URL") {
+        return (url, None);
+    }
+    let port = free_port();
+    let child = std::process::Command::new("redis-server")
+        .args([
+            "--port",
+            &port.to_string(),
+            "--save",
+            "",
+            "--appendonly",
+            "no",
+        ])
+        .stdout(std::process::Stdio::null())
+        .spawn()
+        .unwrap_or_else(|e| {
+            panic!("Redis is needed: set MCP_TEST_REDIS_URL or install redis-server ({e})")
+        });
+    let guard = ChildGuard(child);
+    wait_for_port(port);
+    (format!("redis://127.0.0.1:{port}"), Some(guard))
 }

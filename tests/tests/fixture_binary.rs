@@ -3,7 +3,9 @@
 //! across a key rotation.
 
 use mcp_runtime::client::{Client, ClientError};
-use mcp_tests::support::{answering_client, caps, text, RING_NEW, RING_OLD};
+use mcp_tests::support::{
+    answering_client, caps, spawn_http_server, text, ChildGuard, RING_NEW, RING_OLD,
+};
 use serde_json::{json, Value};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -29,41 +31,13 @@ async fn client_completes_multi_round_flows_over_stdio() {
     );
 }
 
-/// POST raw bytes with the given headers; (status, body as JSON or Null).
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn spawn_server(ring: &str) -> (Proc, String) {
+fn spawn_server(ring: &str) -> (ChildGuard, String) {
     spawn_server_with(ring, |_| Vec::new())
 }
 
 /// The fixture binary on a free port, with the extra arguments `extra(port)` gives.
-fn spawn_server_with(ring: &str, extra: impl FnOnce(u16) -> Vec<String>) -> (Proc, String) {
-    let port = std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port();
-    let child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-        .args(["--port", &port.to_string()])
-        .args(extra(port))
-        .env("MCP_STATE_KEYS", ring)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    for _ in 0..100 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            break;
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    (Proc(child), format!("http://127.0.0.1:{port}/mcp"))
+fn spawn_server_with(ring: &str, extra: impl FnOnce(u16) -> Vec<String>) -> (ChildGuard, String) {
+    spawn_http_server(env!("CARGO_BIN_EXE_conformance-server"), ring, extra)
 }
 
 async fn round(client: &Client, responses: Value, state: Option<Value>) -> Value {

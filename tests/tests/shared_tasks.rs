@@ -6,75 +6,23 @@
 
 use mcp_runtime::client::{Client, ClientError, DeclineAll};
 use mcp_runtime::schema::ClientCapabilities;
+use mcp_tests::support::{redis, spawn_http_server, ChildGuard};
 use serde_json::{json, Value};
-use std::process::{Child, Command, Stdio};
 use std::time::{Duration, Instant};
 
 const RING: &str = "1:0101010101010101010101010101010101010101010101010101010101010101";
 
-struct Proc(Child);
-
-impl Drop for Proc {
-    fn drop(&mut self) {
-        let _ = self.0.kill();
-        let _ = self.0.wait();
-    }
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
-}
-
-fn wait_for_port(port: u16) {
-    for _ in 0..200 {
-        if std::net::TcpStream::connect(("127.0.0.1", port)).is_ok() {
-            return;
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-    panic!("nothing listens on port {port}");
-}
-
-/// The Redis to use, and the server process if this test started it.
-fn redis() -> (String, Option<Proc>) {
-    if let Ok(url) = std::env::var("MCP_TEST_REDIS_URL") {
-        return (url, None);
-    }
-    let port = free_port();
-    let child = Command::new("redis-server")
-        .args([
-            "--port",
-            &port.to_string(),
-            "--save",
-            "",
-            "--appendonly",
-            "no",
-        ])
-        .stdout(Stdio::null())
-        .spawn()
-        .unwrap_or_else(|e| {
-            panic!("these tests need Redis: set MCP_TEST_REDIS_URL or install redis-server ({e})")
-        });
-    wait_for_port(port);
-    (format!("redis://127.0.0.1:{port}"), Some(Proc(child)))
-}
-
 /// The fixture server sharing `redis`, with a short task lease.
-fn server(redis: &str) -> (Proc, String) {
-    let port = free_port();
-    let child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
-        .args(["--port", &port.to_string(), "--task-store", redis])
-        .args(["--task-lease-ms", "600"])
-        .env("MCP_STATE_KEYS", RING)
-        .stderr(Stdio::null())
-        .spawn()
-        .unwrap();
-    wait_for_port(port);
-    (Proc(child), format!("http://127.0.0.1:{port}/mcp"))
+fn server(redis: &str) -> (ChildGuard, String) {
+    let redis = redis.to_string();
+    spawn_http_server(env!("CARGO_BIN_EXE_conformance-server"), RING, |_| {
+        vec![
+            "--task-store".into(),
+            redis,
+            "--task-lease-ms".into(),
+            "600".into(),
+        ]
+    })
 }
 
 fn client(url: &str) -> Client {
