@@ -18,20 +18,25 @@ async fn tools_list() -> Value {
     reply.to_value()["result"].clone()
 }
 
+/// The module `b` generates is the committed one at `relative` (under the crate), or rewritten
+/// there with `UPDATE_GOLDEN=1`.
+fn assert_fresh(b: &mcp_codegen::ClientBuilder, relative: &str) {
+    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
+    if std::env::var_os("UPDATE_GOLDEN").is_some() {
+        std::fs::write(&path, b.generate_string().unwrap()).unwrap();
+    }
+    if let Some(diff) = b.check(&path).unwrap() {
+        panic!("{relative} is stale (UPDATE_GOLDEN=1 rewrites it):\n{diff}");
+    }
+}
+
 fn builder(tools: Value) -> mcp_codegen::ClientBuilder {
     mcp_codegen::ClientBuilder::from_tools_list(tools).struct_name("TripClient")
 }
 
 #[tokio::test]
 async fn the_committed_client_is_what_the_generator_makes_of_the_servers_tools() {
-    let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(GENERATED);
-    let b = builder(tools_list().await);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, b.generate_string().unwrap()).unwrap();
-    }
-    if let Some(diff) = b.check(&path).unwrap() {
-        panic!("{GENERATED} is stale (UPDATE_GOLDEN=1 rewrites it):\n{diff}");
-    }
+    assert_fresh(&builder(tools_list().await), GENERATED);
 }
 
 #[tokio::test]
@@ -49,15 +54,10 @@ async fn a_changed_tool_is_reported_as_drift() {
 
 #[test]
 fn the_committed_corpus_client_is_fresh() {
-    let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/typed_client");
-    let b = mcp_codegen::ClientBuilder::from_file(dir.join("corpus_tools.json"))
-        .struct_name("CorpusClient");
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(dir.join("corpus.rs"), b.generate_string().unwrap()).unwrap();
-    }
-    if let Some(diff) = b.check(&dir.join("corpus.rs")).unwrap() {
-        panic!("typed_client/corpus.rs is stale (UPDATE_GOLDEN=1 rewrites it):\n{diff}");
-    }
+    let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/typed_client/corpus_tools.json");
+    let b = mcp_codegen::ClientBuilder::from_file(tools).struct_name("CorpusClient");
+    assert_fresh(&b, "tests/typed_client/corpus.rs");
 }
 
 #[tokio::test(flavor = "multi_thread")]
