@@ -5,14 +5,17 @@ use std::path::PathBuf;
 use std::process::ExitCode;
 
 const USAGE: &str = "usage:
-  mcp-codegen generate [--version V] [--schema PATH] [--out PATH]
+  mcp-codegen generate [--version V] [--schema PATH] [--out PATH] [SOURCE OPTIONS]
       write the committed bindings (all pinned versions unless --version is given)
-  mcp-codegen check [--version V [--out PATH]]
+  mcp-codegen check [--version V [--out PATH]] [SOURCE OPTIONS]
       exit 1 with a unified diff if the committed bindings (or PATH) differ from a fresh generation
-  mcp-codegen fetch VERSION [--from DIR] [--url URL]
+  mcp-codegen fetch VERSION [--from DIR] [--url URL] [--pins FILE]
       download the pinned schema.json into schema/VERSION/ (or copy it from DIR), checking its sha256
-  mcp-codegen diff OLD NEW
-      report types and fields added, removed or changed between two versions (or schema files)
+  mcp-codegen diff OLD NEW [--overlays] [--details] [--pins FILE] [--spec-dir DIR]
+      report types and fields added, removed, renamed or changed between two versions (or schema
+      files); both sides as published unless --overlays; --details adds description and constraint changes
+  SOURCE OPTIONS: --pins FILE (pins other than the built-in ones; overlays from FILE's overlays/),
+      --spec-dir DIR (look for DIR/VERSION/schema.json first), --overlay FILE, --no-overlay
   mcp-codegen client (--tools FILE | --url URL) [--out PATH] [--struct NAME]
       write a typed client module for the tools of a saved tools/list result or a live server (stdout without --out)
   mcp-codegen client (--tools FILE | --url URL) --check PATH [--struct NAME]
@@ -33,17 +36,26 @@ fn main() -> ExitCode {
 struct Args {
     positional: Vec<String>,
     flags: Vec<(String, String)>,
+    switches: Vec<String>,
 }
+
+/// Options that take no value.
+const SWITCHES: &[&str] = &["no-overlay", "overlays", "details"];
 
 impl Args {
     fn parse(args: &[String], known: &[&str]) -> Result<Args, Error> {
         let mut positional = Vec::new();
         let mut flags = Vec::new();
+        let mut switches = Vec::new();
         let mut it = args.iter();
         while let Some(a) = it.next() {
             if let Some(name) = a.strip_prefix("--") {
                 if !known.contains(&name) {
                     return Err(Error::msg(format!("unknown option --{name}\n{USAGE}")));
+                }
+                if SWITCHES.contains(&name) {
+                    switches.push(name.to_string());
+                    continue;
                 }
                 let value = it
                     .next()
@@ -53,7 +65,41 @@ impl Args {
                 positional.push(a.clone());
             }
         }
-        Ok(Args { positional, flags })
+        Ok(Args {
+            positional,
+            flags,
+            switches,
+        })
+    }
+
+    fn on(&self, switch: &str) -> bool {
+        self.switches.iter().any(|s| s == switch)
+    }
+
+    /// The pins these options select: `--pins FILE` or the built-in ones.
+    fn pins(&self) -> Result<Pins, Error> {
+        match self.get("pins") {
+            Some(file) => Pins::from_file(file),
+            None => Pins::builtin(),
+        }
+    }
+
+    /// A builder for `version` with the source options applied.
+    fn builder(&self, version: &str) -> Builder {
+        let mut b = Builder::new().version(version).emit_rerun_if_changed(false);
+        if let Some(p) = self.get("pins") {
+            b = b.pins_file(p);
+        }
+        if let Some(d) = self.get("spec-dir") {
+            b = b.spec_dir(d);
+        }
+        if let Some(o) = self.get("overlay") {
+            b = b.overlay_file(o);
+        }
+        if self.on("no-overlay") {
+            b = b.no_overlay();
+        }
+        b
     }
 
     fn get(&self, name: &str) -> Option<&str> {
@@ -65,8 +111,15 @@ impl Args {
     }
 }
 
+/// Options every generation command takes.
+const SOURCE: &[&str] = &["pins", "spec-dir", "overlay", "no-overlay"];
+
+fn with_source<'a>(own: &[&'a str]) -> Vec<&'a str> {
+    own.iter().chain(SOURCE).copied().collect()
+}
+
 fn committed_path(module: &str) -> PathBuf {
-    source::repo_root()
+    source::project_root()
         .join("generated")
         .join("src")
         .join(format!("{module}.rs"))
@@ -84,7 +137,6 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
         eprintln!("{USAGE}");
         return Ok(ExitCode::from(2));
     };
-    let pins = Pins::builtin()?;
     match cmd.as_str() {
         "client" => {
             let a = Args::parse(rest, &["tools", "url", "out", "check", "struct"])?;
@@ -121,15 +173,13 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         "generate" => {
-            let a = Args::parse(rest, &["version", "schema", "out"])?;
-            let versions = selected(&pins, a.get("version"))?;
+            let a = Args::parse(rest, &with_source(&["version", "schema", "out"]))?;
+            let versions = selected(&a.pins()?, a.get("version"))?;
             if versions.len() > 1 && (a.get("schema").is_some() || a.get("out").is_some()) {
                 return Err(Error::msg("--schema and --out need --version"));
             }
             for pin in versions {
-                let mut b = Builder::new()
-                    .version(&pin.version)
-                    .emit_rerun_if_changed(false);
+                let mut b = a.builder(&pin.version);
                 if let Some(s) = a.get("schema") {
                     b = b.schema(s);
                 }
@@ -143,8 +193,8 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         "check" => {
-            let a = Args::parse(rest, &["version", "out"])?;
-            let versions = selected(&pins, a.get("version"))?;
+            let a = Args::parse(rest, &with_source(&["version", "out"]))?;
+            let versions = selected(&a.pins()?, a.get("version"))?;
             if versions.len() > 1 && a.get("out").is_some() {
                 return Err(Error::msg("--out needs --version"));
             }
@@ -154,11 +204,7 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
                     .get("out")
                     .map(PathBuf::from)
                     .unwrap_or_else(|| committed_path(&pin.module));
-                let fresh = Builder::new()
-                    .version(&pin.version)
-                    .emit_rerun_if_changed(false)
-                    .generate_string()?
-                    .code;
+                let fresh = a.builder(&pin.version).generate_string()?.code;
                 let committed = std::fs::read_to_string(&path).unwrap_or_default();
                 if committed == fresh {
                     eprintln!("{}: up to date", path.display());
@@ -183,12 +229,13 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
             }
         }
         "fetch" => {
-            let a = Args::parse(rest, &["from", "url"])?;
+            let a = Args::parse(rest, &["from", "url", "pins"])?;
             let [version] = a.positional.as_slice() else {
                 return Err(Error::msg(format!("fetch takes one VERSION\n{USAGE}")));
             };
+            let pins = a.pins()?;
             let pin = pins.get(version)?;
-            let dest = source::repo_root()
+            let dest = source::project_root()
                 .join("schema")
                 .join(version)
                 .join("schema.json");
@@ -201,12 +248,19 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
             Ok(ExitCode::SUCCESS)
         }
         "diff" => {
-            let a = Args::parse(rest, &[])?;
+            let a = Args::parse(rest, &["overlays", "details", "pins", "spec-dir"])?;
             let [old, new] = a.positional.as_slice() else {
                 return Err(Error::msg(format!("diff takes OLD and NEW\n{USAGE}")));
             };
-            let report =
-                mcp_codegen::diff::diff(&builder_for(old, &pins)?, &builder_for(new, &pins)?)?;
+            let pins = a.pins()?;
+            let options = mcp_codegen::diff::Options {
+                details: a.on("details"),
+            };
+            let report = mcp_codegen::diff::diff_with(
+                &builder_for(old, &pins, &a)?,
+                &builder_for(new, &pins, &a)?,
+                &options,
+            )?;
             print!("{report}");
             Ok(ExitCode::SUCCESS)
         }
@@ -218,14 +272,17 @@ fn run(args: &[String]) -> Result<ExitCode, Error> {
     }
 }
 
-/// A version name selects the pinned schema; anything else is a schema file path.
-fn builder_for(arg: &str, pins: &Pins) -> Result<Builder, Error> {
+/// A version name selects the pinned schema; anything else is a schema file path, read as it is.
+/// Versions are read as published too unless `--overlays` asks for each version's overlay, so a
+/// pinned version and a draft file are compared like with like by default.
+fn builder_for(arg: &str, pins: &Pins, a: &Args) -> Result<Builder, Error> {
     if pins.get(arg).is_ok() {
-        Ok(Builder::new().version(arg).emit_rerun_if_changed(false))
+        let b = a.builder(arg);
+        Ok(if a.on("overlays") { b } else { b.no_overlay() })
     } else {
         Ok(Builder::new()
-            .no_overlay()
             .schema(arg)
+            .no_overlay()
             .emit_rerun_if_changed(false))
     }
 }

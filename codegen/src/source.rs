@@ -1,29 +1,40 @@
-//! Where schemas come from: the version pins in `schema/versions.json`, finding a local copy,
-//! verifying its sha256, and fetching a pinned copy.
+//! Where schemas come from: the version pins (`schema/versions.json` of this crate, or a pins
+//! file of the user's), the overlays kept with them, finding a local copy of a schema, verifying
+//! its sha256, and fetching a pinned copy.
 
 use crate::error::{Error, Result};
 use serde::Deserialize;
 use sha2::{Digest, Sha256};
 use std::path::{Path, PathBuf};
 
-/// The pins file of this repository, compiled in so build.rs users need no checkout.
-const PINS: &str = include_str!("../../schema/versions.json");
+/// The pins file shipped inside this crate (`schema/versions.json`), compiled in so build.rs
+/// users need no checkout.
+const PINS: &str = include_str!("../schema/versions.json");
 
-/// Overlays compiled in, by version.
-const OVERLAYS: &[(&str, &str)] = &[(
-    "2026-07-28",
-    include_str!("../../schema/overlays/2026-07-28.json"),
-)];
+// `OVERLAYS`: every `schema/overlays/<version>.json` of this crate, listed by build.rs.
+include!(concat!(env!("OUT_DIR"), "/overlays.rs"));
 
 /// The version pins: the spec commit and, per protocol version, the schema URL and sha256.
 #[derive(Debug, Clone, Deserialize)]
 pub struct Pins {
-    /// The spec repository commit every URL points at.
+    /// The spec repository commit the URLs point at (informational).
+    #[serde(default)]
     pub spec_commit: String,
     /// The newest protocol version.
     pub latest: String,
     /// One entry per released version, oldest first.
     pub versions: Vec<Pin>,
+    /// Where overlays for these pins are found: compiled in, or `overlays/` beside a pins file.
+    #[serde(skip)]
+    overlays: OverlayHome,
+}
+
+/// Where the overlays of a set of pins live.
+#[derive(Debug, Clone, Default)]
+enum OverlayHome {
+    #[default]
+    Builtin,
+    Dir(PathBuf),
 }
 
 /// One pinned protocol version.
@@ -40,10 +51,63 @@ pub struct Pin {
 }
 
 impl Pins {
-    /// The pins compiled into this crate.
+    /// The pins compiled into this crate; their overlays are the compiled-in ones.
     pub fn builtin() -> Result<Pins> {
-        serde_json::from_str(PINS)
-            .map_err(|e| Error::in_file("schema/versions.json", e.to_string()))
+        Pins::parse(PINS).map_err(|e| e.with_file("mcp-codegen/schema/versions.json"))
+    }
+
+    /// Pins read from a file of the same shape as `schema/versions.json`; the overlay of a
+    /// version is `overlays/<version>.json` beside it, when that file exists.
+    pub fn from_file(path: impl AsRef<Path>) -> Result<Pins> {
+        let path = path.as_ref();
+        let text =
+            std::fs::read_to_string(path).map_err(|e| Error::in_file(path, e.to_string()))?;
+        let mut pins = Pins::parse(&text).map_err(|e| e.with_file(path))?;
+        let dir = path.parent().unwrap_or(Path::new("."));
+        pins.overlays = OverlayHome::Dir(dir.join("overlays"));
+        Ok(pins)
+    }
+
+    /// Parse and check pins text: unique versions, Rust module names, 64-hex-digit sha256s.
+    pub fn parse(text: &str) -> Result<Pins> {
+        let pins: Pins =
+            serde_json::from_str(text).map_err(|e| Error::msg(format!("malformed pins: {e}")))?;
+        let mut seen = std::collections::BTreeSet::new();
+        for p in &pins.versions {
+            if !seen.insert(p.version.as_str()) {
+                return Err(Error::msg(format!(
+                    "version `{}` is pinned twice",
+                    p.version
+                )));
+            }
+            if p.sha256.len() != 64 || !p.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+                return Err(Error::msg(format!(
+                    "version `{}`: sha256 `{}` is not 64 hex digits",
+                    p.version, p.sha256
+                )));
+            }
+            let ident = p
+                .module
+                .chars()
+                .next()
+                .is_some_and(|c| c.is_ascii_lowercase() || c == '_')
+                && p.module
+                    .chars()
+                    .all(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || c == '_');
+            if !ident {
+                return Err(Error::msg(format!(
+                    "version `{}`: module `{}` is not a lowercase Rust identifier",
+                    p.version, p.module
+                )));
+            }
+        }
+        if !seen.contains(pins.latest.as_str()) {
+            return Err(Error::msg(format!(
+                "latest `{}` is not among the pinned versions",
+                pins.latest
+            )));
+        }
+        Ok(pins)
     }
 
     /// The pin of `version`.
@@ -59,9 +123,38 @@ impl Pins {
                 ))
             })
     }
+
+    /// The overlay of `version` kept with these pins: where it is (for messages) and its text.
+    pub fn overlay(&self, version: &str) -> Result<Option<(PathBuf, String)>> {
+        match &self.overlays {
+            OverlayHome::Builtin => Ok(builtin_overlay(version).map(|text| {
+                (
+                    PathBuf::from(format!("mcp-codegen/schema/overlays/{version}.json")),
+                    text.to_string(),
+                )
+            })),
+            OverlayHome::Dir(dir) => {
+                let path = dir.join(format!("{version}.json"));
+                if !path.is_file() {
+                    return Ok(None);
+                }
+                let text = std::fs::read_to_string(&path)
+                    .map_err(|e| Error::in_file(&path, e.to_string()))?;
+                Ok(Some((path, text)))
+            }
+        }
+    }
+
+    /// The overlay file to watch for changes, for pins read from a file.
+    pub fn overlay_path(&self, version: &str) -> Option<PathBuf> {
+        match &self.overlays {
+            OverlayHome::Builtin => None,
+            OverlayHome::Dir(dir) => Some(dir.join(format!("{version}.json"))),
+        }
+    }
 }
 
-/// The built-in overlay text for `version`, if the project keeps one.
+/// The built-in overlay text for `version`, if the crate ships one.
 pub fn builtin_overlay(version: &str) -> Option<&'static str> {
     OVERLAYS
         .iter()
@@ -69,12 +162,22 @@ pub fn builtin_overlay(version: &str) -> Option<&'static str> {
         .map(|(_, text)| *text)
 }
 
-/// The repository root this crate was built in (`schema/` and `../shared` are found from it).
-pub fn repo_root() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .parent()
+/// The project being generated for: the nearest ancestor of the running crate
+/// (`CARGO_MANIFEST_DIR`, set by cargo for build scripts, `cargo run` and tests) or of the
+/// current directory whose `Cargo.toml` declares a `[workspace]`; the start itself if none does.
+pub fn project_root() -> PathBuf {
+    let start = std::env::var_os("CARGO_MANIFEST_DIR")
+        .map(PathBuf::from)
+        .or_else(|| std::env::current_dir().ok())
+        .unwrap_or_else(|| PathBuf::from("."));
+    start
+        .ancestors()
+        .find(|dir| {
+            std::fs::read_to_string(dir.join("Cargo.toml"))
+                .is_ok_and(|toml| toml.lines().any(|l| l.trim() == "[workspace]"))
+        })
         .map(Path::to_path_buf)
-        .unwrap_or_else(|| PathBuf::from("."))
+        .unwrap_or(start)
 }
 
 /// Lowercase hex sha256 of `bytes`.
@@ -98,29 +201,34 @@ pub fn verify(bytes: &[u8], expected: &str, file: &Path) -> Result<()> {
     }
 }
 
-/// The places a version's schema is looked for, in order: `MCP_SPEC_DIR`, the git-ignored
-/// `schema/<version>/` filled by `mcp-codegen fetch`, then `../shared/mcp-spec/<version>/`.
-pub fn candidates(version: &str) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    if let Some(dir) = std::env::var_os("MCP_SPEC_DIR") {
-        out.push(PathBuf::from(dir).join(version).join("schema.json"));
+/// The places a version's schema is looked for, in order: `spec_dir` (given explicitly),
+/// `MCP_SPEC_DIR`, the git-ignored `schema/<version>/` of the crate being built and of its
+/// workspace (filled by `mcp-codegen fetch`), then `../shared/mcp-spec/<version>/` beside the
+/// workspace. Each is `<dir>/<version>/schema.json`.
+pub fn candidates(version: &str, spec_dir: Option<&Path>) -> Vec<PathBuf> {
+    let mut dirs: Vec<PathBuf> = Vec::new();
+    dirs.extend(spec_dir.map(Path::to_path_buf));
+    dirs.extend(std::env::var_os("MCP_SPEC_DIR").map(PathBuf::from));
+    if let Some(krate) = std::env::var_os("CARGO_MANIFEST_DIR") {
+        dirs.push(PathBuf::from(krate).join("schema"));
     }
-    let root = repo_root();
-    out.push(root.join("schema").join(version).join("schema.json"));
-    out.push(
-        root.join("..")
-            .join("shared")
-            .join("mcp-spec")
-            .join(version)
-            .join("schema.json"),
-    );
+    let root = project_root();
+    dirs.push(root.join("schema"));
+    dirs.push(root.join("..").join("shared").join("mcp-spec"));
+    let mut out: Vec<PathBuf> = Vec::new();
+    for dir in dirs {
+        let file = dir.join(version).join("schema.json");
+        if !out.contains(&file) {
+            out.push(file);
+        }
+    }
     out
 }
 
 /// Find and read the pinned schema of `version`, verified against its sha256.
-pub fn locate(version: &str, pins: &Pins) -> Result<(PathBuf, Vec<u8>)> {
+pub fn locate(version: &str, pins: &Pins, spec_dir: Option<&Path>) -> Result<(PathBuf, Vec<u8>)> {
     let pin = pins.get(version)?;
-    locate_in(version, &pin.sha256, &candidates(version))
+    locate_in(version, &pin.sha256, &candidates(version, spec_dir))
 }
 
 /// Read the first of `tried` that exists, verified against `sha256`; the error when none exists
@@ -199,11 +307,33 @@ mod tests {
             assert!(p.url.ends_with(&format!("/{}/schema.json", p.version)));
         }
         assert!(pins.get(&pins.latest).is_ok());
+        assert!(builtin_overlay("2026-07-28").is_some());
         assert!(pins
             .get("1999-01-01")
             .unwrap_err()
             .to_string()
             .contains("unknown protocol version"));
+    }
+
+    #[test]
+    fn bad_pins_are_one_line_errors() {
+        let pin = |v: &str, m: &str, sha: &str| {
+            format!(
+                r#"{{"latest": "{v}", "versions": [{{"version": "{v}", "module": "{m}", "url": "u", "sha256": "{sha}"}}]}}"#
+            )
+        };
+        let good = "a".repeat(64);
+        assert!(Pins::parse(&pin("2030-01-01", "v2030_01_01", &good)).is_ok());
+        let e = Pins::parse(&pin("2030-01-01", "v2030_01_01", "abc"))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("sha256 `abc` is not 64 hex digits"), "{e}");
+        let e = Pins::parse(&pin("2030-01-01", "V-2030", &good))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("module `V-2030`"), "{e}");
+        let e = Pins::parse("{").unwrap_err().to_string();
+        assert!(e.starts_with("malformed pins"), "{e}");
     }
 
     #[test]
