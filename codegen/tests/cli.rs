@@ -196,3 +196,47 @@ fn unknown_command_and_option() {
     let out = bin().args(["check", "--bogus", "1"]).output().unwrap();
     assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option --bogus"));
 }
+
+#[test]
+fn replacing_a_type_the_schema_lacks_is_an_error() {
+    let dir = tempfile::tempdir().unwrap();
+    let path = dir.path().join("schema.json");
+    std::fs::write(&path, r#"{"$defs": {"A": {"type": "string"}}}"#).unwrap();
+    let build = |name: &str| {
+        mcp_codegen::Builder::new()
+            .schema(&path)
+            .no_overlay()
+            .replace(name, "::std::string::String")
+            .emit_rerun_if_changed(false)
+            .generate_string()
+    };
+    assert!(build("A").is_ok());
+    let err = build("Nope").unwrap_err().to_string();
+    assert!(
+        err.contains("replace(\"Nope\", ..) names no type of this schema"),
+        "{err}"
+    );
+}
+
+#[test]
+fn no_overlay_generates_the_schema_as_published() {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("out.rs");
+    let run = |extra: &[&str]| {
+        let out = bin()
+            .args(["generate", "--version", "2026-07-28", "--out"])
+            .arg(&file)
+            .args(extra)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        std::fs::read_to_string(&file).unwrap()
+    };
+    // The overlay gives ResultType its two values; as published it is a plain string.
+    assert!(run(&[]).contains("pub enum ResultType"));
+    assert!(!run(&["--no-overlay"]).contains("pub enum ResultType"));
+}
