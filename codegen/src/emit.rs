@@ -11,17 +11,32 @@ use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet};
 
+/// The support macros and functions every generated file carries in its `__private` module
+/// (hand-formatted Rust; the per-type code invokes them instead of spelling out serde impls).
+const SUPPORT_MACROS: &str = include_str!("support_macros.rs");
+
+/// The code for one type: items formatted by prettyplease, then a support-macro call formatted
+/// here (prettyplease would fill a macro's tokens into long lines).
+struct Emitted {
+    items: TokenStream,
+    call: Option<String>,
+}
+
+impl From<TokenStream> for Emitted {
+    fn from(items: TokenStream) -> Self {
+        Emitted { items, call: None }
+    }
+}
+
+fn unparse(items: TokenStream) -> Result<String> {
+    let file: syn::File = syn::parse2(items)
+        .map_err(|e| Error::msg(format!("generated code does not parse: {e}")))?;
+    Ok(prettyplease::unparse(&file))
+}
+
 /// Emit the whole model as one formatted Rust source file.
 pub fn emit(model: &Model, header: &str) -> Result<String> {
     let defaults = default_types(model);
-    let mut items = TokenStream::new();
-    for t in &model.types {
-        items.extend(emit_type(t, model, &defaults)?);
-    }
-    items.extend(private_module());
-    let file: syn::File = syn::parse2(items)
-        .map_err(|e| Error::msg(format!("generated code does not parse: {e}")))?;
-    let body = prettyplease::unparse(&file);
     let mut out = String::new();
     for line in header.lines() {
         out.push_str("// ");
@@ -29,8 +44,31 @@ pub fn emit(model: &Model, header: &str) -> Result<String> {
         out.push('\n');
     }
     out.push('\n');
-    out.push_str(&body);
+    for t in &model.types {
+        let emitted = emit_type(t, model, &defaults)?;
+        out.push_str(&unparse(emitted.items)?);
+        if let Some(call) = emitted.call {
+            out.push_str(&call);
+        }
+    }
+    out.push_str("/// Support code for the generated types; not a public API.\n#[doc(hidden)]\n#[allow(dead_code, unused_macros, unused_imports)]\nmod __private {\n");
+    for line in unparse(private_module())?
+        .lines()
+        .chain(SUPPORT_MACROS.lines())
+    {
+        if !line.is_empty() {
+            out.push_str("    ");
+            out.push_str(line);
+        }
+        out.push('\n');
+    }
+    out.push_str("}\n");
     Ok(out)
+}
+
+/// A Rust string literal for `text`.
+fn lit(text: &str) -> String {
+    proc_macro2::Literal::string(text).to_string()
 }
 
 fn ident(name: &str) -> Ident {
@@ -108,13 +146,13 @@ fn ty_default(ty: &Ty, yes: &BTreeSet<String>) -> bool {
     }
 }
 
-fn emit_type(t: &TypeDef, model: &Model, defaults: &BTreeSet<String>) -> Result<TokenStream> {
+fn emit_type(t: &TypeDef, model: &Model, defaults: &BTreeSet<String>) -> Result<Emitted> {
     let doc = docs(t.doc.as_deref());
     let name = ident(&t.name);
     Ok(match &t.kind {
         Kind::Alias(ty) => {
             let ty = rust_ty(ty)?;
-            quote! { #doc pub type #name = #ty; }
+            quote! { #doc pub type #name = #ty; }.into()
         }
         Kind::Const(value) => emit_const(&name, value, doc),
         Kind::StringEnum(values) => emit_enum(&name, values, doc),
@@ -125,33 +163,22 @@ fn emit_type(t: &TypeDef, model: &Model, defaults: &BTreeSet<String>) -> Result<
             doc,
             defaults.contains(&t.name),
         )?,
-        Kind::Union(variants) => emit_union(t, variants, model, doc)?,
+        Kind::Union(variants) => emit_union(t, variants, model, doc)?.into(),
     })
 }
 
-fn emit_const(name: &Ident, value: &str, doc: TokenStream) -> TokenStream {
-    quote! {
-        #doc
-        #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
-        pub struct #name;
-        impl #name {
-            /// The only value this type takes on the wire.
-            pub const VALUE: &'static str = #value;
-        }
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                serializer.serialize_str(Self::VALUE)
-            }
-        }
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                __private::expect_const(deserializer, Self::VALUE).map(|()| #name)
-            }
-        }
+fn emit_const(name: &Ident, value: &str, doc: TokenStream) -> Emitted {
+    Emitted {
+        items: quote! {
+            #doc
+            #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
+            pub struct #name;
+        },
+        call: Some(format!("__private::constant!({name} = {});\n", lit(value))),
     }
 }
 
-fn emit_enum(name: &Ident, values: &[String], doc: TokenStream) -> TokenStream {
+fn emit_enum(name: &Ident, values: &[String], doc: TokenStream) -> Emitted {
     let mut seen = BTreeMap::<String, usize>::new();
     let variants: Vec<Ident> = values
         .iter()
@@ -169,54 +196,22 @@ fn emit_enum(name: &Ident, values: &[String], doc: TokenStream) -> TokenStream {
         })
         .collect();
     let variant_docs = values.iter().map(|v| format!(" `{v}`"));
-    quote! {
-        #doc
-        #[derive(Debug, Clone, PartialEq, Eq, Hash)]
-        pub enum #name {
-            #( #[doc = #variant_docs] #variants, )*
-            /// A value this version of the schema does not know, kept as it came.
-            Other(::std::string::String),
-        }
-        impl #name {
-            /// The value as it appears on the wire.
-            pub fn as_str(&self) -> &str {
-                match self {
-                    #( Self::#variants => #values, )*
-                    Self::Other(value) => value.as_str(),
-                }
+    let mut call = format!("__private::string_enum!({name} {{\n");
+    for (v, value) in variants.iter().zip(values) {
+        call.push_str(&format!("    {v} = {},\n", lit(value)));
+    }
+    call.push_str("});\n");
+    Emitted {
+        items: quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+            pub enum #name {
+                #( #[doc = #variant_docs] #variants, )*
+                /// A value this version of the schema does not know, kept as it came.
+                Other(::std::string::String),
             }
-        }
-        impl ::core::convert::From<&str> for #name {
-            fn from(value: &str) -> Self {
-                match value {
-                    #( #values => Self::#variants, )*
-                    other => Self::Other(other.to_string()),
-                }
-            }
-        }
-        impl ::core::convert::From<::std::string::String> for #name {
-            fn from(value: ::std::string::String) -> Self {
-                match value.as_str() {
-                    #( #values => Self::#variants, )*
-                    _ => Self::Other(value),
-                }
-            }
-        }
-        impl ::core::fmt::Display for #name {
-            fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                f.write_str(self.as_str())
-            }
-        }
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                serializer.serialize_str(self.as_str())
-            }
-        }
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
-            }
-        }
+        },
+        call: Some(call),
     }
 }
 
@@ -234,129 +229,43 @@ fn emit_struct(
     extra: Option<&Ty>,
     doc: TokenStream,
     default: bool,
-) -> Result<TokenStream> {
-    // Serialize and Deserialize are written out rather than derived: one pass over the map,
-    // unknown keys straight into `extra` (serde's `flatten` would buffer every value first),
-    // and no proc-macro expansion at build time.
+) -> Result<Emitted> {
+    // Serialize and Deserialize come from the `object!` support macro rather than a derive:
+    // one pass over the map, unknown keys straight into `extra` (serde's `flatten` would buffer
+    // every value first), and no proc-macro expansion at build time.
     let mut defs = Vec::new();
-    let mut locals = Vec::new();
-    let mut arms = Vec::new();
-    let mut inits = Vec::new();
-    let mut sers = Vec::new();
-    let mut counts = Vec::new();
-    let mut required_count = 0usize;
+    let mut call = format!("__private::object!({name} {{\n");
     for f in fields {
         let fdoc = docs(f.doc.as_deref());
         let fname = ident(&f.rust_name);
-        let json = &f.json_name;
         let ty = field_ty(f)?;
-        if f.required {
+        let kind = if f.required {
             defs.push(quote! { #fdoc pub #fname: #ty, });
-            locals.push(
-                quote!(let mut #fname: ::core::option::Option<#ty> = ::core::option::Option::None;),
-            );
-            arms.push(quote!(#json => #fname = ::core::option::Option::Some(map.next_value()?),));
-            inits.push(quote!(#fname: #fname.ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(#json))?,));
-            sers.push(quote!(::serde::ser::SerializeMap::serialize_entry(&mut map, #json, &self.#fname)?;));
-            required_count += 1;
+            "req"
         } else {
             defs.push(quote! { #fdoc pub #fname: ::core::option::Option<#ty>, });
-            locals.push(
-                quote!(let mut #fname: ::core::option::Option<#ty> = ::core::option::Option::None;),
-            );
-            if f.ty == Ty::Any {
-                // `"data": null` must come back as null, not vanish: keep it as `Some(Value::Null)`.
-                arms.push(
-                    quote!(#json => #fname = ::core::option::Option::Some(map.next_value()?),),
-                );
-            } else {
-                arms.push(quote!(#json => #fname = map.next_value()?,));
-            }
-            inits.push(quote!(#fname,));
-            sers.push(quote! {
-                if let ::core::option::Option::Some(value) = &self.#fname {
-                    ::serde::ser::SerializeMap::serialize_entry(&mut map, #json, value)?;
-                }
-            });
-            counts.push(quote!(usize::from(self.#fname.is_some())));
-        }
+            "opt"
+        };
+        call.push_str(&format!("    {kind} {fname} = {},\n", lit(&f.json_name)));
     }
-    let expecting = format!("struct {name}");
-    let (unknown_arm, extra_local) = match extra {
-        Some(ty) => {
-            let map_ty = rust_ty(&Ty::Map(Box::new(ty.clone())))?;
-            defs.push(quote! {
-                /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
-                pub extra: #map_ty,
-            });
-            inits.push(quote!(extra,));
-            sers.push(quote! {
-                for (key, value) in &self.extra {
-                    ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-                }
-            });
-            counts.push(quote!(self.extra.len()));
-            (
-                quote!(_ => { extra.insert(key.into_string(), map.next_value()?); }),
-                quote!(let mut extra = <#map_ty as ::core::default::Default>::default();),
-            )
-        }
-        None => {
-            let names: Vec<&str> = fields.iter().map(|f| f.json_name.as_str()).collect();
-            (
-                quote!(other => return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::unknown_field(other, &[#(#names),*])),),
-                quote!(),
-            )
-        }
-    };
-    let len = if required_count > 0 || counts.is_empty() {
-        quote!(#required_count #(+ #counts)*)
-    } else {
-        quote!(#(#counts)+*)
-    };
-    let dispatch = if arms.is_empty() && extra.is_some() {
-        quote!(extra.insert(key.into_string(), map.next_value()?);)
-    } else {
-        quote!(match key.as_str() { #(#arms)* #unknown_arm })
-    };
+    call.push('}');
+    if let Some(ty) = extra {
+        let map_ty = rust_ty(&Ty::Map(Box::new(ty.clone())))?;
+        defs.push(quote! {
+            /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
+            pub extra: #map_ty,
+        });
+        call.push_str(" extra");
+    }
+    call.push_str(");\n");
     let derive_default = if default { quote!(Default,) } else { quote!() };
-    let map_binding = if fields.is_empty() && extra.is_none() {
-        quote!(map)
-    } else {
-        quote!(mut map)
-    };
-    Ok(quote! {
-        #doc
-        #[derive(Debug, Clone, PartialEq, #derive_default)]
-        pub struct #name { #(#defs)* }
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                let len = #len;
-                let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-                #(#sers)*
-                ::serde::ser::SerializeMap::end(map)
-            }
-        }
-        impl<'de> ::serde::Deserialize<'de> for #name {
-            fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
-                struct Visitor;
-                impl<'de> ::serde::de::Visitor<'de> for Visitor {
-                    type Value = #name;
-                    fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-                        f.write_str(#expecting)
-                    }
-                    fn visit_map<A: ::serde::de::MapAccess<'de>>(self, #map_binding: A) -> ::core::result::Result<#name, A::Error> {
-                        #(#locals)*
-                        #extra_local
-                        while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
-                            #dispatch
-                        }
-                        ::core::result::Result::Ok(#name { #(#inits)* })
-                    }
-                }
-                deserializer.deserialize_map(Visitor)
-            }
-        }
+    Ok(Emitted {
+        items: quote! {
+            #doc
+            #[derive(Debug, Clone, PartialEq, #derive_default)]
+            pub struct #name { #(#defs)* }
+        },
+        call: Some(call),
     })
 }
 
@@ -708,10 +617,6 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant]) -> TokenStream {
 
 fn private_module() -> TokenStream {
     quote! {
-        /// Support code for the generated types; not a public API.
-        #[doc(hidden)]
-        #[allow(dead_code)]
-        mod __private {
             /// Required key paths that set a member apart, and optional keys only it declares.
             pub type Candidate = (&'static [&'static [&'static str]], &'static [&'static str]);
 
@@ -1066,10 +971,36 @@ fn private_module() -> TokenStream {
                 fn deserialize_newtype_struct<V: ::serde::de::Visitor<'de>>(self, _name: &'static str, visitor: V) -> ::core::result::Result<V::Value, E> {
                     visitor.visit_newtype_struct(self)
                 }
+                // An object is asked for: only an object will do, as with serde_json itself
+                // (`serde_json::Map` would otherwise turn `null` into `{}`).
+                fn deserialize_map<V: ::serde::de::Visitor<'de>>(self, visitor: V) -> ::core::result::Result<V::Value, E> {
+                    match &self.0 {
+                        Content::Map(_) => self.deserialize_any(visitor),
+                        other => ::core::result::Result::Err(E::invalid_type(unexpected(other), &visitor)),
+                    }
+                }
+                fn deserialize_struct<V: ::serde::de::Visitor<'de>>(self, _name: &'static str, _fields: &'static [&'static str], visitor: V) -> ::core::result::Result<V::Value, E> {
+                    self.deserialize_map(visitor)
+                }
                 ::serde::forward_to_deserialize_any! {
                     bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string
-                    bytes byte_buf unit unit_struct seq tuple tuple_struct map struct enum
+                    bytes byte_buf unit unit_struct seq tuple tuple_struct enum
                     identifier ignored_any
+                }
+            }
+
+            fn unexpected<'a>(content: &'a Content<'_>) -> ::serde::de::Unexpected<'a> {
+                use ::serde::de::Unexpected;
+                match content {
+                    Content::Null => Unexpected::Unit,
+                    Content::Bool(v) => Unexpected::Bool(*v),
+                    Content::U64(v) => Unexpected::Unsigned(*v),
+                    Content::I64(v) => Unexpected::Signed(*v),
+                    Content::F64(v) => Unexpected::Float(*v),
+                    Content::Str(v) => Unexpected::Str(v),
+                    Content::String(v) => Unexpected::Str(v),
+                    Content::Seq(_) => Unexpected::Seq,
+                    Content::Map(_) => Unexpected::Map,
                 }
             }
 
@@ -1123,7 +1054,6 @@ fn private_module() -> TokenStream {
                     }
                     deserializer.deserialize_str(Visitor)
                 }
-            }
         }
     }
 }

@@ -24,103 +24,15 @@ pub struct Annotations {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Annotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.audience.is_some())
-            + usize::from(self.last_modified.is_some())
-            + usize::from(self.priority.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.audience {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "audience", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.last_modified {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "lastModified",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.priority {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "priority", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Annotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Annotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Annotations")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Annotations, A::Error> {
-                let mut audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
-                let mut last_modified: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "audience" => audience = map.next_value()?,
-                        "lastModified" => last_modified = map.next_value()?,
-                        "priority" => priority = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Annotations {
-                    audience,
-                    last_modified,
-                    priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Annotations {
+    opt audience = "audience",
+    opt last_modified = "lastModified",
+    opt priority = "priority",
+} extra);
 /// The constant string `audio`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeAudio;
-impl TypeAudio {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "audio";
-}
-impl ::serde::Serialize for TypeAudio {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeAudio {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeAudio)
-    }
-}
+__private::constant!(TypeAudio = "audio");
 /// Audio provided to or from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AudioContent {
@@ -138,99 +50,13 @@ pub struct AudioContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for AudioContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "mimeType",
-            &self.mime_type,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for AudioContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AudioContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct AudioContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<AudioContent, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeAudio> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "mimeType" => {
-                            mime_type = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(AudioContent {
-                    meta,
-                    annotations,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    mime_type: mime_type
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "mimeType",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(AudioContent {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req data = "data",
+    req mime_type = "mimeType",
+    req type_ = "type",
+} extra);
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BaseMetadata {
@@ -246,70 +72,10 @@ pub struct BaseMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for BaseMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BaseMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct BaseMetadata")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BaseMetadata, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(BaseMetadata {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(BaseMetadata {
+    req name = "name",
+    opt title = "title",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BlobResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -325,108 +91,16 @@ pub struct BlobResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for BlobResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BlobResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct BlobResourceContents")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BlobResourceContents, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "blob" => blob = ::core::option::Option::Some(map.next_value()?),
-                        "mimeType" => mime_type = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(BlobResourceContents {
-                    meta,
-                    blob: blob
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "blob",
-                        ))?,
-                    mime_type,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(BlobResourceContents {
+    opt meta = "_meta",
+    req blob = "blob",
+    opt mime_type = "mimeType",
+    req uri = "uri",
+} extra);
 /// The constant string `boolean`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeBoolean;
-impl TypeBoolean {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "boolean";
-}
-impl ::serde::Serialize for TypeBoolean {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeBoolean {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeBoolean)
-    }
-}
+__private::constant!(TypeBoolean = "boolean");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BooleanSchema {
     pub default: ::core::option::Option<bool>,
@@ -436,106 +110,16 @@ pub struct BooleanSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for BooleanSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BooleanSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct BooleanSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BooleanSchema, A::Error> {
-                let mut default: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeBoolean> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(BooleanSchema {
-                    default,
-                    description,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(BooleanSchema {
+    opt default = "default",
+    opt description = "description",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `tools/call`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodToolsCall;
-impl MethodToolsCall {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tools/call";
-}
-impl ::serde::Serialize for MethodToolsCall {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodToolsCall {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodToolsCall)
-    }
-}
+__private::constant!(MethodToolsCall = "tools/call");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequestParams {
     pub arguments: ::core::option::Option<
@@ -545,72 +129,10 @@ pub struct CallToolRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.arguments.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
-                let mut arguments: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "arguments" => arguments = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolRequestParams {
-                    arguments,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolRequestParams {
+    opt arguments = "arguments",
+    req name = "name",
+} extra);
 /// Used by the client to invoke a tool provided by the server.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequest {
@@ -619,75 +141,10 @@ pub struct CallToolRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodToolsCall> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 /// The server's response to a tool call.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolResult {
@@ -717,117 +174,16 @@ pub struct CallToolResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.is_error.is_some())
-            + usize::from(self.structured_content.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        if let ::core::option::Option::Some(value) = &self.is_error {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.structured_content {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "structuredContent",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut content: ::core::option::Option<::std::vec::Vec<ContentBlock>> = ::core::option::Option::None;
-                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut structured_content: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "isError" => is_error = map.next_value()?,
-                        "structuredContent" => structured_content = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolResult {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    is_error,
-                    structured_content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolResult {
+    opt meta = "_meta",
+    req content = "content",
+    opt is_error = "isError",
+    opt structured_content = "structuredContent",
+} extra);
 /// The constant string `notifications/cancelled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsCancelled;
-impl MethodNotificationsCancelled {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/cancelled";
-}
-impl ::serde::Serialize for MethodNotificationsCancelled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsCancelled)
-    }
-}
+__private::constant!(MethodNotificationsCancelled = "notifications/cancelled");
 #[derive(Debug, Clone, PartialEq)]
 pub struct CancelledNotificationParams {
     /// An optional string describing the reason for the cancellation. This MAY be logged or presented to the user.
@@ -839,76 +195,10 @@ pub struct CancelledNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CancelledNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.reason.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.reason {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "reason", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "requestId",
-            &self.request_id,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CancelledNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CancelledNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotificationParams, A::Error> {
-                let mut reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "reason" => reason = map.next_value()?,
-                        "requestId" => {
-                            request_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CancelledNotificationParams {
-                    reason,
-                    request_id: request_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "requestId",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CancelledNotificationParams {
+    opt reason = "reason",
+    req request_id = "requestId",
+} extra);
 /// This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
 ///
 /// The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
@@ -923,180 +213,25 @@ pub struct CancelledNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CancelledNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CancelledNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CancelledNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotification, A::Error> {
-                let mut method: ::core::option::Option<MethodNotificationsCancelled> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CancelledNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CancelledNotification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CancelledNotification {
+    req method = "method",
+    req params = "params",
+} extra);
 /// Present if the client supports elicitation from the server.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesElicitation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesElicitation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesElicitation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesElicitation")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesElicitation, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesElicitation {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesElicitation {
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesExperimentalValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesExperimentalValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesExperimentalValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesExperimentalValue;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesExperimentalValue")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesExperimentalValue, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesExperimentalValue {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesExperimentalValue {
+} extra);
 /// Present if the client supports listing roots.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesRoots {
@@ -1105,116 +240,17 @@ pub struct ClientCapabilitiesRoots {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesRoots {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesRoots;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesRoots")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesRoots, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesRoots {
-                    list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesRoots {
+    opt list_changed = "listChanged",
+} extra);
 /// Present if the client supports sampling from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesSampling {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesSampling {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesSampling;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesSampling")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesSampling, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesSampling {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesSampling {
+} extra);
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilities {
@@ -1231,95 +267,12 @@ pub struct ClientCapabilities {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.elicitation.is_some())
-            + usize::from(self.experimental.is_some())
-            + usize::from(self.roots.is_some()) + usize::from(self.sampling.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.elicitation {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "elicitation", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "experimental",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.roots {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sampling {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sampling", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilities")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilities, A::Error> {
-                let mut elicitation: ::core::option::Option<
-                    ClientCapabilitiesElicitation,
-                > = ::core::option::Option::None;
-                let mut experimental: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ClientCapabilitiesExperimentalValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut roots: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
-                let mut sampling: ::core::option::Option<ClientCapabilitiesSampling> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitation" => elicitation = map.next_value()?,
-                        "experimental" => experimental = map.next_value()?,
-                        "roots" => roots = map.next_value()?,
-                        "sampling" => sampling = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilities {
-                    elicitation,
-                    experimental,
-                    roots,
-                    sampling,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilities {
+    opt elicitation = "elicitation",
+    opt experimental = "experimental",
+    opt roots = "roots",
+    opt sampling = "sampling",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ClientNotification {
@@ -2179,26 +1132,7 @@ impl ::core::convert::From<ElicitResult> for ClientResult {
 /// The constant string `completion/complete`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodCompletionComplete;
-impl MethodCompletionComplete {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "completion/complete";
-}
-impl ::serde::Serialize for MethodCompletionComplete {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodCompletionComplete)
-    }
-}
+__private::constant!(MethodCompletionComplete = "completion/complete");
 /// The argument's information
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsArgument {
@@ -2209,73 +1143,10 @@ pub struct CompleteRequestParamsArgument {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParamsArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParamsArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParamsArgument")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "value" => {
-                            value = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsArgument {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    value: value
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "value",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParamsArgument {
+    req name = "name",
+    req value = "value",
+} extra);
 /// Additional, optional context for completions
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsContext {
@@ -2286,65 +1157,9 @@ pub struct CompleteRequestParamsContext {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParamsContext {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.arguments.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParamsContext;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParamsContext")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsContext, A::Error> {
-                let mut arguments: ::core::option::Option<
-                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "arguments" => arguments = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsContext {
-                    arguments,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParamsContext {
+    opt arguments = "arguments",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum CompleteRequestParamsRef {
@@ -2480,85 +1295,11 @@ pub struct CompleteRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.context.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "argument",
-            &self.argument,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.context {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ref", &self.ref_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
-                let mut argument: ::core::option::Option<
-                    CompleteRequestParamsArgument,
-                > = ::core::option::Option::None;
-                let mut context: ::core::option::Option<CompleteRequestParamsContext> = ::core::option::Option::None;
-                let mut ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "argument" => {
-                            argument = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "context" => context = map.next_value()?,
-                        "ref" => ref_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParams {
-                    argument: argument
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "argument",
-                        ))?,
-                    context,
-                    ref_: ref_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "ref",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParams {
+    req argument = "argument",
+    opt context = "context",
+    req ref_ = "ref",
+} extra);
 /// A request from the client to the server, to ask for completion options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequest {
@@ -2567,75 +1308,10 @@ pub struct CompleteRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodCompletionComplete> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
@@ -2647,81 +1323,11 @@ pub struct CompleteResultCompletion {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteResultCompletion {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.has_more.is_some())
-            + usize::from(self.total.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.has_more {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.total {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "values", &self.values)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteResultCompletion;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteResultCompletion")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResultCompletion, A::Error> {
-                let mut has_more: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut total: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut values: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "hasMore" => has_more = map.next_value()?,
-                        "total" => total = map.next_value()?,
-                        "values" => {
-                            values = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResultCompletion {
-                    has_more,
-                    total,
-                    values: values
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "values",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteResultCompletion {
+    opt has_more = "hasMore",
+    opt total = "total",
+    req values = "values",
+} extra);
 /// The server's response to a completion/complete request
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResult {
@@ -2733,78 +1339,10 @@ pub struct CompleteResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "completion",
-            &self.completion,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut completion: ::core::option::Option<CompleteResultCompletion> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "completion" => {
-                            completion = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResult {
-                    meta,
-                    completion: completion
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "completion",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteResult {
+    opt meta = "_meta",
+    req completion = "completion",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ContentBlock {
@@ -2992,26 +1530,7 @@ impl ::core::convert::From<EmbeddedResource> for ContentBlock {
 /// The constant string `sampling/createMessage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodSamplingCreateMessage;
-impl MethodSamplingCreateMessage {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "sampling/createMessage";
-}
-impl ::serde::Serialize for MethodSamplingCreateMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodSamplingCreateMessage)
-    }
-}
+__private::constant!(MethodSamplingCreateMessage = "sampling/createMessage");
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum CreateMessageRequestParamsIncludeContext {
@@ -3024,112 +1543,19 @@ pub enum CreateMessageRequestParamsIncludeContext {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl CreateMessageRequestParamsIncludeContext {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::AllServers => "allServers",
-            Self::None => "none",
-            Self::ThisServer => "thisServer",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
-    fn from(value: &str) -> Self {
-        match value {
-            "allServers" => Self::AllServers,
-            "none" => Self::None,
-            "thisServer" => Self::ThisServer,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String>
-for CreateMessageRequestParamsIncludeContext {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "allServers" => Self::AllServers,
-            "none" => Self::None,
-            "thisServer" => Self::ThisServer,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for CreateMessageRequestParamsIncludeContext {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for CreateMessageRequestParamsIncludeContext {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(CreateMessageRequestParamsIncludeContext {
+    AllServers = "allServers",
+    None = "none",
+    ThisServer = "thisServer",
+});
 /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParamsMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageRequestParamsMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageRequestParamsMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageRequestParamsMetadata")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequestParamsMetadata, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(CreateMessageRequestParamsMetadata {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageRequestParamsMetadata {
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
@@ -3152,148 +1578,16 @@ pub struct CreateMessageRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.include_context.is_some())
-            + usize::from(self.metadata.is_some())
-            + usize::from(self.model_preferences.is_some())
-            + usize::from(self.stop_sequences.is_some())
-            + usize::from(self.system_prompt.is_some())
-            + usize::from(self.temperature.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.include_context {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "includeContext",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "maxTokens",
-            &self.max_tokens,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "messages",
-            &self.messages,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.metadata {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "metadata", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.model_preferences {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "modelPreferences",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.stop_sequences {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "stopSequences",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.system_prompt {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "systemPrompt",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.temperature {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "temperature", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequestParams, A::Error> {
-                let mut include_context: ::core::option::Option<
-                    CreateMessageRequestParamsIncludeContext,
-                > = ::core::option::Option::None;
-                let mut max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut messages: ::core::option::Option<
-                    ::std::vec::Vec<SamplingMessage>,
-                > = ::core::option::Option::None;
-                let mut metadata: ::core::option::Option<
-                    CreateMessageRequestParamsMetadata,
-                > = ::core::option::Option::None;
-                let mut model_preferences: ::core::option::Option<ModelPreferences> = ::core::option::Option::None;
-                let mut stop_sequences: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut system_prompt: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut temperature: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "includeContext" => include_context = map.next_value()?,
-                        "maxTokens" => {
-                            max_tokens = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "messages" => {
-                            messages = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "metadata" => metadata = map.next_value()?,
-                        "modelPreferences" => model_preferences = map.next_value()?,
-                        "stopSequences" => stop_sequences = map.next_value()?,
-                        "systemPrompt" => system_prompt = map.next_value()?,
-                        "temperature" => temperature = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageRequestParams {
-                    include_context,
-                    max_tokens: max_tokens
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "maxTokens",
-                        ))?,
-                    messages: messages
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "messages",
-                        ))?,
-                    metadata,
-                    model_preferences,
-                    stop_sequences,
-                    system_prompt,
-                    temperature,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageRequestParams {
+    opt include_context = "includeContext",
+    req max_tokens = "maxTokens",
+    req messages = "messages",
+    opt metadata = "metadata",
+    opt model_preferences = "modelPreferences",
+    opt stop_sequences = "stopSequences",
+    opt system_prompt = "systemPrompt",
+    opt temperature = "temperature",
+} extra);
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequest {
@@ -3302,75 +1596,10 @@ pub struct CreateMessageRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodSamplingCreateMessage> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CreateMessageRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum CreateMessageResultContent {
@@ -3526,144 +1755,23 @@ pub struct CreateMessageResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.stop_reason.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "model", &self.model)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
-        if let ::core::option::Option::Some(value) = &self.stop_reason {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "stopReason", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut content: ::core::option::Option<CreateMessageResultContent> = ::core::option::Option::None;
-                let mut model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut stop_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "model" => {
-                            model = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => role = ::core::option::Option::Some(map.next_value()?),
-                        "stopReason" => stop_reason = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageResult {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    model: model
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "model",
-                        ))?,
-                    role: role
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "role",
-                        ))?,
-                    stop_reason,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageResult {
+    opt meta = "_meta",
+    req content = "content",
+    req model = "model",
+    req role = "role",
+    opt stop_reason = "stopReason",
+} extra);
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
 /// The constant string `elicitation/create`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodElicitationCreate;
-impl MethodElicitationCreate {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "elicitation/create";
-}
-impl ::serde::Serialize for MethodElicitationCreate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodElicitationCreate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodElicitationCreate)
-    }
-}
+__private::constant!(MethodElicitationCreate = "elicitation/create");
 /// The constant string `object`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeObject;
-impl TypeObject {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "object";
-}
-impl ::serde::Serialize for TypeObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeObject)
-    }
-}
+__private::constant!(TypeObject = "object");
 /// A restricted subset of JSON Schema.
 /// Only top-level properties are allowed, without nesting.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -3677,90 +1785,11 @@ pub struct ElicitRequestParamsRequestedSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestParamsRequestedSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.required.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "properties",
-            &self.properties,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestParamsRequestedSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestParamsRequestedSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestParamsRequestedSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestParamsRequestedSchema, A::Error> {
-                let mut properties: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        PrimitiveSchemaDefinition,
-                    >,
-                > = ::core::option::Option::None;
-                let mut required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "properties" => {
-                            properties = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "required" => required = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestParamsRequestedSchema {
-                    properties: properties
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "properties",
-                        ))?,
-                    required,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestParamsRequestedSchema {
+    req properties = "properties",
+    opt required = "required",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestParams {
     /// The message to present to the user.
@@ -3771,83 +1800,10 @@ pub struct ElicitRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "requestedSchema",
-            &self.requested_schema,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestParams, A::Error> {
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut requested_schema: ::core::option::Option<
-                    ElicitRequestParamsRequestedSchema,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "requestedSchema" => {
-                            requested_schema = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestParams {
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    requested_schema: requested_schema
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "requestedSchema",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestParams {
+    req message = "message",
+    req requested_schema = "requestedSchema",
+} extra);
 /// A request from the server to elicit additional information from the user via the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequest {
@@ -3856,75 +1812,10 @@ pub struct ElicitRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodElicitationCreate> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ElicitRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 /// The user action in response to the elicitation.
 /// - "accept": User submitted the form/confirmed the action
 /// - "decline": User explicitly declined the action
@@ -3940,58 +1831,11 @@ pub enum ElicitResultAction {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl ElicitResultAction {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Accept => "accept",
-            Self::Cancel => "cancel",
-            Self::Decline => "decline",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for ElicitResultAction {
-    fn from(value: &str) -> Self {
-        match value {
-            "accept" => Self::Accept,
-            "cancel" => Self::Cancel,
-            "decline" => Self::Decline,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for ElicitResultAction {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "accept" => Self::Accept,
-            "cancel" => Self::Cancel,
-            "decline" => Self::Decline,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for ElicitResultAction {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for ElicitResultAction {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitResultAction {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(ElicitResultAction {
+    Accept = "accept",
+    Cancel = "cancel",
+    Decline = "decline",
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ElicitResultContentValue {
@@ -4132,83 +1976,11 @@ pub struct ElicitResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.content.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "action", &self.action)?;
-        if let ::core::option::Option::Some(value) = &self.content {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut action: ::core::option::Option<ElicitResultAction> = ::core::option::Option::None;
-                let mut content: ::core::option::Option<
-                    ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "action" => {
-                            action = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => content = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitResult {
-                    meta,
-                    action: action
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "action",
-                        ))?,
-                    content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitResult {
+    opt meta = "_meta",
+    req action = "action",
+    opt content = "content",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum EmbeddedResourceResource {
@@ -4324,25 +2096,7 @@ impl ::core::convert::From<BlobResourceContents> for EmbeddedResourceResource {
 /// The constant string `resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeResource;
-impl TypeResource {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resource";
-}
-impl ::serde::Serialize for TypeResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeResource)
-    }
-}
+__private::constant!(TypeResource = "resource");
 /// The contents of a resource, embedded into a prompt or tool call result.
 ///
 /// It is up to the client how best to render embedded resources for the benefit
@@ -4360,115 +2114,17 @@ pub struct EmbeddedResource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for EmbeddedResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resource",
-            &self.resource,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = EmbeddedResource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct EmbeddedResource")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<EmbeddedResource, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut resource: ::core::option::Option<EmbeddedResourceResource> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeResource> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "resource" => {
-                            resource = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(EmbeddedResource {
-                    meta,
-                    annotations,
-                    resource: resource
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resource",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(EmbeddedResource {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req resource = "resource",
+    req type_ = "type",
+} extra);
 pub type EmptyResult = Result;
 /// The constant string `string`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeString;
-impl TypeString {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "string";
-}
-impl ::serde::Serialize for TypeString {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeString {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeString)
-    }
-}
+__private::constant!(TypeString = "string");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct EnumSchema {
     pub description: ::core::option::Option<::std::string::String>,
@@ -4479,117 +2135,17 @@ pub struct EnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for EnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.description.is_some())
-            + usize::from(self.enum_names.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
-        if let ::core::option::Option::Some(value) = &self.enum_names {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "enumNames", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for EnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = EnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct EnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<EnumSchema, A::Error> {
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut enum_names: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => description = map.next_value()?,
-                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
-                        "enumNames" => enum_names = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(EnumSchema {
-                    description,
-                    enum_: enum_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "enum",
-                        ))?,
-                    enum_names,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(EnumSchema {
+    opt description = "description",
+    req enum_ = "enum",
+    opt enum_names = "enumNames",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `prompts/get`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPromptsGet;
-impl MethodPromptsGet {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "prompts/get";
-}
-impl ::serde::Serialize for MethodPromptsGet {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPromptsGet {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPromptsGet)
-    }
-}
+__private::constant!(MethodPromptsGet = "prompts/get");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequestParams {
     /// Arguments to use for templating the prompt.
@@ -4601,72 +2157,10 @@ pub struct GetPromptRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.arguments.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
-                let mut arguments: ::core::option::Option<
-                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "arguments" => arguments = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptRequestParams {
-                    arguments,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptRequestParams {
+    opt arguments = "arguments",
+    req name = "name",
+} extra);
 /// Used by the client to get a prompt provided by the server.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequest {
@@ -4675,75 +2169,10 @@ pub struct GetPromptRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodPromptsGet> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 /// The server's response to a prompts/get request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptResult {
@@ -4757,109 +2186,15 @@ pub struct GetPromptResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.description.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "messages",
-            &self.messages,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut messages: ::core::option::Option<
-                    ::std::vec::Vec<PromptMessage>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "messages" => {
-                            messages = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptResult {
-                    meta,
-                    description,
-                    messages: messages
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "messages",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptResult {
+    opt meta = "_meta",
+    opt description = "description",
+    req messages = "messages",
+} extra);
 /// The constant string `image`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeImage;
-impl TypeImage {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "image";
-}
-impl ::serde::Serialize for TypeImage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeImage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeImage)
-    }
-}
+__private::constant!(TypeImage = "image");
 /// An image provided to or from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ImageContent {
@@ -4877,99 +2212,13 @@ pub struct ImageContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ImageContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "mimeType",
-            &self.mime_type,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ImageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ImageContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ImageContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ImageContent, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeImage> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "mimeType" => {
-                            mime_type = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ImageContent {
-                    meta,
-                    annotations,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    mime_type: mime_type
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "mimeType",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ImageContent {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req data = "data",
+    req mime_type = "mimeType",
+    req type_ = "type",
+} extra);
 /// Describes the name and version of an MCP implementation, with an optional title for UI representation.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Implementation {
@@ -4986,101 +2235,15 @@ pub struct Implementation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Implementation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "version", &self.version)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Implementation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Implementation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Implementation")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Implementation, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "version" => {
-                            version = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Implementation {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    version: version
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "version",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Implementation {
+    req name = "name",
+    opt title = "title",
+    req version = "version",
+} extra);
 /// The constant string `initialize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodInitialize;
-impl MethodInitialize {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "initialize";
-}
-impl ::serde::Serialize for MethodInitialize {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodInitialize {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodInitialize)
-    }
-}
+__private::constant!(MethodInitialize = "initialize");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeRequestParams {
     pub capabilities: ClientCapabilities,
@@ -5090,102 +2253,11 @@ pub struct InitializeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializeRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "capabilities",
-            &self.capabilities,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "clientInfo",
-            &self.client_info,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "protocolVersion",
-            &self.protocol_version,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializeRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializeRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeRequestParams, A::Error> {
-                let mut capabilities: ::core::option::Option<ClientCapabilities> = ::core::option::Option::None;
-                let mut client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut protocol_version: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "capabilities" => {
-                            capabilities = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "clientInfo" => {
-                            client_info = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "protocolVersion" => {
-                            protocol_version = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializeRequestParams {
-                    capabilities: capabilities
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "capabilities",
-                        ))?,
-                    client_info: client_info
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "clientInfo",
-                        ))?,
-                    protocol_version: protocol_version
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "protocolVersion",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializeRequestParams {
+    req capabilities = "capabilities",
+    req client_info = "clientInfo",
+    req protocol_version = "protocolVersion",
+} extra);
 /// This request is sent from the client to the server when it first connects, asking it to begin initialization.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeRequest {
@@ -5194,75 +2266,10 @@ pub struct InitializeRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializeRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializeRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializeRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodInitialize> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<InitializeRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializeRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializeRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 /// After receiving an initialize request from the client, the server sends this response.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeResult {
@@ -5281,144 +2288,17 @@ pub struct InitializeResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializeResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.instructions.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "capabilities",
-            &self.capabilities,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.instructions {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "instructions",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "protocolVersion",
-            &self.protocol_version,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "serverInfo",
-            &self.server_info,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializeResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializeResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
-                let mut instructions: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut protocol_version: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "capabilities" => {
-                            capabilities = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "instructions" => instructions = map.next_value()?,
-                        "protocolVersion" => {
-                            protocol_version = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "serverInfo" => {
-                            server_info = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializeResult {
-                    meta,
-                    capabilities: capabilities
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "capabilities",
-                        ))?,
-                    instructions,
-                    protocol_version: protocol_version
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "protocolVersion",
-                        ))?,
-                    server_info: server_info
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "serverInfo",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializeResult {
+    opt meta = "_meta",
+    req capabilities = "capabilities",
+    opt instructions = "instructions",
+    req protocol_version = "protocolVersion",
+    req server_info = "serverInfo",
+} extra);
 /// The constant string `notifications/initialized`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsInitialized;
-impl MethodNotificationsInitialized {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/initialized";
-}
-impl ::serde::Serialize for MethodNotificationsInitialized {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsInitialized {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsInitialized)
-    }
-}
+__private::constant!(MethodNotificationsInitialized = "notifications/initialized");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializedNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -5428,65 +2308,9 @@ pub struct InitializedNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializedNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializedNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializedNotificationParams {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializedNotificationParams {
+    opt meta = "_meta",
+} extra);
 /// This notification is sent from the client to the server after initialization has finished.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializedNotification {
@@ -5495,72 +2319,10 @@ pub struct InitializedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializedNotification, A::Error> {
-                let mut method: ::core::option::Option<MethodNotificationsInitialized> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<InitializedNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializedNotification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializedNotification {
+    req method = "method",
+    opt params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCErrorError {
     /// The error type that occurred.
@@ -5572,101 +2334,15 @@ pub struct JSONRPCErrorError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCErrorError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCErrorError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCErrorError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCErrorError, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCErrorError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCErrorError {
+    req code = "code",
+    opt data = "data",
+    req message = "message",
+} extra);
 /// The constant string `2.0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct JsonrpcV2_0;
-impl JsonrpcV2_0 {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "2.0";
-}
-impl ::serde::Serialize for JsonrpcV2_0 {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JsonrpcV2_0 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| JsonrpcV2_0)
-    }
-}
+__private::constant!(JsonrpcV2_0 = "2.0");
 /// A response to a request that indicates an error occurred.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCError {
@@ -5676,82 +2352,11 @@ pub struct JSONRPCError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCError, A::Error> {
-                let mut error: ::core::option::Option<JSONRPCErrorError> = ::core::option::Option::None;
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => {
-                            error = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCError {
-                    error: error
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "error",
-                        ))?,
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCError {
+    req error = "error",
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+} extra);
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -5926,65 +2531,9 @@ pub struct JSONRPCNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCNotificationParams {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCNotificationParams {
+    opt meta = "_meta",
+} extra);
 /// A notification which does not expect a response.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCNotification {
@@ -5994,81 +2543,11 @@ pub struct JSONRPCNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<JSONRPCNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCRequestParamsMeta {
@@ -6077,67 +2556,9 @@ pub struct JSONRPCRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -6145,63 +2566,9 @@ pub struct JSONRPCRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<JSONRPCRequestParamsMeta> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCRequestParams {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCRequestParams {
+    opt meta = "_meta",
+} extra);
 /// A request that expects a response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCRequest {
@@ -6212,88 +2579,12 @@ pub struct JSONRPCRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<JSONRPCRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A successful (non-error) response to a request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCResponse {
@@ -6303,104 +2594,15 @@ pub struct JSONRPCResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<Result> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 /// The constant string `prompts/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPromptsList;
-impl MethodPromptsList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "prompts/list";
-}
-impl ::serde::Serialize for MethodPromptsList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPromptsList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPromptsList)
-    }
-}
+__private::constant!(MethodPromptsList = "prompts/list");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsRequestParams {
     /// An opaque token representing the current pagination position.
@@ -6409,63 +2611,9 @@ pub struct ListPromptsRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListPromptsRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListPromptsRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListPromptsRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsRequestParams, A::Error> {
-                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "cursor" => cursor = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsRequestParams {
-                    cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListPromptsRequestParams {
+    opt cursor = "cursor",
+} extra);
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsRequest {
@@ -6474,72 +2622,10 @@ pub struct ListPromptsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListPromptsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListPromptsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListPromptsRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodPromptsList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ListPromptsRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListPromptsRequest {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The server's response to a prompts/list request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsResult {
@@ -6554,104 +2640,15 @@ pub struct ListPromptsResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListPromptsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", &self.prompts)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListPromptsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListPromptsResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "prompts" => {
-                            prompts = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsResult {
-                    meta,
-                    next_cursor,
-                    prompts: prompts
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "prompts",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListPromptsResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    req prompts = "prompts",
+} extra);
 /// The constant string `resources/templates/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesTemplatesList;
-impl MethodResourcesTemplatesList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/templates/list";
-}
-impl ::serde::Serialize for MethodResourcesTemplatesList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesTemplatesList)
-    }
-}
+__private::constant!(MethodResourcesTemplatesList = "resources/templates/list");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesRequestParams {
     /// An opaque token representing the current pagination position.
@@ -6660,63 +2657,9 @@ pub struct ListResourceTemplatesRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourceTemplatesRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourceTemplatesRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourceTemplatesRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesRequestParams, A::Error> {
-                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "cursor" => cursor = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesRequestParams {
-                    cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourceTemplatesRequestParams {
+    opt cursor = "cursor",
+} extra);
 /// Sent from the client to request a list of resource templates the server has.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesRequest {
@@ -6725,74 +2668,10 @@ pub struct ListResourceTemplatesRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourceTemplatesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourceTemplatesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourceTemplatesRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodResourcesTemplatesList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ListResourceTemplatesRequestParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourceTemplatesRequest {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The server's response to a resources/templates/list request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesResult {
@@ -6807,111 +2686,15 @@ pub struct ListResourceTemplatesResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourceTemplatesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resourceTemplates",
-            &self.resource_templates,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourceTemplatesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourceTemplatesResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut resource_templates: ::core::option::Option<
-                    ::std::vec::Vec<ResourceTemplate>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "resourceTemplates" => {
-                            resource_templates = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesResult {
-                    meta,
-                    next_cursor,
-                    resource_templates: resource_templates
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resourceTemplates",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourceTemplatesResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    req resource_templates = "resourceTemplates",
+} extra);
 /// The constant string `resources/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesList;
-impl MethodResourcesList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/list";
-}
-impl ::serde::Serialize for MethodResourcesList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesList)
-    }
-}
+__private::constant!(MethodResourcesList = "resources/list");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesRequestParams {
     /// An opaque token representing the current pagination position.
@@ -6920,63 +2703,9 @@ pub struct ListResourcesRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourcesRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourcesRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourcesRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesRequestParams, A::Error> {
-                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "cursor" => cursor = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesRequestParams {
-                    cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourcesRequestParams {
+    opt cursor = "cursor",
+} extra);
 /// Sent from the client to request a list of resources the server has.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesRequest {
@@ -6985,72 +2714,10 @@ pub struct ListResourcesRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourcesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourcesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourcesRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodResourcesList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ListResourcesRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourcesRequest {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The server's response to a resources/list request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesResult {
@@ -7065,107 +2732,15 @@ pub struct ListResourcesResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourcesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resources",
-            &self.resources,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourcesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourcesResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut resources: ::core::option::Option<::std::vec::Vec<Resource>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "resources" => {
-                            resources = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesResult {
-                    meta,
-                    next_cursor,
-                    resources: resources
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resources",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourcesResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    req resources = "resources",
+} extra);
 /// The constant string `roots/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodRootsList;
-impl MethodRootsList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "roots/list";
-}
-impl ::serde::Serialize for MethodRootsList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodRootsList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodRootsList)
-    }
-}
+__private::constant!(MethodRootsList = "roots/list");
 /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsRequestParamsMeta {
@@ -7174,67 +2749,9 @@ pub struct ListRootsRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListRootsRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListRootsRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListRootsRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListRootsRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -7242,63 +2759,9 @@ pub struct ListRootsRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListRootsRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListRootsRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListRootsRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<ListRootsRequestParamsMeta> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsRequestParams {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListRootsRequestParams {
+    opt meta = "_meta",
+} extra);
 /// Sent from the server to request a list of root URIs from the client. Roots allow
 /// servers to ask for specific directories or files to operate on. A common example
 /// for roots is providing a set of repositories or directories a server should operate
@@ -7313,72 +2776,10 @@ pub struct ListRootsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListRootsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListRootsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListRootsRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodRootsList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ListRootsRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListRootsRequest {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The client's response to a roots/list request from the server.
 /// This result contains an array of Root objects, each representing a root directory
 /// or file that the server can operate on.
@@ -7392,96 +2793,14 @@ pub struct ListRootsResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListRootsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", &self.roots)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListRootsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListRootsResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "roots" => {
-                            roots = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsResult {
-                    meta,
-                    roots: roots
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "roots",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListRootsResult {
+    opt meta = "_meta",
+    req roots = "roots",
+} extra);
 /// The constant string `tools/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodToolsList;
-impl MethodToolsList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tools/list";
-}
-impl ::serde::Serialize for MethodToolsList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodToolsList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodToolsList)
-    }
-}
+__private::constant!(MethodToolsList = "tools/list");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsRequestParams {
     /// An opaque token representing the current pagination position.
@@ -7490,63 +2809,9 @@ pub struct ListToolsRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListToolsRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListToolsRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListToolsRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsRequestParams, A::Error> {
-                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "cursor" => cursor = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsRequestParams {
-                    cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListToolsRequestParams {
+    opt cursor = "cursor",
+} extra);
 /// Sent from the client to request a list of tools the server has.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsRequest {
@@ -7555,72 +2820,10 @@ pub struct ListToolsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListToolsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListToolsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListToolsRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodToolsList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ListToolsRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListToolsRequest {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The server's response to a tools/list request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsResult {
@@ -7635,81 +2838,11 @@ pub struct ListToolsResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListToolsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", &self.tools)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListToolsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListToolsResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "tools" => {
-                            tools = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsResult {
-                    meta,
-                    next_cursor,
-                    tools: tools
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "tools",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListToolsResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    req tools = "tools",
+} extra);
 /// The severity of a log message.
 ///
 /// These map to syslog message severities, as specified in RFC-5424:
@@ -7735,96 +2868,20 @@ pub enum LoggingLevel {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl LoggingLevel {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Alert => "alert",
-            Self::Critical => "critical",
-            Self::Debug => "debug",
-            Self::Emergency => "emergency",
-            Self::Error => "error",
-            Self::Info => "info",
-            Self::Notice => "notice",
-            Self::Warning => "warning",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for LoggingLevel {
-    fn from(value: &str) -> Self {
-        match value {
-            "alert" => Self::Alert,
-            "critical" => Self::Critical,
-            "debug" => Self::Debug,
-            "emergency" => Self::Emergency,
-            "error" => Self::Error,
-            "info" => Self::Info,
-            "notice" => Self::Notice,
-            "warning" => Self::Warning,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for LoggingLevel {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "alert" => Self::Alert,
-            "critical" => Self::Critical,
-            "debug" => Self::Debug,
-            "emergency" => Self::Emergency,
-            "error" => Self::Error,
-            "info" => Self::Info,
-            "notice" => Self::Notice,
-            "warning" => Self::Warning,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for LoggingLevel {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for LoggingLevel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingLevel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(LoggingLevel {
+    Alert = "alert",
+    Critical = "critical",
+    Debug = "debug",
+    Emergency = "emergency",
+    Error = "error",
+    Info = "info",
+    Notice = "notice",
+    Warning = "warning",
+});
 /// The constant string `notifications/message`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsMessage;
-impl MethodNotificationsMessage {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/message";
-}
-impl ::serde::Serialize for MethodNotificationsMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsMessage)
-    }
-}
+__private::constant!(MethodNotificationsMessage = "notifications/message");
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotificationParams {
     /// The data to be logged, such as a string message or an object. Any JSON serializable type is allowed here.
@@ -7836,79 +2893,11 @@ pub struct LoggingMessageNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for LoggingMessageNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.logger.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
-        if let ::core::option::Option::Some(value) = &self.logger {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logger", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LoggingMessageNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct LoggingMessageNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotificationParams, A::Error> {
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "level" => {
-                            level = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "logger" => logger = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(LoggingMessageNotificationParams {
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    level: level
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "level",
-                        ))?,
-                    logger,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(LoggingMessageNotificationParams {
+    req data = "data",
+    req level = "level",
+    opt logger = "logger",
+} extra);
 /// Notification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotification {
@@ -7917,77 +2906,10 @@ pub struct LoggingMessageNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for LoggingMessageNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LoggingMessageNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct LoggingMessageNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
-                let mut method: ::core::option::Option<MethodNotificationsMessage> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    LoggingMessageNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(LoggingMessageNotification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(LoggingMessageNotification {
+    req method = "method",
+    req params = "params",
+} extra);
 /// Hints to use for model selection.
 ///
 /// Keys not declared here are currently left unspecified by the spec and are up
@@ -8007,60 +2929,9 @@ pub struct ModelHint {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ModelHint {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.name.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.name {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelHint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ModelHint;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ModelHint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelHint, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ModelHint { name, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ModelHint {
+    opt name = "name",
+} extra);
 /// The server's preferences for model selection, requested of the client during sampling.
 ///
 /// Because LLMs can vary along multiple dimensions, choosing the "best" model is
@@ -8097,100 +2968,12 @@ pub struct ModelPreferences {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ModelPreferences {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cost_priority.is_some())
-            + usize::from(self.hints.is_some())
-            + usize::from(self.intelligence_priority.is_some())
-            + usize::from(self.speed_priority.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cost_priority {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "costPriority",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.hints {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hints", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.intelligence_priority {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "intelligencePriority",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.speed_priority {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "speedPriority",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ModelPreferences;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ModelPreferences")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelPreferences, A::Error> {
-                let mut cost_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut hints: ::core::option::Option<::std::vec::Vec<ModelHint>> = ::core::option::Option::None;
-                let mut intelligence_priority: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut speed_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "costPriority" => cost_priority = map.next_value()?,
-                        "hints" => hints = map.next_value()?,
-                        "intelligencePriority" => {
-                            intelligence_priority = map.next_value()?;
-                        }
-                        "speedPriority" => speed_priority = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ModelPreferences {
-                    cost_priority,
-                    hints,
-                    intelligence_priority,
-                    speed_priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ModelPreferences {
+    opt cost_priority = "costPriority",
+    opt hints = "hints",
+    opt intelligence_priority = "intelligencePriority",
+    opt speed_priority = "speedPriority",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -8200,62 +2983,9 @@ pub struct NotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for NotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = NotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct NotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(NotificationParams { meta, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(NotificationParams {
+    opt meta = "_meta",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -8263,72 +2993,10 @@ pub struct Notification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Notification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Notification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Notification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Notification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Notification, A::Error> {
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Notification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Notification {
+    req method = "method",
+    opt params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum NumberSchemaType {
     /// `integer`
@@ -8338,55 +3006,10 @@ pub enum NumberSchemaType {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl NumberSchemaType {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Integer => "integer",
-            Self::Number => "number",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for NumberSchemaType {
-    fn from(value: &str) -> Self {
-        match value {
-            "integer" => Self::Integer,
-            "number" => Self::Number,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for NumberSchemaType {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "integer" => Self::Integer,
-            "number" => Self::Number,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for NumberSchemaType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for NumberSchemaType {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(NumberSchemaType {
+    Integer = "integer",
+    Number = "number",
+});
 #[derive(Debug, Clone, PartialEq)]
 pub struct NumberSchema {
     pub description: ::core::option::Option<::std::string::String>,
@@ -8397,90 +3020,13 @@ pub struct NumberSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for NumberSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.description.is_some())
-            + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.maximum {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maximum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.minimum {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minimum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NumberSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = NumberSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct NumberSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NumberSchema, A::Error> {
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut maximum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut minimum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<NumberSchemaType> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => description = map.next_value()?,
-                        "maximum" => maximum = map.next_value()?,
-                        "minimum" => minimum = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(NumberSchema {
-                    description,
-                    maximum,
-                    minimum,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(NumberSchema {
+    opt description = "description",
+    opt maximum = "maximum",
+    opt minimum = "minimum",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequestParams {
     /// An opaque token representing the current pagination position.
@@ -8489,63 +3035,9 @@ pub struct PaginatedRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
-                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "cursor" => cursor = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedRequestParams {
-                    cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedRequestParams {
+    opt cursor = "cursor",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequest {
     pub method: ::std::string::String,
@@ -8553,72 +3045,10 @@ pub struct PaginatedRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequest, A::Error> {
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedRequest {
+    req method = "method",
+    opt params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedResult {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -8631,94 +3061,14 @@ pub struct PaginatedResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedResult {
-                    meta,
-                    next_cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+} extra);
 /// The constant string `ping`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPing;
-impl MethodPing {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "ping";
-}
-impl ::serde::Serialize for MethodPing {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPing {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPing)
-    }
-}
+__private::constant!(MethodPing = "ping");
 /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PingRequestParamsMeta {
@@ -8727,67 +3077,9 @@ pub struct PingRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PingRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PingRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PingRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PingRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PingRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PingRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PingRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PingRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -8795,60 +3087,9 @@ pub struct PingRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PingRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PingRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PingRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PingRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PingRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<PingRequestParamsMeta> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PingRequestParams { meta, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PingRequestParams {
+    opt meta = "_meta",
+} extra);
 /// A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PingRequest {
@@ -8857,72 +3098,10 @@ pub struct PingRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PingRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PingRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PingRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PingRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PingRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodPing> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PingRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PingRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PingRequest {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
 #[derive(Debug, Clone, PartialEq)]
@@ -9088,26 +3267,7 @@ impl ::core::convert::From<EnumSchema> for PrimitiveSchemaDefinition {
 /// The constant string `notifications/progress`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsProgress;
-impl MethodNotificationsProgress {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/progress";
-}
-impl ::serde::Serialize for MethodNotificationsProgress {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsProgress)
-    }
-}
+__private::constant!(MethodNotificationsProgress = "notifications/progress");
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotificationParams {
     /// An optional message describing the current progress.
@@ -9121,98 +3281,12 @@ pub struct ProgressNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ProgressNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.message.is_some())
-            + usize::from(self.total.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.message {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "progress",
-            &self.progress,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "progressToken",
-            &self.progress_token,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.total {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ProgressNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ProgressNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotificationParams, A::Error> {
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "message" => message = map.next_value()?,
-                        "progress" => {
-                            progress = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "progressToken" => {
-                            progress_token = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "total" => total = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ProgressNotificationParams {
-                    message,
-                    progress: progress
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "progress",
-                        ))?,
-                    progress_token: progress_token
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "progressToken",
-                        ))?,
-                    total,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ProgressNotificationParams {
+    opt message = "message",
+    req progress = "progress",
+    req progress_token = "progressToken",
+    opt total = "total",
+} extra);
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotification {
@@ -9221,75 +3295,10 @@ pub struct ProgressNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ProgressNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ProgressNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ProgressNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotification, A::Error> {
-                let mut method: ::core::option::Option<MethodNotificationsProgress> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ProgressNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ProgressNotification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ProgressNotification {
+    req method = "method",
+    req params = "params",
+} extra);
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -9414,95 +3423,13 @@ pub struct Prompt {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Prompt {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.arguments.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Prompt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Prompt;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Prompt")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Prompt, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut arguments: ::core::option::Option<
-                    ::std::vec::Vec<PromptArgument>,
-                > = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "arguments" => arguments = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Prompt {
-                    meta,
-                    arguments,
-                    description,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Prompt {
+    opt meta = "_meta",
+    opt arguments = "arguments",
+    opt description = "description",
+    req name = "name",
+    opt title = "title",
+} extra);
 /// Describes an argument that a prompt can accept.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptArgument {
@@ -9522,107 +3449,16 @@ pub struct PromptArgument {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.description.is_some())
-            + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptArgument")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptArgument, A::Error> {
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut required: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => description = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "required" => required = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptArgument {
-                    description,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    required,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptArgument {
+    opt description = "description",
+    req name = "name",
+    opt required = "required",
+    opt title = "title",
+} extra);
 /// The constant string `notifications/prompts/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsPromptsListChanged;
-impl MethodNotificationsPromptsListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/prompts/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsPromptsListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsPromptsListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsPromptsListChanged)
-    }
-}
+__private::constant!(MethodNotificationsPromptsListChanged = "notifications/prompts/list_changed");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptListChangedNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -9632,65 +3468,9 @@ pub struct PromptListChangedNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptListChangedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptListChangedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptListChangedNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptListChangedNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptListChangedNotificationParams {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptListChangedNotificationParams {
+    opt meta = "_meta",
+} extra);
 /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptListChangedNotification {
@@ -9699,76 +3479,10 @@ pub struct PromptListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
-                let mut method: ::core::option::Option<
-                    MethodNotificationsPromptsListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    PromptListChangedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptListChangedNotification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptListChangedNotification {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// Describes a message returned as part of a prompt.
 ///
 /// This is similar to `SamplingMessage`, but also supports the embedding of
@@ -9780,95 +3494,14 @@ pub struct PromptMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptMessage")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptMessage, A::Error> {
-                let mut content: ::core::option::Option<ContentBlock> = ::core::option::Option::None;
-                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => role = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptMessage {
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    role: role
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "role",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptMessage {
+    req content = "content",
+    req role = "role",
+} extra);
 /// The constant string `ref/prompt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeRefPrompt;
-impl TypeRefPrompt {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "ref/prompt";
-}
-impl ::serde::Serialize for TypeRefPrompt {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeRefPrompt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeRefPrompt)
-    }
-}
+__private::constant!(TypeRefPrompt = "ref/prompt");
 /// Identifies a prompt.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptReference {
@@ -9885,99 +3518,15 @@ pub struct PromptReference {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptReference")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptReference, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeRefPrompt> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptReference {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptReference {
+    req name = "name",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `resources/read`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesRead;
-impl MethodResourcesRead {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/read";
-}
-impl ::serde::Serialize for MethodResourcesRead {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesRead {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesRead)
-    }
-}
+__private::constant!(MethodResourcesRead = "resources/read");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequestParams {
     /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
@@ -9985,64 +3534,9 @@ pub struct ReadResourceRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceRequestParams {
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceRequestParams {
+    req uri = "uri",
+} extra);
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequest {
@@ -10051,75 +3545,10 @@ pub struct ReadResourceRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodResourcesRead> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ReadResourceRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ReadResourceResultContentsItem {
@@ -10243,80 +3672,10 @@ pub struct ReadResourceResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "contents",
-            &self.contents,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut contents: ::core::option::Option<
-                    ::std::vec::Vec<ReadResourceResultContentsItem>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "contents" => {
-                            contents = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceResult {
-                    meta,
-                    contents: contents
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "contents",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceResult {
+    opt meta = "_meta",
+    req contents = "contents",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParamsMeta {
@@ -10325,67 +3684,9 @@ pub struct RequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -10393,60 +3694,9 @@ pub struct RequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RequestParams { meta, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RequestParams {
+    opt meta = "_meta",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Request {
     pub method: ::std::string::String,
@@ -10454,72 +3704,10 @@ pub struct Request {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Request {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Request {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Request;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Request")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Request, A::Error> {
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Request {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Request {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -10654,113 +3842,16 @@ pub struct Resource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Resource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Resource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Resource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Resource")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Resource, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "size" => size = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Resource {
-                    meta,
-                    annotations,
-                    description,
-                    mime_type,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    size,
-                    title,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Resource {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt mime_type = "mimeType",
+    req name = "name",
+    opt size = "size",
+    opt title = "title",
+    req uri = "uri",
+} extra);
 /// The contents of a specific resource or sub-resource.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceContents {
@@ -10775,101 +3866,15 @@ pub struct ResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceContents")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceContents, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceContents {
-                    meta,
-                    mime_type,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceContents {
+    opt meta = "_meta",
+    opt mime_type = "mimeType",
+    req uri = "uri",
+} extra);
 /// The constant string `resource_link`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeResourceLink;
-impl TypeResourceLink {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resource_link";
-}
-impl ::serde::Serialize for TypeResourceLink {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeResourceLink {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeResourceLink)
-    }
-}
+__private::constant!(TypeResourceLink = "resource_link");
 /// A resource that the server is capable of reading, included in a prompt or tool call result.
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
@@ -10906,143 +3911,21 @@ pub struct ResourceLink {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceLink {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceLink {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceLink;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceLink")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceLink, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeResourceLink> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "size" => size = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceLink {
-                    meta,
-                    annotations,
-                    description,
-                    mime_type,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    size,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceLink {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt mime_type = "mimeType",
+    req name = "name",
+    opt size = "size",
+    opt title = "title",
+    req type_ = "type",
+    req uri = "uri",
+} extra);
 /// The constant string `notifications/resources/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsResourcesListChanged;
-impl MethodNotificationsResourcesListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/resources/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsResourcesListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsResourcesListChanged)
-    }
-}
+__private::constant!(MethodNotificationsResourcesListChanged = "notifications/resources/list_changed");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceListChangedNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -11052,68 +3935,9 @@ pub struct ResourceListChangedNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceListChangedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceListChangedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceListChangedNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ResourceListChangedNotificationParams,
-                A::Error,
-            > {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceListChangedNotificationParams {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceListChangedNotificationParams {
+    opt meta = "_meta",
+} extra);
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceListChangedNotification {
@@ -11122,76 +3946,10 @@ pub struct ResourceListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
-                let mut method: ::core::option::Option<
-                    MethodNotificationsResourcesListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ResourceListChangedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceListChangedNotification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceListChangedNotification {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A template description for resources available on the server.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplate {
@@ -11221,137 +3979,19 @@ pub struct ResourceTemplate {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceTemplate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.mime_type.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "uriTemplate",
-            &self.uri_template,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceTemplate;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceTemplate")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplate, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri_template: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "uriTemplate" => {
-                            uri_template = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceTemplate {
-                    meta,
-                    annotations,
-                    description,
-                    mime_type,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    uri_template: uri_template
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uriTemplate",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceTemplate {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt mime_type = "mimeType",
+    req name = "name",
+    opt title = "title",
+    req uri_template = "uriTemplate",
+} extra);
 /// The constant string `ref/resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeRefResource;
-impl TypeRefResource {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "ref/resource";
-}
-impl ::serde::Serialize for TypeRefResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeRefResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeRefResource)
-    }
-}
+__private::constant!(TypeRefResource = "ref/resource");
 /// A reference to a resource or resource template definition.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplateReference {
@@ -11361,94 +4001,14 @@ pub struct ResourceTemplateReference {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceTemplateReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceTemplateReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceTemplateReference")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplateReference, A::Error> {
-                let mut type_: ::core::option::Option<TypeRefResource> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceTemplateReference {
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceTemplateReference {
+    req type_ = "type",
+    req uri = "uri",
+} extra);
 /// The constant string `notifications/resources/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsResourcesUpdated;
-impl MethodNotificationsResourcesUpdated {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/resources/updated";
-}
-impl ::serde::Serialize for MethodNotificationsResourcesUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesUpdated {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsResourcesUpdated)
-    }
-}
+__private::constant!(MethodNotificationsResourcesUpdated = "notifications/resources/updated");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
@@ -11456,64 +4016,9 @@ pub struct ResourceUpdatedNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceUpdatedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceUpdatedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceUpdatedNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotificationParams, A::Error> {
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceUpdatedNotificationParams {
+    req uri = "uri",
+} extra);
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotification {
@@ -11522,79 +4027,10 @@ pub struct ResourceUpdatedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceUpdatedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceUpdatedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceUpdatedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
-                let mut method: ::core::option::Option<
-                    MethodNotificationsResourcesUpdated,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ResourceUpdatedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceUpdatedNotification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceUpdatedNotification {
+    req method = "method",
+    req params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Result {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -11604,62 +4040,9 @@ pub struct Result {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Result {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Result {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Result;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Result")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Result, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Result { meta, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Result {
+    opt meta = "_meta",
+} extra);
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -11670,55 +4053,10 @@ pub enum Role {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Role {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Assistant => "assistant",
-            Self::User => "user",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for Role {
-    fn from(value: &str) -> Self {
-        match value {
-            "assistant" => Self::Assistant,
-            "user" => Self::User,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for Role {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "assistant" => Self::Assistant,
-            "user" => Self::User,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for Role {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for Role {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Role {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(Role {
+    Assistant = "assistant",
+    User = "user",
+});
 /// Represents a root directory or file that the server can operate on.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Root {
@@ -11737,102 +4075,15 @@ pub struct Root {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Root {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.name.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.name {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Root {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Root;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Root")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Root, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "name" => name = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Root {
-                    meta,
-                    name,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Root {
+    opt meta = "_meta",
+    opt name = "name",
+    req uri = "uri",
+} extra);
 /// The constant string `notifications/roots/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsRootsListChanged;
-impl MethodNotificationsRootsListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/roots/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsRootsListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsRootsListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsRootsListChanged)
-    }
-}
+__private::constant!(MethodNotificationsRootsListChanged = "notifications/roots/list_changed");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RootsListChangedNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -11842,65 +4093,9 @@ pub struct RootsListChangedNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RootsListChangedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RootsListChangedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RootsListChangedNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RootsListChangedNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RootsListChangedNotificationParams {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RootsListChangedNotificationParams {
+    opt meta = "_meta",
+} extra);
 /// A notification from the client to the server, informing it that the list of roots has changed.
 /// This notification should be sent whenever the client adds, removes, or modifies any root.
 /// The server should then request an updated list of roots using the ListRootsRequest.
@@ -11911,76 +4106,10 @@ pub struct RootsListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RootsListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RootsListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RootsListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RootsListChangedNotification, A::Error> {
-                let mut method: ::core::option::Option<
-                    MethodNotificationsRootsListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    RootsListChangedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RootsListChangedNotification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RootsListChangedNotification {
+    req method = "method",
+    opt params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum SamplingMessageContent {
@@ -12128,229 +4257,33 @@ pub struct SamplingMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SamplingMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SamplingMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SamplingMessage")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SamplingMessage, A::Error> {
-                let mut content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
-                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => role = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SamplingMessage {
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    role: role
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "role",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SamplingMessage {
+    req content = "content",
+    req role = "role",
+} extra);
 /// Present if the server supports argument autocompletion suggestions.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesCompletions {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesCompletions {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesCompletions {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesCompletions;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesCompletions")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesCompletions, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesCompletions {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesCompletions {
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesExperimentalValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesExperimentalValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesExperimentalValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesExperimentalValue;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesExperimentalValue")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesExperimentalValue, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesExperimentalValue {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesExperimentalValue {
+} extra);
 /// Present if the server supports sending log messages to the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesLogging {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesLogging {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesLogging {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesLogging;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesLogging")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesLogging, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesLogging { extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesLogging {
+} extra);
 /// Present if the server offers any prompt templates.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesPrompts {
@@ -12359,63 +4292,9 @@ pub struct ServerCapabilitiesPrompts {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesPrompts {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesPrompts;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesPrompts")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
-                    list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesPrompts {
+    opt list_changed = "listChanged",
+} extra);
 /// Present if the server offers any resources to read.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesResources {
@@ -12426,70 +4305,10 @@ pub struct ServerCapabilitiesResources {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesResources {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some())
-            + usize::from(self.subscribe.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.subscribe {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "subscribe", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesResources;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesResources")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        "subscribe" => subscribe = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesResources {
-                    list_changed,
-                    subscribe,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesResources {
+    opt list_changed = "listChanged",
+    opt subscribe = "subscribe",
+} extra);
 /// Present if the server offers any tools to call.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTools {
@@ -12498,63 +4317,9 @@ pub struct ServerCapabilitiesTools {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesTools {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesTools;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesTools")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTools {
-                    list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesTools {
+    opt list_changed = "listChanged",
+} extra);
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilities {
@@ -12575,108 +4340,14 @@ pub struct ServerCapabilities {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.completions.is_some())
-            + usize::from(self.experimental.is_some())
-            + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
-            + usize::from(self.resources.is_some()) + usize::from(self.tools.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.completions {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "completions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "experimental",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.logging {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logging", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.prompts {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.resources {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resources", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilities")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilities, A::Error> {
-                let mut completions: ::core::option::Option<
-                    ServerCapabilitiesCompletions,
-                > = ::core::option::Option::None;
-                let mut experimental: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ServerCapabilitiesExperimentalValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut logging: ::core::option::Option<ServerCapabilitiesLogging> = ::core::option::Option::None;
-                let mut prompts: ::core::option::Option<ServerCapabilitiesPrompts> = ::core::option::Option::None;
-                let mut resources: ::core::option::Option<ServerCapabilitiesResources> = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "completions" => completions = map.next_value()?,
-                        "experimental" => experimental = map.next_value()?,
-                        "logging" => logging = map.next_value()?,
-                        "prompts" => prompts = map.next_value()?,
-                        "resources" => resources = map.next_value()?,
-                        "tools" => tools = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilities {
-                    completions,
-                    experimental,
-                    logging,
-                    prompts,
-                    resources,
-                    tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilities {
+    opt completions = "completions",
+    opt experimental = "experimental",
+    opt logging = "logging",
+    opt prompts = "prompts",
+    opt resources = "resources",
+    opt tools = "tools",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ServerNotification {
@@ -13525,26 +5196,7 @@ impl ::core::convert::From<CompleteResult> for ServerResult {
 /// The constant string `logging/setLevel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodLoggingSetLevel;
-impl MethodLoggingSetLevel {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "logging/setLevel";
-}
-impl ::serde::Serialize for MethodLoggingSetLevel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodLoggingSetLevel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodLoggingSetLevel)
-    }
-}
+__private::constant!(MethodLoggingSetLevel = "logging/setLevel");
 #[derive(Debug, Clone, PartialEq)]
 pub struct SetLevelRequestParams {
     /// The level of logging that the client wants to receive from the server. The server should send all logs at this level and higher (i.e., more severe) to the client as notifications/message.
@@ -13552,66 +5204,9 @@ pub struct SetLevelRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SetLevelRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SetLevelRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SetLevelRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SetLevelRequestParams, A::Error> {
-                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "level" => {
-                            level = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SetLevelRequestParams {
-                    level: level
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "level",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SetLevelRequestParams {
+    req level = "level",
+} extra);
 /// A request from the client to the server, to enable or adjust logging.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SetLevelRequest {
@@ -13620,75 +5215,10 @@ pub struct SetLevelRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SetLevelRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SetLevelRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SetLevelRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SetLevelRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodLoggingSetLevel> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<SetLevelRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SetLevelRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SetLevelRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum StringSchemaFormat {
     /// `date`
@@ -13702,61 +5232,12 @@ pub enum StringSchemaFormat {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl StringSchemaFormat {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Date => "date",
-            Self::DateTime => "date-time",
-            Self::Email => "email",
-            Self::Uri => "uri",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for StringSchemaFormat {
-    fn from(value: &str) -> Self {
-        match value {
-            "date" => Self::Date,
-            "date-time" => Self::DateTime,
-            "email" => Self::Email,
-            "uri" => Self::Uri,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for StringSchemaFormat {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "date" => Self::Date,
-            "date-time" => Self::DateTime,
-            "email" => Self::Email,
-            "uri" => Self::Uri,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for StringSchemaFormat {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for StringSchemaFormat {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(StringSchemaFormat {
+    Date = "date",
+    DateTime = "date-time",
+    Email = "email",
+    Uri = "uri",
+});
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StringSchema {
     pub description: ::core::option::Option<::std::string::String>,
@@ -13768,120 +5249,18 @@ pub struct StringSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for StringSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.description.is_some())
-            + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
-            + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.format {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "format", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.max_length {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_length {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for StringSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = StringSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct StringSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<StringSchema, A::Error> {
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut format: ::core::option::Option<StringSchemaFormat> = ::core::option::Option::None;
-                let mut max_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut min_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => description = map.next_value()?,
-                        "format" => format = map.next_value()?,
-                        "maxLength" => max_length = map.next_value()?,
-                        "minLength" => min_length = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(StringSchema {
-                    description,
-                    format,
-                    max_length,
-                    min_length,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(StringSchema {
+    opt description = "description",
+    opt format = "format",
+    opt max_length = "maxLength",
+    opt min_length = "minLength",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `resources/subscribe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesSubscribe;
-impl MethodResourcesSubscribe {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/subscribe";
-}
-impl ::serde::Serialize for MethodResourcesSubscribe {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesSubscribe {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesSubscribe)
-    }
-}
+__private::constant!(MethodResourcesSubscribe = "resources/subscribe");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscribeRequestParams {
     /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
@@ -13889,64 +5268,9 @@ pub struct SubscribeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscribeRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscribeRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscribeRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscribeRequestParams, A::Error> {
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscribeRequestParams {
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscribeRequestParams {
+    req uri = "uri",
+} extra);
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscribeRequest {
@@ -13955,97 +5279,14 @@ pub struct SubscribeRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscribeRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscribeRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscribeRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscribeRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodResourcesSubscribe> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<SubscribeRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscribeRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscribeRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 /// The constant string `text`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeText;
-impl TypeText {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "text";
-}
-impl ::serde::Serialize for TypeText {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeText {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeText)
-    }
-}
+__private::constant!(TypeText = "text");
 /// Text provided to or from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextContent {
@@ -14061,86 +5302,12 @@ pub struct TextContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TextContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TextContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TextContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextContent, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeText> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "text" => text = ::core::option::Option::Some(map.next_value()?),
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TextContent {
-                    meta,
-                    annotations,
-                    text: text
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "text",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TextContent {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req text = "text",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -14156,138 +5323,19 @@ pub struct TextResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TextResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TextResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TextResourceContents")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextResourceContents, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "text" => text = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TextResourceContents {
-                    meta,
-                    mime_type,
-                    text: text
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "text",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TextResourceContents {
+    opt meta = "_meta",
+    opt mime_type = "mimeType",
+    req text = "text",
+    req uri = "uri",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchemaPropertiesValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolInputSchemaPropertiesValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaPropertiesValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolInputSchemaPropertiesValue;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolInputSchemaPropertiesValue")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolInputSchemaPropertiesValue, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ToolInputSchemaPropertiesValue {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolInputSchemaPropertiesValue {
+} extra);
 /// A JSON Schema object defining the expected parameters for the tool.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchema {
@@ -14299,136 +5347,18 @@ pub struct ToolInputSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolInputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.properties {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolInputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolInputSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolInputSchema, A::Error> {
-                let mut properties: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ToolInputSchemaPropertiesValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "properties" => properties = map.next_value()?,
-                        "required" => required = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolInputSchema {
-                    properties,
-                    required,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolInputSchema {
+    opt properties = "properties",
+    opt required = "required",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutputSchemaPropertiesValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolOutputSchemaPropertiesValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolOutputSchemaPropertiesValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolOutputSchemaPropertiesValue;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolOutputSchemaPropertiesValue")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolOutputSchemaPropertiesValue, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ToolOutputSchemaPropertiesValue {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolOutputSchemaPropertiesValue {
+} extra);
 /// An optional JSON Schema object defining the structure of the tool's output returned in
 /// the structuredContent field of a CallToolResult.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -14441,84 +5371,11 @@ pub struct ToolOutputSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolOutputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.properties {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolOutputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolOutputSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolOutputSchema, A::Error> {
-                let mut properties: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ToolOutputSchemaPropertiesValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "properties" => properties = map.next_value()?,
-                        "required" => required = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolOutputSchema {
-                    properties,
-                    required,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolOutputSchema {
+    opt properties = "properties",
+    opt required = "required",
+    req type_ = "type",
+} extra);
 /// Definition for a tool the client can call.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Tool {
@@ -14551,119 +5408,15 @@ pub struct Tool {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Tool {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.output_schema.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "inputSchema",
-            &self.input_schema,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.output_schema {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "outputSchema",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Tool {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Tool;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Tool")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Tool, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut output_schema: ::core::option::Option<ToolOutputSchema> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "inputSchema" => {
-                            input_schema = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "outputSchema" => output_schema = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Tool {
-                    meta,
-                    annotations,
-                    description,
-                    input_schema: input_schema
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "inputSchema",
-                        ))?,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    output_schema,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Tool {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    req input_schema = "inputSchema",
+    req name = "name",
+    opt output_schema = "outputSchema",
+    opt title = "title",
+} extra);
 /// Additional properties describing a Tool to clients.
 ///
 /// NOTE: all properties in ToolAnnotations are **hints**.
@@ -14704,130 +5457,17 @@ pub struct ToolAnnotations {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolAnnotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.destructive_hint.is_some())
-            + usize::from(self.idempotent_hint.is_some())
-            + usize::from(self.open_world_hint.is_some())
-            + usize::from(self.read_only_hint.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.destructive_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "destructiveHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.idempotent_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "idempotentHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.open_world_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "openWorldHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.read_only_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "readOnlyHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolAnnotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolAnnotations")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolAnnotations, A::Error> {
-                let mut destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "destructiveHint" => destructive_hint = map.next_value()?,
-                        "idempotentHint" => idempotent_hint = map.next_value()?,
-                        "openWorldHint" => open_world_hint = map.next_value()?,
-                        "readOnlyHint" => read_only_hint = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolAnnotations {
-                    destructive_hint,
-                    idempotent_hint,
-                    open_world_hint,
-                    read_only_hint,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolAnnotations {
+    opt destructive_hint = "destructiveHint",
+    opt idempotent_hint = "idempotentHint",
+    opt open_world_hint = "openWorldHint",
+    opt read_only_hint = "readOnlyHint",
+    opt title = "title",
+} extra);
 /// The constant string `notifications/tools/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsToolsListChanged;
-impl MethodNotificationsToolsListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/tools/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsToolsListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsToolsListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsToolsListChanged)
-    }
-}
+__private::constant!(MethodNotificationsToolsListChanged = "notifications/tools/list_changed");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolListChangedNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
@@ -14837,65 +5477,9 @@ pub struct ToolListChangedNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolListChangedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolListChangedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolListChangedNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolListChangedNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolListChangedNotificationParams {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolListChangedNotificationParams {
+    opt meta = "_meta",
+} extra);
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolListChangedNotification {
@@ -14904,99 +5488,14 @@ pub struct ToolListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
-                let mut method: ::core::option::Option<
-                    MethodNotificationsToolsListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ToolListChangedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolListChangedNotification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolListChangedNotification {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The constant string `resources/unsubscribe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesUnsubscribe;
-impl MethodResourcesUnsubscribe {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/unsubscribe";
-}
-impl ::serde::Serialize for MethodResourcesUnsubscribe {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesUnsubscribe {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesUnsubscribe)
-    }
-}
+__private::constant!(MethodResourcesUnsubscribe = "resources/unsubscribe");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsubscribeRequestParams {
     /// The URI of the resource to unsubscribe from.
@@ -15004,64 +5503,9 @@ pub struct UnsubscribeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UnsubscribeRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UnsubscribeRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UnsubscribeRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsubscribeRequestParams, A::Error> {
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UnsubscribeRequestParams {
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UnsubscribeRequestParams {
+    req uri = "uri",
+} extra);
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsubscribeRequest {
@@ -15070,78 +5514,13 @@ pub struct UnsubscribeRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UnsubscribeRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UnsubscribeRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UnsubscribeRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsubscribeRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodResourcesUnsubscribe> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<UnsubscribeRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UnsubscribeRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UnsubscribeRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 /// Support code for the generated types; not a public API.
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(dead_code, unused_macros, unused_imports)]
 mod __private {
     /// Required key paths that set a member apart, and optional keys only it declares.
     pub type Candidate = (&'static [&'static [&'static str]], &'static [&'static str]);
@@ -15207,8 +5586,7 @@ mod __private {
             mut map: A,
         ) -> ::core::result::Result<T, A::Error> {
             let mut read = ::std::vec::Vec::new();
-            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()?
-            {
+            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()? {
                 let value: Content<'de> = map.next_value()?;
                 let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
                     T::by_tag(&value)
@@ -15229,28 +5607,16 @@ mod __private {
         ) -> ::core::result::Result<T, A::Error> {
             Self::buffered(Content::visit_seq(seq)?)
         }
-        fn visit_bool<E: ::serde::de::Error>(
-            self,
-            v: bool,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> ::core::result::Result<T, E> {
             Self::buffered(Content::Bool(v))
         }
-        fn visit_u64<E: ::serde::de::Error>(
-            self,
-            v: u64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::U64(v))
         }
-        fn visit_i64<E: ::serde::de::Error>(
-            self,
-            v: i64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::I64(v))
         }
-        fn visit_f64<E: ::serde::de::Error>(
-            self,
-            v: f64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::F64(v))
         }
         fn visit_borrowed_str<E: ::serde::de::Error>(
@@ -15259,10 +5625,7 @@ mod __private {
         ) -> ::core::result::Result<T, E> {
             Self::buffered(Content::Str(v))
         }
-        fn visit_str<E: ::serde::de::Error>(
-            self,
-            v: &str,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<T, E> {
             Self::buffered(Content::String(v.into()))
         }
         fn visit_string<E: ::serde::de::Error>(
@@ -15292,10 +5655,7 @@ mod __private {
         rest: A,
     }
     impl<'de, A> Prefixed<'de, A> {
-        pub fn new(
-            read: ::std::vec::Vec<(Content<'de>, Content<'de>)>,
-            rest: A,
-        ) -> Self {
+        pub fn new(read: ::std::vec::Vec<(Content<'de>, Content<'de>)>, rest: A) -> Self {
             Prefixed {
                 read: read.into_iter(),
                 value: ::core::option::Option::None,
@@ -15345,8 +5705,8 @@ mod __private {
         }
         ::serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
-            struct enum identifier ignored_any
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+            enum identifier ignored_any
         }
     }
     pub fn kind(v: &Content<'_>) -> &'static str {
@@ -15477,28 +5837,16 @@ mod __private {
                 ) -> ::core::result::Result<Content<'de>, D::Error> {
                     ::serde::Deserialize::deserialize(d)
                 }
-                fn visit_bool<E>(
-                    self,
-                    v: bool,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_bool<E>(self, v: bool) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::Bool(v))
                 }
-                fn visit_u64<E>(
-                    self,
-                    v: u64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_u64<E>(self, v: u64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::U64(v))
                 }
-                fn visit_i64<E>(
-                    self,
-                    v: i64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_i64<E>(self, v: i64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::I64(v))
                 }
-                fn visit_f64<E>(
-                    self,
-                    v: f64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_f64<E>(self, v: f64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::F64(v))
                 }
                 fn visit_borrowed_str<E>(
@@ -15507,10 +5855,7 @@ mod __private {
                 ) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::Str(v))
                 }
-                fn visit_str<E>(
-                    self,
-                    v: &str,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_str<E>(self, v: &str) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::String(v.into()))
                 }
                 fn visit_string<E>(
@@ -15548,8 +5893,7 @@ mod __private {
             ContentDeserializer(content, ::core::marker::PhantomData)
         }
     }
-    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E>
-    for Content<'de> {
+    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E> for Content<'de> {
         type Deserializer = ContentDeserializer<'de, E>;
         fn into_deserializer(self) -> ContentDeserializer<'de, E> {
             ContentDeserializer::new(self)
@@ -15571,17 +5915,13 @@ mod __private {
                 Content::Str(v) => visitor.visit_borrowed_str(v),
                 Content::String(v) => visitor.visit_string(v),
                 Content::Seq(v) => {
-                    let mut seq = ::serde::de::value::SeqDeserializer::new(
-                        v.into_iter(),
-                    );
+                    let mut seq = ::serde::de::value::SeqDeserializer::new(v.into_iter());
                     let value = visitor.visit_seq(&mut seq)?;
                     seq.end()?;
                     ::core::result::Result::Ok(value)
                 }
                 Content::Map(v) => {
-                    let mut map = ::serde::de::value::MapDeserializer::new(
-                        v.into_iter(),
-                    );
+                    let mut map = ::serde::de::value::MapDeserializer::new(v.into_iter());
                     let value = visitor.visit_map(&mut map)?;
                     map.end()?;
                     ::core::result::Result::Ok(value)
@@ -15604,10 +5944,42 @@ mod __private {
         ) -> ::core::result::Result<V::Value, E> {
             visitor.visit_newtype_struct(self)
         }
+        fn deserialize_map<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            match &self.0 {
+                Content::Map(_) => self.deserialize_any(visitor),
+                other => {
+                    ::core::result::Result::Err(E::invalid_type(unexpected(other), &visitor))
+                }
+            }
+        }
+        fn deserialize_struct<V: ::serde::de::Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _fields: &'static [&'static str],
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            self.deserialize_map(visitor)
+        }
         ::serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf unit unit_struct seq tuple tuple_struct map struct enum identifier
-            ignored_any
+            byte_buf unit unit_struct seq tuple tuple_struct enum identifier ignored_any
+        }
+    }
+    fn unexpected<'a>(content: &'a Content<'_>) -> ::serde::de::Unexpected<'a> {
+        use ::serde::de::Unexpected;
+        match content {
+            Content::Null => Unexpected::Unit,
+            Content::Bool(v) => Unexpected::Bool(*v),
+            Content::U64(v) => Unexpected::Unsigned(*v),
+            Content::I64(v) => Unexpected::Signed(*v),
+            Content::F64(v) => Unexpected::Float(*v),
+            Content::Str(v) => Unexpected::Str(v),
+            Content::String(v) => Unexpected::Str(v),
+            Content::Seq(_) => Unexpected::Seq,
+            Content::Map(_) => Unexpected::Map,
         }
     }
     pub fn expect_const<'de, D: ::serde::Deserializer<'de>>(
@@ -15617,10 +5989,7 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
             fn visit_str<E: ::serde::de::Error>(
@@ -15671,9 +6040,7 @@ mod __private {
                     self,
                     v: &str,
                 ) -> ::core::result::Result<Key<'de>, E> {
-                    ::core::result::Result::Ok(
-                        Key(::std::borrow::Cow::Owned(v.to_string())),
-                    )
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v.to_string())))
                 }
                 fn visit_string<E: ::serde::de::Error>(
                     self,
@@ -15684,5 +6051,227 @@ mod __private {
             }
             deserializer.deserialize_str(Visitor)
         }
+    }
+    /// `Serialize` and `Deserialize` for a generated struct: each field by its wire name (`req`
+    /// fields must be present, `opt` fields may be absent but never `null` unless their type takes
+    /// `null`), a key given twice is an error, and unknown properties go to the named map field (or
+    /// are refused when the schema closes the object).
+    macro_rules! object {
+        ($name:ident { $($kind:ident $field:ident = $json:literal,)* } $($extra:ident)?) => {
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    let len = 0 $(+ __private::count!($kind self.$field))* $(+ self.$extra.len())?;
+                    let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+                    $(__private::put!($kind map $json self.$field);)*
+                    $(for (key, value) in &self.$extra {
+                        ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+                    })?
+                    ::serde::ser::SerializeMap::end(map)
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    struct Visitor;
+                    impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                        type Value = $name;
+                        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                            f.write_str(::core::concat!("struct ", ::core::stringify!($name)))
+                        }
+                        #[allow(unused_mut)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<$name, A::Error> {
+                            $(let mut $field = ::core::option::Option::None;)*
+                            $(let mut $extra = ::core::default::Default::default();)?
+                            while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
+                                match key.as_str() {
+                                    $($json => __private::once(&mut $field, $json, &mut map)?,)*
+                                    _ => __private::unknown!(key map [$($json),*] $($extra)?),
+                                }
+                            }
+                            ::core::result::Result::Ok($name {
+                                $($field: __private::take!($kind $field $json),)*
+                                $($extra,)?
+                            })
+                        }
+                    }
+                    deserializer.deserialize_map(Visitor)
+                }
+            }
+        };
+    }
+    pub(crate) use object;
+
+    /// How many entries a field writes: one when required, one when present when optional.
+    macro_rules! count {
+        (req $value:expr) => { 1usize };
+        (opt $value:expr) => { usize::from($value.is_some()) };
+    }
+    pub(crate) use count;
+
+    /// Write one field's entry (an absent optional field writes nothing).
+    macro_rules! put {
+        (req $map:ident $json:literal $value:expr) => {
+            ::serde::ser::SerializeMap::serialize_entry(&mut $map, $json, &$value)?
+        };
+        (opt $map:ident $json:literal $value:expr) => {
+            if let ::core::option::Option::Some(value) = &$value {
+                ::serde::ser::SerializeMap::serialize_entry(&mut $map, $json, value)?;
+            }
+        };
+    }
+    pub(crate) use put;
+
+    /// A field's value once the map is read: required fields must have been seen.
+    macro_rules! take {
+        (req $field:ident $json:literal) => {
+            $field.ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field($json))?
+        };
+        (opt $field:ident $json:literal) => { $field };
+    }
+    pub(crate) use take;
+
+    /// A key the struct does not name: kept in the extra map, or refused.
+    macro_rules! unknown {
+        ($key:ident $map:ident [$($json:literal),*] $extra:ident) => {
+            __private::put_extra(&mut $extra, $key.into_string(), &mut $map)?
+        };
+        ($key:ident $map:ident [$($json:literal),*]) => {
+            return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::unknown_field($key.as_str(), &[$($json),*]))
+        };
+    }
+    pub(crate) use unknown;
+
+    /// `VALUE`, `Serialize` and `Deserialize` for a constant marker type.
+    macro_rules! constant {
+        ($name:ident = $value:literal) => {
+            impl $name {
+                /// The only value this type takes on the wire.
+                pub const VALUE: &'static str = $value;
+            }
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_str(Self::VALUE)
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    __private::expect_const(deserializer, Self::VALUE).map(|()| $name)
+                }
+            }
+        };
+    }
+    pub(crate) use constant;
+
+    /// `as_str`, conversions from strings, `Display`, `Serialize` and `Deserialize` for an open
+    /// string enum (a value it does not know becomes `Other`).
+    macro_rules! string_enum {
+        ($name:ident { $($variant:ident = $value:literal,)* }) => {
+            impl $name {
+                /// The value as it appears on the wire.
+                pub fn as_str(&self) -> &str {
+                    match self {
+                        $(Self::$variant => $value,)*
+                        Self::Other(value) => value.as_str(),
+                    }
+                }
+            }
+            impl ::core::convert::From<&str> for $name {
+                fn from(value: &str) -> Self {
+                    match value {
+                        $($value => Self::$variant,)*
+                        other => Self::Other(other.to_string()),
+                    }
+                }
+            }
+            impl ::core::convert::From<::std::string::String> for $name {
+                fn from(value: ::std::string::String) -> Self {
+                    match value.as_str() {
+                        $($value => Self::$variant,)*
+                        _ => Self::Other(value),
+                    }
+                }
+            }
+            impl ::core::fmt::Display for $name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_str(self.as_str())
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+                }
+            }
+        };
+    }
+    pub(crate) use string_enum;
+
+    /// Read a field's value into its slot; a second occurrence of the key is an error.
+    pub fn once<'de, T: ::serde::Deserialize<'de>, A: ::serde::de::MapAccess<'de>>(
+        slot: &mut ::core::option::Option<T>,
+        name: &'static str,
+        map: &mut A,
+    ) -> ::core::result::Result<(), A::Error> {
+        if slot.is_some() {
+            return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::duplicate_field(name));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        ::core::result::Result::Ok(())
+    }
+
+    /// A map that keeps the properties a struct does not name.
+    pub trait Extra<'de> {
+        /// Read the value of `key` into the map; a key given twice is an error.
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error>;
+    }
+
+    impl<'de> Extra<'de> for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error> {
+            if self.contains_key(&key) {
+                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            }
+            let value = map.next_value()?;
+            self.insert(key, value);
+            ::core::result::Result::Ok(())
+        }
+    }
+
+    impl<'de, T: ::serde::Deserialize<'de>> Extra<'de> for ::indexmap::IndexMap<::std::string::String, T> {
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error> {
+            if self.contains_key(&key) {
+                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            }
+            let value = map.next_value()?;
+            self.insert(key, value);
+            ::core::result::Result::Ok(())
+        }
+    }
+
+    fn duplicate<E: ::serde::de::Error>(key: &str) -> E {
+        E::custom(::std::format!("duplicate field `{key}`"))
+    }
+
+    /// Keep an unknown property (see [`Extra`]).
+    pub fn put_extra<'de, M: Extra<'de>, A: ::serde::de::MapAccess<'de>>(
+        extra: &mut M,
+        key: ::std::string::String,
+        map: &mut A,
+    ) -> ::core::result::Result<(), A::Error> {
+        extra.put(key, map)
     }
 }

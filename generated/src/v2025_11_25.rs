@@ -24,103 +24,15 @@ pub struct Annotations {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Annotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.audience.is_some())
-            + usize::from(self.last_modified.is_some())
-            + usize::from(self.priority.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.audience {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "audience", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.last_modified {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "lastModified",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.priority {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "priority", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Annotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Annotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Annotations")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Annotations, A::Error> {
-                let mut audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
-                let mut last_modified: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "audience" => audience = map.next_value()?,
-                        "lastModified" => last_modified = map.next_value()?,
-                        "priority" => priority = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Annotations {
-                    audience,
-                    last_modified,
-                    priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Annotations {
+    opt audience = "audience",
+    opt last_modified = "lastModified",
+    opt priority = "priority",
+} extra);
 /// The constant string `audio`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeAudio;
-impl TypeAudio {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "audio";
-}
-impl ::serde::Serialize for TypeAudio {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeAudio {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeAudio)
-    }
-}
+__private::constant!(TypeAudio = "audio");
 /// Audio provided to or from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AudioContent {
@@ -138,99 +50,13 @@ pub struct AudioContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for AudioContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "mimeType",
-            &self.mime_type,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for AudioContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AudioContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct AudioContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<AudioContent, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeAudio> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "mimeType" => {
-                            mime_type = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(AudioContent {
-                    meta,
-                    annotations,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    mime_type: mime_type
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "mimeType",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(AudioContent {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req data = "data",
+    req mime_type = "mimeType",
+    req type_ = "type",
+} extra);
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BaseMetadata {
@@ -246,70 +72,10 @@ pub struct BaseMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for BaseMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BaseMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct BaseMetadata")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BaseMetadata, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(BaseMetadata {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(BaseMetadata {
+    req name = "name",
+    opt title = "title",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BlobResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -325,108 +91,16 @@ pub struct BlobResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for BlobResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BlobResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct BlobResourceContents")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BlobResourceContents, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "blob" => blob = ::core::option::Option::Some(map.next_value()?),
-                        "mimeType" => mime_type = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(BlobResourceContents {
-                    meta,
-                    blob: blob
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "blob",
-                        ))?,
-                    mime_type,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(BlobResourceContents {
+    opt meta = "_meta",
+    req blob = "blob",
+    opt mime_type = "mimeType",
+    req uri = "uri",
+} extra);
 /// The constant string `boolean`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeBoolean;
-impl TypeBoolean {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "boolean";
-}
-impl ::serde::Serialize for TypeBoolean {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeBoolean {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeBoolean)
-    }
-}
+__private::constant!(TypeBoolean = "boolean");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BooleanSchema {
     pub default: ::core::option::Option<bool>,
@@ -436,128 +110,20 @@ pub struct BooleanSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for BooleanSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BooleanSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct BooleanSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BooleanSchema, A::Error> {
-                let mut default: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeBoolean> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(BooleanSchema {
-                    default,
-                    description,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(BooleanSchema {
+    opt default = "default",
+    opt description = "description",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `2.0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct JsonrpcV2_0;
-impl JsonrpcV2_0 {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "2.0";
-}
-impl ::serde::Serialize for JsonrpcV2_0 {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JsonrpcV2_0 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| JsonrpcV2_0)
-    }
-}
+__private::constant!(JsonrpcV2_0 = "2.0");
 /// The constant string `tools/call`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodToolsCall;
-impl MethodToolsCall {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tools/call";
-}
-impl ::serde::Serialize for MethodToolsCall {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodToolsCall {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodToolsCall)
-    }
-}
+__private::constant!(MethodToolsCall = "tools/call");
 /// Used by the client to invoke a tool provided by the server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequest {
@@ -568,91 +134,12 @@ pub struct CallToolRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodToolsCall> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequestParamsMeta {
@@ -661,67 +148,9 @@ pub struct CallToolRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Parameters for a `tools/call` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequestParams {
@@ -743,86 +172,12 @@ pub struct CallToolRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.arguments.is_some()) + usize::from(self.task.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.task {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<CallToolRequestParamsMeta> = ::core::option::Option::None;
-                let mut arguments: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "arguments" => arguments = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "task" => task = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolRequestParams {
-                    meta,
-                    arguments,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    task,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolRequestParams {
+    opt meta = "_meta",
+    opt arguments = "arguments",
+    req name = "name",
+    opt task = "task",
+} extra);
 /// The server's response to a tool call.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolResult {
@@ -852,116 +207,16 @@ pub struct CallToolResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.is_error.is_some())
-            + usize::from(self.structured_content.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        if let ::core::option::Option::Some(value) = &self.is_error {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.structured_content {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "structuredContent",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut content: ::core::option::Option<::std::vec::Vec<ContentBlock>> = ::core::option::Option::None;
-                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut structured_content: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "isError" => is_error = map.next_value()?,
-                        "structuredContent" => structured_content = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolResult {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    is_error,
-                    structured_content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolResult {
+    opt meta = "_meta",
+    req content = "content",
+    opt is_error = "isError",
+    opt structured_content = "structuredContent",
+} extra);
 /// The constant string `tasks/cancel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodTasksCancel;
-impl MethodTasksCancel {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tasks/cancel";
-}
-impl ::serde::Serialize for MethodTasksCancel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodTasksCancel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodTasksCancel)
-    }
-}
+__private::constant!(MethodTasksCancel = "tasks/cancel");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CancelTaskRequestParams {
     /// The task identifier to cancel.
@@ -969,66 +224,9 @@ pub struct CancelTaskRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CancelTaskRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelTaskRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CancelTaskRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CancelTaskRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelTaskRequestParams, A::Error> {
-                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "taskId" => {
-                            task_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CancelTaskRequestParams {
-                    task_id: task_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "taskId",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CancelTaskRequestParams {
+    req task_id = "taskId",
+} extra);
 /// A request to cancel a task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CancelTaskRequest {
@@ -1039,91 +237,12 @@ pub struct CancelTaskRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CancelTaskRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelTaskRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CancelTaskRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CancelTaskRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelTaskRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodTasksCancel> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CancelTaskRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CancelTaskRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CancelTaskRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -1251,163 +370,20 @@ pub struct CancelTaskResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CancelTaskResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 5usize + usize::from(self.meta.is_some())
-            + usize::from(self.poll_interval.is_some())
-            + usize::from(self.status_message.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "createdAt",
-            &self.created_at,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "lastUpdatedAt",
-            &self.last_updated_at,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.poll_interval {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "pollInterval",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "status", &self.status)?;
-        if let ::core::option::Option::Some(value) = &self.status_message {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "statusMessage",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", &self.ttl)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelTaskResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CancelTaskResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CancelTaskResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelTaskResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut created_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut last_updated_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
-                let mut status_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut ttl: ::core::option::Option<CancelTaskResultTtl> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "createdAt" => {
-                            created_at = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "lastUpdatedAt" => {
-                            last_updated_at = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "pollInterval" => poll_interval = map.next_value()?,
-                        "status" => {
-                            status = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "statusMessage" => status_message = map.next_value()?,
-                        "taskId" => {
-                            task_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttl" => ttl = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CancelTaskResult {
-                    meta,
-                    created_at: created_at
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "createdAt",
-                        ))?,
-                    last_updated_at: last_updated_at
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "lastUpdatedAt",
-                        ))?,
-                    poll_interval,
-                    status: status
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "status",
-                        ))?,
-                    status_message,
-                    task_id: task_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "taskId",
-                        ))?,
-                    ttl: ttl
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "ttl",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CancelTaskResult {
+    opt meta = "_meta",
+    req created_at = "createdAt",
+    req last_updated_at = "lastUpdatedAt",
+    opt poll_interval = "pollInterval",
+    req status = "status",
+    opt status_message = "statusMessage",
+    req task_id = "taskId",
+    req ttl = "ttl",
+} extra);
 /// The constant string `notifications/cancelled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsCancelled;
-impl MethodNotificationsCancelled {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/cancelled";
-}
-impl ::serde::Serialize for MethodNotificationsCancelled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsCancelled)
-    }
-}
+__private::constant!(MethodNotificationsCancelled = "notifications/cancelled");
 /// This notification can be sent by either side to indicate that it is cancelling a previously-issued request.
 ///
 /// The request SHOULD still be in-flight, but due to communication latency, it is always possible that this notification MAY arrive after the request has already finished.
@@ -1425,84 +401,11 @@ pub struct CancelledNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CancelledNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CancelledNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CancelledNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodNotificationsCancelled> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CancelledNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CancelledNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CancelledNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `notifications/cancelled` notification.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CancelledNotificationParams {
@@ -1521,182 +424,25 @@ pub struct CancelledNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CancelledNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + usize::from(self.reason.is_some())
-            + usize::from(self.request_id.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.reason {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "reason", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.request_id {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "requestId", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CancelledNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CancelledNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "reason" => reason = map.next_value()?,
-                        "requestId" => request_id = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CancelledNotificationParams {
-                    meta,
-                    reason,
-                    request_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CancelledNotificationParams {
+    opt meta = "_meta",
+    opt reason = "reason",
+    opt request_id = "requestId",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesElicitationForm {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesElicitationForm {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitationForm {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesElicitationForm;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesElicitationForm")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesElicitationForm, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesElicitationForm {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesElicitationForm {
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesElicitationUrl {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesElicitationUrl {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitationUrl {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesElicitationUrl;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesElicitationUrl")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesElicitationUrl, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesElicitationUrl {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesElicitationUrl {
+} extra);
 /// Present if the client supports elicitation from the server.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesElicitation {
@@ -1705,124 +451,17 @@ pub struct ClientCapabilitiesElicitation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesElicitation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.form.is_some()) + usize::from(self.url.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.form {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "form", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.url {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "url", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesElicitation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesElicitation")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesElicitation, A::Error> {
-                let mut form: ::core::option::Option<
-                    ClientCapabilitiesElicitationForm,
-                > = ::core::option::Option::None;
-                let mut url: ::core::option::Option<ClientCapabilitiesElicitationUrl> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "form" => form = map.next_value()?,
-                        "url" => url = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesElicitation {
-                    form,
-                    url,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesElicitation {
+    opt form = "form",
+    opt url = "url",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesExperimentalValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesExperimentalValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesExperimentalValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesExperimentalValue;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesExperimentalValue")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesExperimentalValue, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesExperimentalValue {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesExperimentalValue {
+} extra);
 /// Present if the client supports listing roots.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesRoots {
@@ -1831,63 +470,9 @@ pub struct ClientCapabilitiesRoots {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesRoots {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesRoots;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesRoots")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesRoots, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesRoots {
-                    list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesRoots {
+    opt list_changed = "listChanged",
+} extra);
 /// Whether the client supports context inclusion via includeContext parameter.
 /// If not declared, servers SHOULD only use `includeContext: "none"` (or omit it).
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1895,106 +480,16 @@ pub struct ClientCapabilitiesSamplingContext {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesSamplingContext {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSamplingContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesSamplingContext;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesSamplingContext")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesSamplingContext, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesSamplingContext {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesSamplingContext {
+} extra);
 /// Whether the client supports tool use via tools and toolChoice parameters.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesSamplingTools {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesSamplingTools {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSamplingTools {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesSamplingTools;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesSamplingTools")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesSamplingTools, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesSamplingTools {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesSamplingTools {
+} extra);
 /// Present if the client supports sampling from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesSampling {
@@ -2006,235 +501,34 @@ pub struct ClientCapabilitiesSampling {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesSampling {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.context.is_some()) + usize::from(self.tools.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.context {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesSampling;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesSampling")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesSampling, A::Error> {
-                let mut context: ::core::option::Option<
-                    ClientCapabilitiesSamplingContext,
-                > = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<ClientCapabilitiesSamplingTools> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "context" => context = map.next_value()?,
-                        "tools" => tools = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesSampling {
-                    context,
-                    tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesSampling {
+    opt context = "context",
+    opt tools = "tools",
+} extra);
 /// Whether this client supports tasks/cancel.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksCancel {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksCancel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksCancel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesTasksCancel;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesTasksCancel")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesTasksCancel, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksCancel {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesTasksCancel {
+} extra);
 /// Whether this client supports tasks/list.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksList {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesTasksList;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesTasksList")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesTasksList, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksList {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesTasksList {
+} extra);
 /// Whether the client supports task-augmented elicitation/create requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequestsElicitationCreate {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksRequestsElicitationCreate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de>
-for ClientCapabilitiesTasksRequestsElicitationCreate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesTasksRequestsElicitationCreate;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesTasksRequestsElicitationCreate")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ClientCapabilitiesTasksRequestsElicitationCreate,
-                A::Error,
-            > {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsElicitationCreate {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesTasksRequestsElicitationCreate {
+} extra);
 /// Task support for elicitation-related requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequestsElicitation {
@@ -2243,127 +537,17 @@ pub struct ClientCapabilitiesTasksRequestsElicitation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksRequestsElicitation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.create.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.create {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "create", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsElicitation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesTasksRequestsElicitation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesTasksRequestsElicitation")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ClientCapabilitiesTasksRequestsElicitation,
-                A::Error,
-            > {
-                let mut create: ::core::option::Option<
-                    ClientCapabilitiesTasksRequestsElicitationCreate,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "create" => create = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsElicitation {
-                    create,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesTasksRequestsElicitation {
+    opt create = "create",
+} extra);
 /// Whether the client supports task-augmented sampling/createMessage requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequestsSamplingCreateMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksRequestsSamplingCreateMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de>
-for ClientCapabilitiesTasksRequestsSamplingCreateMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesTasksRequestsSamplingCreateMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str(
-                    "struct ClientCapabilitiesTasksRequestsSamplingCreateMessage",
-                )
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ClientCapabilitiesTasksRequestsSamplingCreateMessage,
-                A::Error,
-            > {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsSamplingCreateMessage {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesTasksRequestsSamplingCreateMessage {
+} extra);
 /// Task support for sampling-related requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequestsSampling {
@@ -2374,72 +558,9 @@ pub struct ClientCapabilitiesTasksRequestsSampling {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksRequestsSampling {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.create_message.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.create_message {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "createMessage",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequestsSampling {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesTasksRequestsSampling;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesTasksRequestsSampling")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ClientCapabilitiesTasksRequestsSampling,
-                A::Error,
-            > {
-                let mut create_message: ::core::option::Option<
-                    ClientCapabilitiesTasksRequestsSamplingCreateMessage,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "createMessage" => create_message = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksRequestsSampling {
-                    create_message,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesTasksRequestsSampling {
+    opt create_message = "createMessage",
+} extra);
 /// Specifies which request types can be augmented with tasks.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasksRequests {
@@ -2450,74 +571,10 @@ pub struct ClientCapabilitiesTasksRequests {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesTasksRequests {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.elicitation.is_some())
-            + usize::from(self.sampling.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.elicitation {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "elicitation", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sampling {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sampling", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasksRequests {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesTasksRequests;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesTasksRequests")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesTasksRequests, A::Error> {
-                let mut elicitation: ::core::option::Option<
-                    ClientCapabilitiesTasksRequestsElicitation,
-                > = ::core::option::Option::None;
-                let mut sampling: ::core::option::Option<
-                    ClientCapabilitiesTasksRequestsSampling,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitation" => elicitation = map.next_value()?,
-                        "sampling" => sampling = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasksRequests {
-                    elicitation,
-                    sampling,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesTasksRequests {
+    opt elicitation = "elicitation",
+    opt sampling = "sampling",
+} extra);
 /// Present if the client supports task-augmented requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesTasks {
@@ -2530,78 +587,11 @@ pub struct ClientCapabilitiesTasks {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesTasks {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cancel.is_some()) + usize::from(self.list.is_some())
-            + usize::from(self.requests.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cancel {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cancel", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.list {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "list", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.requests {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "requests", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesTasks {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesTasks;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesTasks")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesTasks, A::Error> {
-                let mut cancel: ::core::option::Option<ClientCapabilitiesTasksCancel> = ::core::option::Option::None;
-                let mut list: ::core::option::Option<ClientCapabilitiesTasksList> = ::core::option::Option::None;
-                let mut requests: ::core::option::Option<
-                    ClientCapabilitiesTasksRequests,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "cancel" => cancel = map.next_value()?,
-                        "list" => list = map.next_value()?,
-                        "requests" => requests = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesTasks {
-                    cancel,
-                    list,
-                    requests,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesTasks {
+    opt cancel = "cancel",
+    opt list = "list",
+    opt requests = "requests",
+} extra);
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilities {
@@ -2620,101 +610,13 @@ pub struct ClientCapabilities {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.elicitation.is_some())
-            + usize::from(self.experimental.is_some())
-            + usize::from(self.roots.is_some()) + usize::from(self.sampling.is_some())
-            + usize::from(self.tasks.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.elicitation {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "elicitation", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "experimental",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.roots {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sampling {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sampling", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tasks {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tasks", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilities")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilities, A::Error> {
-                let mut elicitation: ::core::option::Option<
-                    ClientCapabilitiesElicitation,
-                > = ::core::option::Option::None;
-                let mut experimental: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ClientCapabilitiesExperimentalValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut roots: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
-                let mut sampling: ::core::option::Option<ClientCapabilitiesSampling> = ::core::option::Option::None;
-                let mut tasks: ::core::option::Option<ClientCapabilitiesTasks> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitation" => elicitation = map.next_value()?,
-                        "experimental" => experimental = map.next_value()?,
-                        "roots" => roots = map.next_value()?,
-                        "sampling" => sampling = map.next_value()?,
-                        "tasks" => tasks = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilities {
-                    elicitation,
-                    experimental,
-                    roots,
-                    sampling,
-                    tasks,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilities {
+    opt elicitation = "elicitation",
+    opt experimental = "experimental",
+    opt roots = "roots",
+    opt sampling = "sampling",
+    opt tasks = "tasks",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ClientNotification {
@@ -3828,26 +1730,7 @@ impl ::core::convert::From<ElicitResult> for ClientResult {
 /// The constant string `completion/complete`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodCompletionComplete;
-impl MethodCompletionComplete {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "completion/complete";
-}
-impl ::serde::Serialize for MethodCompletionComplete {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodCompletionComplete)
-    }
-}
+__private::constant!(MethodCompletionComplete = "completion/complete");
 /// A request from the client to the server, to ask for completion options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequest {
@@ -3858,91 +1741,12 @@ pub struct CompleteRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodCompletionComplete> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsMeta {
@@ -3951,67 +1755,9 @@ pub struct CompleteRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// The argument's information
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsArgument {
@@ -4022,73 +1768,10 @@ pub struct CompleteRequestParamsArgument {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParamsArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParamsArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParamsArgument")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "value" => {
-                            value = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsArgument {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    value: value
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "value",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParamsArgument {
+    req name = "name",
+    req value = "value",
+} extra);
 /// Additional, optional context for completions
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsContext {
@@ -4099,65 +1782,9 @@ pub struct CompleteRequestParamsContext {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParamsContext {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.arguments.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParamsContext;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParamsContext")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsContext, A::Error> {
-                let mut arguments: ::core::option::Option<
-                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "arguments" => arguments = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsContext {
-                    arguments,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParamsContext {
+    opt arguments = "arguments",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum CompleteRequestParamsRef {
@@ -4296,92 +1923,12 @@ pub struct CompleteRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.context.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "argument",
-            &self.argument,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.context {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ref", &self.ref_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<CompleteRequestParamsMeta> = ::core::option::Option::None;
-                let mut argument: ::core::option::Option<
-                    CompleteRequestParamsArgument,
-                > = ::core::option::Option::None;
-                let mut context: ::core::option::Option<CompleteRequestParamsContext> = ::core::option::Option::None;
-                let mut ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "argument" => {
-                            argument = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "context" => context = map.next_value()?,
-                        "ref" => ref_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParams {
-                    meta,
-                    argument: argument
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "argument",
-                        ))?,
-                    context,
-                    ref_: ref_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "ref",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParams {
+    opt meta = "_meta",
+    req argument = "argument",
+    opt context = "context",
+    req ref_ = "ref",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
@@ -4393,81 +1940,11 @@ pub struct CompleteResultCompletion {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteResultCompletion {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.has_more.is_some())
-            + usize::from(self.total.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.has_more {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.total {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "values", &self.values)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteResultCompletion;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteResultCompletion")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResultCompletion, A::Error> {
-                let mut has_more: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut total: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut values: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "hasMore" => has_more = map.next_value()?,
-                        "total" => total = map.next_value()?,
-                        "values" => {
-                            values = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResultCompletion {
-                    has_more,
-                    total,
-                    values: values
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "values",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteResultCompletion {
+    opt has_more = "hasMore",
+    opt total = "total",
+    req values = "values",
+} extra);
 /// The server's response to a completion/complete request
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResult {
@@ -4479,78 +1956,10 @@ pub struct CompleteResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "completion",
-            &self.completion,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut completion: ::core::option::Option<CompleteResultCompletion> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "completion" => {
-                            completion = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResult {
-                    meta,
-                    completion: completion
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "completion",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteResult {
+    opt meta = "_meta",
+    req completion = "completion",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ContentBlock {
@@ -4738,26 +2147,7 @@ impl ::core::convert::From<EmbeddedResource> for ContentBlock {
 /// The constant string `sampling/createMessage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodSamplingCreateMessage;
-impl MethodSamplingCreateMessage {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "sampling/createMessage";
-}
-impl ::serde::Serialize for MethodSamplingCreateMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodSamplingCreateMessage)
-    }
-}
+__private::constant!(MethodSamplingCreateMessage = "sampling/createMessage");
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageRequest {
@@ -4768,91 +2158,12 @@ pub struct CreateMessageRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodSamplingCreateMessage> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CreateMessageRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParamsMeta {
@@ -4861,67 +2172,9 @@ pub struct CreateMessageRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 /// The client MAY ignore this request.
 ///
@@ -4938,112 +2191,19 @@ pub enum CreateMessageRequestParamsIncludeContext {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl CreateMessageRequestParamsIncludeContext {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::AllServers => "allServers",
-            Self::None => "none",
-            Self::ThisServer => "thisServer",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
-    fn from(value: &str) -> Self {
-        match value {
-            "allServers" => Self::AllServers,
-            "none" => Self::None,
-            "thisServer" => Self::ThisServer,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String>
-for CreateMessageRequestParamsIncludeContext {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "allServers" => Self::AllServers,
-            "none" => Self::None,
-            "thisServer" => Self::ThisServer,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for CreateMessageRequestParamsIncludeContext {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for CreateMessageRequestParamsIncludeContext {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(CreateMessageRequestParamsIncludeContext {
+    AllServers = "allServers",
+    None = "none",
+    ThisServer = "thisServer",
+});
 /// Optional metadata to pass through to the LLM provider. The format of this metadata is provider-specific.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParamsMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageRequestParamsMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageRequestParamsMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageRequestParamsMetadata")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequestParamsMetadata, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(CreateMessageRequestParamsMetadata {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageRequestParamsMetadata {
+} extra);
 /// Parameters for a `sampling/createMessage` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParams {
@@ -5087,175 +2247,20 @@ pub struct CreateMessageRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.include_context.is_some())
-            + usize::from(self.metadata.is_some())
-            + usize::from(self.model_preferences.is_some())
-            + usize::from(self.stop_sequences.is_some())
-            + usize::from(self.system_prompt.is_some())
-            + usize::from(self.task.is_some()) + usize::from(self.temperature.is_some())
-            + usize::from(self.tool_choice.is_some()) + usize::from(self.tools.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.include_context {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "includeContext",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "maxTokens",
-            &self.max_tokens,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "messages",
-            &self.messages,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.metadata {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "metadata", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.model_preferences {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "modelPreferences",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.stop_sequences {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "stopSequences",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.system_prompt {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "systemPrompt",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.task {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.temperature {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "temperature", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tool_choice {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "toolChoice", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<CreateMessageRequestParamsMeta> = ::core::option::Option::None;
-                let mut include_context: ::core::option::Option<
-                    CreateMessageRequestParamsIncludeContext,
-                > = ::core::option::Option::None;
-                let mut max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut messages: ::core::option::Option<
-                    ::std::vec::Vec<SamplingMessage>,
-                > = ::core::option::Option::None;
-                let mut metadata: ::core::option::Option<
-                    CreateMessageRequestParamsMetadata,
-                > = ::core::option::Option::None;
-                let mut model_preferences: ::core::option::Option<ModelPreferences> = ::core::option::Option::None;
-                let mut stop_sequences: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut system_prompt: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut temperature: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut tool_choice: ::core::option::Option<ToolChoice> = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "includeContext" => include_context = map.next_value()?,
-                        "maxTokens" => {
-                            max_tokens = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "messages" => {
-                            messages = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "metadata" => metadata = map.next_value()?,
-                        "modelPreferences" => model_preferences = map.next_value()?,
-                        "stopSequences" => stop_sequences = map.next_value()?,
-                        "systemPrompt" => system_prompt = map.next_value()?,
-                        "task" => task = map.next_value()?,
-                        "temperature" => temperature = map.next_value()?,
-                        "toolChoice" => tool_choice = map.next_value()?,
-                        "tools" => tools = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageRequestParams {
-                    meta,
-                    include_context,
-                    max_tokens: max_tokens
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "maxTokens",
-                        ))?,
-                    messages: messages
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "messages",
-                        ))?,
-                    metadata,
-                    model_preferences,
-                    stop_sequences,
-                    system_prompt,
-                    task,
-                    temperature,
-                    tool_choice,
-                    tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageRequestParams {
+    opt meta = "_meta",
+    opt include_context = "includeContext",
+    req max_tokens = "maxTokens",
+    req messages = "messages",
+    opt metadata = "metadata",
+    opt model_preferences = "modelPreferences",
+    opt stop_sequences = "stopSequences",
+    opt system_prompt = "systemPrompt",
+    opt task = "task",
+    opt temperature = "temperature",
+    opt tool_choice = "toolChoice",
+    opt tools = "tools",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum CreateMessageResultContent {
@@ -5489,97 +2494,13 @@ pub struct CreateMessageResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.stop_reason.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "model", &self.model)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
-        if let ::core::option::Option::Some(value) = &self.stop_reason {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "stopReason", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut content: ::core::option::Option<CreateMessageResultContent> = ::core::option::Option::None;
-                let mut model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut stop_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "model" => {
-                            model = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => role = ::core::option::Option::Some(map.next_value()?),
-                        "stopReason" => stop_reason = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageResult {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    model: model
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "model",
-                        ))?,
-                    role: role
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "role",
-                        ))?,
-                    stop_reason,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageResult {
+    opt meta = "_meta",
+    req content = "content",
+    req model = "model",
+    req role = "role",
+    opt stop_reason = "stopReason",
+} extra);
 /// A response to a task-augmented request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateTaskResult {
@@ -5591,97 +2512,16 @@ pub struct CreateTaskResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateTaskResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", &self.task)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateTaskResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateTaskResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateTaskResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateTaskResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut task: ::core::option::Option<Task> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "task" => task = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateTaskResult {
-                    meta,
-                    task: task
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "task",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateTaskResult {
+    opt meta = "_meta",
+    req task = "task",
+} extra);
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
 /// The constant string `elicitation/create`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodElicitationCreate;
-impl MethodElicitationCreate {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "elicitation/create";
-}
-impl ::serde::Serialize for MethodElicitationCreate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodElicitationCreate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodElicitationCreate)
-    }
-}
+__private::constant!(MethodElicitationCreate = "elicitation/create");
 /// A request from the server to elicit additional information from the user via the client.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequest {
@@ -5692,91 +2532,12 @@ pub struct ElicitRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodElicitationCreate> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ElicitRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestFormParamsMeta {
@@ -5785,111 +2546,17 @@ pub struct ElicitRequestFormParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestFormParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestFormParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestFormParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestFormParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestFormParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestFormParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// The constant string `form`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ModeForm;
-impl ModeForm {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "form";
-}
-impl ::serde::Serialize for ModeForm {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModeForm {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| ModeForm)
-    }
-}
+__private::constant!(ModeForm = "form");
 /// The constant string `object`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeObject;
-impl TypeObject {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "object";
-}
-impl ::serde::Serialize for TypeObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeObject)
-    }
-}
+__private::constant!(TypeObject = "object");
 /// A restricted subset of JSON Schema.
 /// Only top-level properties are allowed, without nesting.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -5904,100 +2571,12 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.schema.is_some())
-            + usize::from(self.required.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "properties",
-            &self.properties,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestFormParamsRequestedSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestFormParamsRequestedSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ElicitRequestFormParamsRequestedSchema,
-                A::Error,
-            > {
-                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut properties: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        PrimitiveSchemaDefinition,
-                    >,
-                > = ::core::option::Option::None;
-                let mut required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => schema = map.next_value()?,
-                        "properties" => {
-                            properties = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "required" => required = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
-                    schema,
-                    properties: properties
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "properties",
-                        ))?,
-                    required,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestFormParamsRequestedSchema {
+    opt schema = "$schema",
+    req properties = "properties",
+    opt required = "required",
+    req type_ = "type",
+} extra);
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestFormParams {
@@ -6020,103 +2599,13 @@ pub struct ElicitRequestFormParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestFormParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.mode.is_some()) + usize::from(self.task.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        if let ::core::option::Option::Some(value) = &self.mode {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "requestedSchema",
-            &self.requested_schema,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.task {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestFormParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestFormParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestFormParams, A::Error> {
-                let mut meta: ::core::option::Option<ElicitRequestFormParamsMeta> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mode: ::core::option::Option<ModeForm> = ::core::option::Option::None;
-                let mut requested_schema: ::core::option::Option<
-                    ElicitRequestFormParamsRequestedSchema,
-                > = ::core::option::Option::None;
-                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mode" => mode = map.next_value()?,
-                        "requestedSchema" => {
-                            requested_schema = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "task" => task = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestFormParams {
-                    meta,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    mode,
-                    requested_schema: requested_schema
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "requestedSchema",
-                        ))?,
-                    task,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestFormParams {
+    opt meta = "_meta",
+    req message = "message",
+    opt mode = "mode",
+    req requested_schema = "requestedSchema",
+    opt task = "task",
+} extra);
 /// The parameters for a request to elicit additional information from the user via the client.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -6283,89 +2772,13 @@ pub struct ElicitRequestURLParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestURLParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestURLParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestURLParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestURLParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestURLParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestURLParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// The constant string `url`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ModeUrl;
-impl ModeUrl {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "url";
-}
-impl ::serde::Serialize for ModeUrl {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModeUrl {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| ModeUrl)
-    }
-}
+__private::constant!(ModeUrl = "url");
 /// The parameters for a request to elicit information from the user via a URL in the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestURLParams {
@@ -6390,108 +2803,14 @@ pub struct ElicitRequestURLParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestURLParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + usize::from(self.meta.is_some())
-            + usize::from(self.task.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "elicitationId",
-            &self.elicitation_id,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", &self.mode)?;
-        if let ::core::option::Option::Some(value) = &self.task {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "url", &self.url)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestURLParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestURLParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestURLParams, A::Error> {
-                let mut meta: ::core::option::Option<ElicitRequestURLParamsMeta> = ::core::option::Option::None;
-                let mut elicitation_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mode: ::core::option::Option<ModeUrl> = ::core::option::Option::None;
-                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "elicitationId" => {
-                            elicitation_id = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mode" => mode = ::core::option::Option::Some(map.next_value()?),
-                        "task" => task = map.next_value()?,
-                        "url" => url = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestURLParams {
-                    meta,
-                    elicitation_id: elicitation_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "elicitationId",
-                        ))?,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    mode: mode
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "mode",
-                        ))?,
-                    task,
-                    url: url
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "url",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestURLParams {
+    opt meta = "_meta",
+    req elicitation_id = "elicitationId",
+    req message = "message",
+    req mode = "mode",
+    opt task = "task",
+    req url = "url",
+} extra);
 /// The user action in response to the elicitation.
 /// - "accept": User submitted the form/confirmed the action
 /// - "decline": User explicitly decline the action
@@ -6507,58 +2826,11 @@ pub enum ElicitResultAction {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl ElicitResultAction {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Accept => "accept",
-            Self::Cancel => "cancel",
-            Self::Decline => "decline",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for ElicitResultAction {
-    fn from(value: &str) -> Self {
-        match value {
-            "accept" => Self::Accept,
-            "cancel" => Self::Cancel,
-            "decline" => Self::Decline,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for ElicitResultAction {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "accept" => Self::Accept,
-            "cancel" => Self::Cancel,
-            "decline" => Self::Decline,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for ElicitResultAction {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for ElicitResultAction {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitResultAction {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(ElicitResultAction {
+    Accept = "accept",
+    Cancel = "cancel",
+    Decline = "decline",
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ElicitResultContentValue {
@@ -6720,106 +2992,15 @@ pub struct ElicitResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.content.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "action", &self.action)?;
-        if let ::core::option::Option::Some(value) = &self.content {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut action: ::core::option::Option<ElicitResultAction> = ::core::option::Option::None;
-                let mut content: ::core::option::Option<
-                    ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "action" => {
-                            action = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => content = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitResult {
-                    meta,
-                    action: action
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "action",
-                        ))?,
-                    content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitResult {
+    opt meta = "_meta",
+    req action = "action",
+    opt content = "content",
+} extra);
 /// The constant string `notifications/elicitation/complete`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsElicitationComplete;
-impl MethodNotificationsElicitationComplete {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/elicitation/complete";
-}
-impl ::serde::Serialize for MethodNotificationsElicitationComplete {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsElicitationComplete {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsElicitationComplete)
-    }
-}
+__private::constant!(MethodNotificationsElicitationComplete = "notifications/elicitation/complete");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitationCompleteNotificationParams {
     /// The ID of the elicitation that completed.
@@ -6827,75 +3008,9 @@ pub struct ElicitationCompleteNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitationCompleteNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "elicitationId",
-            &self.elicitation_id,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitationCompleteNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitationCompleteNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ElicitationCompleteNotificationParams,
-                A::Error,
-            > {
-                let mut elicitation_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitationId" => {
-                            elicitation_id = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitationCompleteNotificationParams {
-                    elicitation_id: elicitation_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "elicitationId",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitationCompleteNotificationParams {
+    req elicitation_id = "elicitationId",
+} extra);
 /// An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitationCompleteNotification {
@@ -6905,88 +3020,11 @@ pub struct ElicitationCompleteNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitationCompleteNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitationCompleteNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitationCompleteNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitationCompleteNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitationCompleteNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsElicitationComplete,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ElicitationCompleteNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitationCompleteNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitationCompleteNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum EmbeddedResourceResource {
@@ -7102,25 +3140,7 @@ impl ::core::convert::From<BlobResourceContents> for EmbeddedResourceResource {
 /// The constant string `resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeResource;
-impl TypeResource {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resource";
-}
-impl ::serde::Serialize for TypeResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeResource)
-    }
-}
+__private::constant!(TypeResource = "resource");
 /// The contents of a resource, embedded into a prompt or tool call result.
 ///
 /// It is up to the client how best to render embedded resources for the benefit
@@ -7138,92 +3158,12 @@ pub struct EmbeddedResource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for EmbeddedResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resource",
-            &self.resource,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = EmbeddedResource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct EmbeddedResource")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<EmbeddedResource, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut resource: ::core::option::Option<EmbeddedResourceResource> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeResource> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "resource" => {
-                            resource = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(EmbeddedResource {
-                    meta,
-                    annotations,
-                    resource: resource
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resource",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(EmbeddedResource {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req resource = "resource",
+    req type_ = "type",
+} extra);
 pub type EmptyResult = Result;
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -7444,101 +3384,15 @@ pub struct Error {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Error {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Error {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Error;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Error")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Error, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Error {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Error {
+    req code = "code",
+    opt data = "data",
+    req message = "message",
+} extra);
 /// The constant string `prompts/get`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPromptsGet;
-impl MethodPromptsGet {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "prompts/get";
-}
-impl ::serde::Serialize for MethodPromptsGet {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPromptsGet {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPromptsGet)
-    }
-}
+__private::constant!(MethodPromptsGet = "prompts/get");
 /// Used by the client to get a prompt provided by the server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequest {
@@ -7549,91 +3403,12 @@ pub struct GetPromptRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodPromptsGet> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequestParamsMeta {
@@ -7642,67 +3417,9 @@ pub struct GetPromptRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Parameters for a `prompts/get` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequestParams {
@@ -7717,79 +3434,11 @@ pub struct GetPromptRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.arguments.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<GetPromptRequestParamsMeta> = ::core::option::Option::None;
-                let mut arguments: ::core::option::Option<
-                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "arguments" => arguments = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptRequestParams {
-                    meta,
-                    arguments,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptRequestParams {
+    opt meta = "_meta",
+    opt arguments = "arguments",
+    req name = "name",
+} extra);
 /// The server's response to a prompts/get request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptResult {
@@ -7803,109 +3452,15 @@ pub struct GetPromptResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.description.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "messages",
-            &self.messages,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut messages: ::core::option::Option<
-                    ::std::vec::Vec<PromptMessage>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "messages" => {
-                            messages = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptResult {
-                    meta,
-                    description,
-                    messages: messages
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "messages",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptResult {
+    opt meta = "_meta",
+    opt description = "description",
+    req messages = "messages",
+} extra);
 /// The constant string `tasks/result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodTasksResult;
-impl MethodTasksResult {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tasks/result";
-}
-impl ::serde::Serialize for MethodTasksResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodTasksResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodTasksResult)
-    }
-}
+__private::constant!(MethodTasksResult = "tasks/result");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetTaskPayloadRequestParams {
     /// The task identifier to retrieve results for.
@@ -7913,66 +3468,9 @@ pub struct GetTaskPayloadRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetTaskPayloadRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetTaskPayloadRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetTaskPayloadRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskPayloadRequestParams, A::Error> {
-                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "taskId" => {
-                            task_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetTaskPayloadRequestParams {
-                    task_id: task_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "taskId",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetTaskPayloadRequestParams {
+    req task_id = "taskId",
+} extra);
 /// A request to retrieve the result of a completed task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetTaskPayloadRequest {
@@ -7983,91 +3481,12 @@ pub struct GetTaskPayloadRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetTaskPayloadRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetTaskPayloadRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetTaskPayloadRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskPayloadRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodTasksResult> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<GetTaskPayloadRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetTaskPayloadRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetTaskPayloadRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// The response to a tasks/result request.
 /// The structure matches the result type of the original request.
 /// For example, a tools/call task would return the CallToolResult structure.
@@ -8080,87 +3499,13 @@ pub struct GetTaskPayloadResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetTaskPayloadResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskPayloadResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetTaskPayloadResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetTaskPayloadResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskPayloadResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetTaskPayloadResult {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetTaskPayloadResult {
+    opt meta = "_meta",
+} extra);
 /// The constant string `tasks/get`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodTasksGet;
-impl MethodTasksGet {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tasks/get";
-}
-impl ::serde::Serialize for MethodTasksGet {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodTasksGet {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodTasksGet)
-    }
-}
+__private::constant!(MethodTasksGet = "tasks/get");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetTaskRequestParams {
     /// The task identifier to query.
@@ -8168,66 +3513,9 @@ pub struct GetTaskRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetTaskRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetTaskRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetTaskRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskRequestParams, A::Error> {
-                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "taskId" => {
-                            task_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetTaskRequestParams {
-                    task_id: task_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "taskId",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetTaskRequestParams {
+    req task_id = "taskId",
+} extra);
 /// A request to retrieve the state of a task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetTaskRequest {
@@ -8238,91 +3526,12 @@ pub struct GetTaskRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetTaskRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetTaskRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetTaskRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodTasksGet> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<GetTaskRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetTaskRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetTaskRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -8450,140 +3659,16 @@ pub struct GetTaskResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetTaskResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 5usize + usize::from(self.meta.is_some())
-            + usize::from(self.poll_interval.is_some())
-            + usize::from(self.status_message.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "createdAt",
-            &self.created_at,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "lastUpdatedAt",
-            &self.last_updated_at,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.poll_interval {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "pollInterval",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "status", &self.status)?;
-        if let ::core::option::Option::Some(value) = &self.status_message {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "statusMessage",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", &self.ttl)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetTaskResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetTaskResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetTaskResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetTaskResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut created_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut last_updated_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
-                let mut status_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut ttl: ::core::option::Option<GetTaskResultTtl> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "createdAt" => {
-                            created_at = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "lastUpdatedAt" => {
-                            last_updated_at = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "pollInterval" => poll_interval = map.next_value()?,
-                        "status" => {
-                            status = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "statusMessage" => status_message = map.next_value()?,
-                        "taskId" => {
-                            task_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttl" => ttl = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetTaskResult {
-                    meta,
-                    created_at: created_at
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "createdAt",
-                        ))?,
-                    last_updated_at: last_updated_at
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "lastUpdatedAt",
-                        ))?,
-                    poll_interval,
-                    status: status
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "status",
-                        ))?,
-                    status_message,
-                    task_id: task_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "taskId",
-                        ))?,
-                    ttl: ttl
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "ttl",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetTaskResult {
+    opt meta = "_meta",
+    req created_at = "createdAt",
+    req last_updated_at = "lastUpdatedAt",
+    opt poll_interval = "pollInterval",
+    req status = "status",
+    opt status_message = "statusMessage",
+    req task_id = "taskId",
+    req ttl = "ttl",
+} extra);
 /// Optional specifier for the theme this icon is designed for. `light` indicates
 /// the icon is designed to be used with a light background, and `dark` indicates
 /// the icon is designed to be used with a dark background.
@@ -8598,55 +3683,10 @@ pub enum IconTheme {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl IconTheme {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Dark => "dark",
-            Self::Light => "light",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for IconTheme {
-    fn from(value: &str) -> Self {
-        match value {
-            "dark" => Self::Dark,
-            "light" => Self::Light,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for IconTheme {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "dark" => Self::Dark,
-            "light" => Self::Light,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for IconTheme {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for IconTheme {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for IconTheme {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(IconTheme {
+    Dark = "dark",
+    Light = "light",
+});
 /// An optionally-sized icon that can be displayed in a user interface.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Icon {
@@ -8676,86 +3716,12 @@ pub struct Icon {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Icon {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.mime_type.is_some())
-            + usize::from(self.sizes.is_some()) + usize::from(self.theme.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sizes {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sizes", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "src", &self.src)?;
-        if let ::core::option::Option::Some(value) = &self.theme {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "theme", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Icon {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Icon;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Icon")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Icon, A::Error> {
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut sizes: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut src: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut theme: ::core::option::Option<IconTheme> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "mimeType" => mime_type = map.next_value()?,
-                        "sizes" => sizes = map.next_value()?,
-                        "src" => src = ::core::option::Option::Some(map.next_value()?),
-                        "theme" => theme = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Icon {
-                    mime_type,
-                    sizes,
-                    src: src
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "src",
-                        ))?,
-                    theme,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Icon {
+    opt mime_type = "mimeType",
+    opt sizes = "sizes",
+    req src = "src",
+    opt theme = "theme",
+} extra);
 /// Base interface to add `icons` property.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Icons {
@@ -8772,82 +3738,13 @@ pub struct Icons {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Icons {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.icons.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Icons {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Icons;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Icons")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Icons, A::Error> {
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "icons" => icons = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Icons { icons, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Icons {
+    opt icons = "icons",
+} extra);
 /// The constant string `image`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeImage;
-impl TypeImage {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "image";
-}
-impl ::serde::Serialize for TypeImage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeImage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeImage)
-    }
-}
+__private::constant!(TypeImage = "image");
 /// An image provided to or from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ImageContent {
@@ -8865,99 +3762,13 @@ pub struct ImageContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ImageContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "mimeType",
-            &self.mime_type,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ImageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ImageContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ImageContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ImageContent, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeImage> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "mimeType" => {
-                            mime_type = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ImageContent {
-                    meta,
-                    annotations,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    mime_type: mime_type
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "mimeType",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ImageContent {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req data = "data",
+    req mime_type = "mimeType",
+    req type_ = "type",
+} extra);
 /// Describes the MCP implementation.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Implementation {
@@ -8992,121 +3803,18 @@ pub struct Implementation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Implementation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.description.is_some())
-            + usize::from(self.icons.is_some()) + usize::from(self.title.is_some())
-            + usize::from(self.website_url.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "version", &self.version)?;
-        if let ::core::option::Option::Some(value) = &self.website_url {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "websiteUrl", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Implementation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Implementation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Implementation")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Implementation, A::Error> {
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut website_url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "version" => {
-                            version = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "websiteUrl" => website_url = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Implementation {
-                    description,
-                    icons,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    version: version
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "version",
-                        ))?,
-                    website_url,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Implementation {
+    opt description = "description",
+    opt icons = "icons",
+    req name = "name",
+    opt title = "title",
+    req version = "version",
+    opt website_url = "websiteUrl",
+} extra);
 /// The constant string `initialize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodInitialize;
-impl MethodInitialize {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "initialize";
-}
-impl ::serde::Serialize for MethodInitialize {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodInitialize {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodInitialize)
-    }
-}
+__private::constant!(MethodInitialize = "initialize");
 /// This request is sent from the client to the server when it first connects, asking it to begin initialization.
 #[derive(Debug, Clone, PartialEq)]
 pub struct InitializeRequest {
@@ -9117,91 +3825,12 @@ pub struct InitializeRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializeRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializeRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializeRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodInitialize> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<InitializeRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializeRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializeRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeRequestParamsMeta {
@@ -9210,67 +3839,9 @@ pub struct InitializeRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializeRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializeRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializeRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializeRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializeRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Parameters for an `initialize` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeRequestParams {
@@ -9283,108 +3854,12 @@ pub struct InitializeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializeRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "capabilities",
-            &self.capabilities,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "clientInfo",
-            &self.client_info,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "protocolVersion",
-            &self.protocol_version,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializeRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializeRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<InitializeRequestParamsMeta> = ::core::option::Option::None;
-                let mut capabilities: ::core::option::Option<ClientCapabilities> = ::core::option::Option::None;
-                let mut client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut protocol_version: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "capabilities" => {
-                            capabilities = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "clientInfo" => {
-                            client_info = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "protocolVersion" => {
-                            protocol_version = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializeRequestParams {
-                    meta,
-                    capabilities: capabilities
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "capabilities",
-                        ))?,
-                    client_info: client_info
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "clientInfo",
-                        ))?,
-                    protocol_version: protocol_version
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "protocolVersion",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializeRequestParams {
+    opt meta = "_meta",
+    req capabilities = "capabilities",
+    req client_info = "clientInfo",
+    req protocol_version = "protocolVersion",
+} extra);
 /// After receiving an initialize request from the client, the server sends this response.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializeResult {
@@ -9403,144 +3878,17 @@ pub struct InitializeResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializeResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.instructions.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "capabilities",
-            &self.capabilities,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.instructions {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "instructions",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "protocolVersion",
-            &self.protocol_version,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "serverInfo",
-            &self.server_info,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializeResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializeResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializeResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializeResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
-                let mut instructions: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut protocol_version: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "capabilities" => {
-                            capabilities = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "instructions" => instructions = map.next_value()?,
-                        "protocolVersion" => {
-                            protocol_version = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "serverInfo" => {
-                            server_info = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializeResult {
-                    meta,
-                    capabilities: capabilities
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "capabilities",
-                        ))?,
-                    instructions,
-                    protocol_version: protocol_version
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "protocolVersion",
-                        ))?,
-                    server_info: server_info
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "serverInfo",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializeResult {
+    opt meta = "_meta",
+    req capabilities = "capabilities",
+    opt instructions = "instructions",
+    req protocol_version = "protocolVersion",
+    req server_info = "serverInfo",
+} extra);
 /// The constant string `notifications/initialized`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsInitialized;
-impl MethodNotificationsInitialized {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/initialized";
-}
-impl ::serde::Serialize for MethodNotificationsInitialized {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsInitialized {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsInitialized)
-    }
-}
+__private::constant!(MethodNotificationsInitialized = "notifications/initialized");
 /// This notification is sent from the client to the server after initialization has finished.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InitializedNotification {
@@ -9550,81 +3898,11 @@ pub struct InitializedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InitializedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InitializedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InitializedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InitializedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InitializedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodNotificationsInitialized> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InitializedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InitializedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A response to a request that indicates an error occurred.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCErrorResponse {
@@ -9634,81 +3912,11 @@ pub struct JSONRPCErrorResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCErrorResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCErrorResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCErrorResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCErrorResponse, A::Error> {
-                let mut error: ::core::option::Option<Error> = ::core::option::Option::None;
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => {
-                            error = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => id = map.next_value()?,
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCErrorResponse {
-                    error: error
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "error",
-                        ))?,
-                    id,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCErrorResponse {
+    req error = "error",
+    opt id = "id",
+    req jsonrpc = "jsonrpc",
+} extra);
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -9879,83 +4087,11 @@ pub struct JSONRPCNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A request that expects a response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCRequest {
@@ -9968,90 +4104,12 @@ pub struct JSONRPCRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A response to a request, containing either the result or error.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -10174,104 +4232,15 @@ pub struct JSONRPCResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<Result> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 /// The constant string `string`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeString;
-impl TypeString {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "string";
-}
-impl ::serde::Serialize for TypeString {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeString {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeString)
-    }
-}
+__private::constant!(TypeString = "string");
 /// Use TitledSingleSelectEnumSchema instead.
 /// This interface will be removed in a future version.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -10287,124 +4256,18 @@ pub struct LegacyTitledEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for LegacyTitledEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.enum_names.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
-        if let ::core::option::Option::Some(value) = &self.enum_names {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "enumNames", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LegacyTitledEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct LegacyTitledEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LegacyTitledEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut enum_names: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
-                        "enumNames" => enum_names = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(LegacyTitledEnumSchema {
-                    default,
-                    description,
-                    enum_: enum_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "enum",
-                        ))?,
-                    enum_names,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(LegacyTitledEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req enum_ = "enum",
+    opt enum_names = "enumNames",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `prompts/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPromptsList;
-impl MethodPromptsList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "prompts/list";
-}
-impl ::serde::Serialize for MethodPromptsList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPromptsList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPromptsList)
-    }
-}
+__private::constant!(MethodPromptsList = "prompts/list");
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPromptsRequest {
@@ -10415,88 +4278,12 @@ pub struct ListPromptsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListPromptsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListPromptsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListPromptsRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodPromptsList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListPromptsRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The server's response to a prompts/list request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsResult {
@@ -10511,104 +4298,15 @@ pub struct ListPromptsResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListPromptsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", &self.prompts)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListPromptsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListPromptsResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "prompts" => {
-                            prompts = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsResult {
-                    meta,
-                    next_cursor,
-                    prompts: prompts
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "prompts",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListPromptsResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    req prompts = "prompts",
+} extra);
 /// The constant string `resources/templates/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesTemplatesList;
-impl MethodResourcesTemplatesList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/templates/list";
-}
-impl ::serde::Serialize for MethodResourcesTemplatesList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesTemplatesList)
-    }
-}
+__private::constant!(MethodResourcesTemplatesList = "resources/templates/list");
 /// Sent from the client to request a list of resource templates the server has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListResourceTemplatesRequest {
@@ -10619,88 +4317,12 @@ pub struct ListResourceTemplatesRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourceTemplatesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourceTemplatesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourceTemplatesRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodResourcesTemplatesList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourceTemplatesRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The server's response to a resources/templates/list request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesResult {
@@ -10715,111 +4337,15 @@ pub struct ListResourceTemplatesResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourceTemplatesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resourceTemplates",
-            &self.resource_templates,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourceTemplatesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourceTemplatesResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut resource_templates: ::core::option::Option<
-                    ::std::vec::Vec<ResourceTemplate>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "resourceTemplates" => {
-                            resource_templates = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesResult {
-                    meta,
-                    next_cursor,
-                    resource_templates: resource_templates
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resourceTemplates",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourceTemplatesResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    req resource_templates = "resourceTemplates",
+} extra);
 /// The constant string `resources/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesList;
-impl MethodResourcesList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/list";
-}
-impl ::serde::Serialize for MethodResourcesList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesList)
-    }
-}
+__private::constant!(MethodResourcesList = "resources/list");
 /// Sent from the client to request a list of resources the server has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListResourcesRequest {
@@ -10830,88 +4356,12 @@ pub struct ListResourcesRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourcesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourcesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourcesRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodResourcesList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourcesRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The server's response to a resources/list request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesResult {
@@ -10926,107 +4376,15 @@ pub struct ListResourcesResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourcesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resources",
-            &self.resources,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourcesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourcesResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut resources: ::core::option::Option<::std::vec::Vec<Resource>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "resources" => {
-                            resources = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesResult {
-                    meta,
-                    next_cursor,
-                    resources: resources
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resources",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourcesResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    req resources = "resources",
+} extra);
 /// The constant string `roots/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodRootsList;
-impl MethodRootsList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "roots/list";
-}
-impl ::serde::Serialize for MethodRootsList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodRootsList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodRootsList)
-    }
-}
+__private::constant!(MethodRootsList = "roots/list");
 /// Sent from the server to request a list of root URIs from the client. Roots allow
 /// servers to ask for specific directories or files to operate on. A common example
 /// for roots is providing a set of repositories or directories a server should operate
@@ -11043,88 +4401,12 @@ pub struct ListRootsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListRootsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListRootsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListRootsRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodRootsList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListRootsRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The client's response to a roots/list request from the server.
 /// This result contains an array of Root objects, each representing a root directory
 /// or file that the server can operate on.
@@ -11138,96 +4420,14 @@ pub struct ListRootsResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListRootsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", &self.roots)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListRootsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListRootsResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "roots" => {
-                            roots = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsResult {
-                    meta,
-                    roots: roots
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "roots",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListRootsResult {
+    opt meta = "_meta",
+    req roots = "roots",
+} extra);
 /// The constant string `tasks/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodTasksList;
-impl MethodTasksList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tasks/list";
-}
-impl ::serde::Serialize for MethodTasksList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodTasksList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodTasksList)
-    }
-}
+__private::constant!(MethodTasksList = "tasks/list");
 /// A request to retrieve a list of tasks.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListTasksRequest {
@@ -11238,88 +4438,12 @@ pub struct ListTasksRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListTasksRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListTasksRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListTasksRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListTasksRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListTasksRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodTasksList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListTasksRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListTasksRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The response to a tasks/list request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListTasksResult {
@@ -11334,103 +4458,15 @@ pub struct ListTasksResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListTasksResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "tasks", &self.tasks)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListTasksResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListTasksResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListTasksResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListTasksResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut tasks: ::core::option::Option<::std::vec::Vec<Task>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "tasks" => {
-                            tasks = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListTasksResult {
-                    meta,
-                    next_cursor,
-                    tasks: tasks
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "tasks",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListTasksResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    req tasks = "tasks",
+} extra);
 /// The constant string `tools/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodToolsList;
-impl MethodToolsList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tools/list";
-}
-impl ::serde::Serialize for MethodToolsList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodToolsList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodToolsList)
-    }
-}
+__private::constant!(MethodToolsList = "tools/list");
 /// Sent from the client to request a list of tools the server has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListToolsRequest {
@@ -11441,88 +4477,12 @@ pub struct ListToolsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListToolsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListToolsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListToolsRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodToolsList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListToolsRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The server's response to a tools/list request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsResult {
@@ -11537,81 +4497,11 @@ pub struct ListToolsResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListToolsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", &self.tools)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListToolsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListToolsResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "tools" => {
-                            tools = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsResult {
-                    meta,
-                    next_cursor,
-                    tools: tools
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "tools",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListToolsResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    req tools = "tools",
+} extra);
 /// The severity of a log message.
 ///
 /// These map to syslog message severities, as specified in RFC-5424:
@@ -11637,96 +4527,20 @@ pub enum LoggingLevel {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl LoggingLevel {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Alert => "alert",
-            Self::Critical => "critical",
-            Self::Debug => "debug",
-            Self::Emergency => "emergency",
-            Self::Error => "error",
-            Self::Info => "info",
-            Self::Notice => "notice",
-            Self::Warning => "warning",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for LoggingLevel {
-    fn from(value: &str) -> Self {
-        match value {
-            "alert" => Self::Alert,
-            "critical" => Self::Critical,
-            "debug" => Self::Debug,
-            "emergency" => Self::Emergency,
-            "error" => Self::Error,
-            "info" => Self::Info,
-            "notice" => Self::Notice,
-            "warning" => Self::Warning,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for LoggingLevel {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "alert" => Self::Alert,
-            "critical" => Self::Critical,
-            "debug" => Self::Debug,
-            "emergency" => Self::Emergency,
-            "error" => Self::Error,
-            "info" => Self::Info,
-            "notice" => Self::Notice,
-            "warning" => Self::Warning,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for LoggingLevel {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for LoggingLevel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingLevel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(LoggingLevel {
+    Alert = "alert",
+    Critical = "critical",
+    Debug = "debug",
+    Emergency = "emergency",
+    Error = "error",
+    Info = "info",
+    Notice = "notice",
+    Warning = "warning",
+});
 /// The constant string `notifications/message`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsMessage;
-impl MethodNotificationsMessage {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/message";
-}
-impl ::serde::Serialize for MethodNotificationsMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsMessage)
-    }
-}
+__private::constant!(MethodNotificationsMessage = "notifications/message");
 /// JSONRPCNotification of a log message passed from server to client. If no logging/setLevel request has been sent from the client, the server MAY decide which messages to send automatically.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotification {
@@ -11736,86 +4550,11 @@ pub struct LoggingMessageNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for LoggingMessageNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LoggingMessageNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct LoggingMessageNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodNotificationsMessage> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    LoggingMessageNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(LoggingMessageNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(LoggingMessageNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `notifications/message` notification.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotificationParams {
@@ -11832,88 +4571,12 @@ pub struct LoggingMessageNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for LoggingMessageNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.logger.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
-        if let ::core::option::Option::Some(value) = &self.logger {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logger", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LoggingMessageNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct LoggingMessageNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "level" => {
-                            level = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "logger" => logger = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(LoggingMessageNotificationParams {
-                    meta,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    level: level
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "level",
-                        ))?,
-                    logger,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(LoggingMessageNotificationParams {
+    opt meta = "_meta",
+    req data = "data",
+    req level = "level",
+    opt logger = "logger",
+} extra);
 /// Hints to use for model selection.
 ///
 /// Keys not declared here are currently left unspecified by the spec and are up
@@ -11933,60 +4596,9 @@ pub struct ModelHint {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ModelHint {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.name.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.name {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelHint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ModelHint;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ModelHint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelHint, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ModelHint { name, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ModelHint {
+    opt name = "name",
+} extra);
 /// The server's preferences for model selection, requested of the client during sampling.
 ///
 /// Because LLMs can vary along multiple dimensions, choosing the "best" model is
@@ -12023,100 +4635,12 @@ pub struct ModelPreferences {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ModelPreferences {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cost_priority.is_some())
-            + usize::from(self.hints.is_some())
-            + usize::from(self.intelligence_priority.is_some())
-            + usize::from(self.speed_priority.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cost_priority {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "costPriority",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.hints {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hints", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.intelligence_priority {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "intelligencePriority",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.speed_priority {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "speedPriority",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ModelPreferences;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ModelPreferences")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelPreferences, A::Error> {
-                let mut cost_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut hints: ::core::option::Option<::std::vec::Vec<ModelHint>> = ::core::option::Option::None;
-                let mut intelligence_priority: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut speed_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "costPriority" => cost_priority = map.next_value()?,
-                        "hints" => hints = map.next_value()?,
-                        "intelligencePriority" => {
-                            intelligence_priority = map.next_value()?;
-                        }
-                        "speedPriority" => speed_priority = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ModelPreferences {
-                    cost_priority,
-                    hints,
-                    intelligence_priority,
-                    speed_priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ModelPreferences {
+    opt cost_priority = "costPriority",
+    opt hints = "hints",
+    opt intelligence_priority = "intelligencePriority",
+    opt speed_priority = "speedPriority",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum MultiSelectEnumSchema {
@@ -12238,74 +4762,10 @@ pub struct Notification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Notification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Notification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Notification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Notification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Notification, A::Error> {
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Notification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Notification {
+    req method = "method",
+    opt params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -12315,62 +4775,9 @@ pub struct NotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for NotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = NotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct NotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(NotificationParams { meta, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(NotificationParams {
+    opt meta = "_meta",
+} extra);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum NumberSchemaType {
     /// `integer`
@@ -12380,55 +4787,10 @@ pub enum NumberSchemaType {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl NumberSchemaType {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Integer => "integer",
-            Self::Number => "number",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for NumberSchemaType {
-    fn from(value: &str) -> Self {
-        match value {
-            "integer" => Self::Integer,
-            "number" => Self::Number,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for NumberSchemaType {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "integer" => Self::Integer,
-            "number" => Self::Number,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for NumberSchemaType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for NumberSchemaType {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(NumberSchemaType {
+    Integer = "integer",
+    Number = "number",
+});
 #[derive(Debug, Clone, PartialEq)]
 pub struct NumberSchema {
     pub default: ::core::option::Option<::serde_json::Number>,
@@ -12440,97 +4802,14 @@ pub struct NumberSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for NumberSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.maximum {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maximum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.minimum {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minimum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NumberSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = NumberSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct NumberSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NumberSchema, A::Error> {
-                let mut default: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut maximum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut minimum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<NumberSchemaType> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "maximum" => maximum = map.next_value()?,
-                        "minimum" => minimum = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(NumberSchema {
-                    default,
-                    description,
-                    maximum,
-                    minimum,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(NumberSchema {
+    opt default = "default",
+    opt description = "description",
+    opt maximum = "maximum",
+    opt minimum = "minimum",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaginatedRequest {
     pub id: RequestId,
@@ -12540,88 +4819,12 @@ pub struct PaginatedRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequestParamsMeta {
@@ -12630,67 +4833,9 @@ pub struct PaginatedRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Common parameters for paginated requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequestParams {
@@ -12702,70 +4847,10 @@ pub struct PaginatedRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + usize::from(self.cursor.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<PaginatedRequestParamsMeta> = ::core::option::Option::None;
-                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "cursor" => cursor = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedRequestParams {
-                    meta,
-                    cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedRequestParams {
+    opt meta = "_meta",
+    opt cursor = "cursor",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -12778,94 +4863,14 @@ pub struct PaginatedResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedResult {
-                    meta,
-                    next_cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+} extra);
 /// The constant string `ping`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPing;
-impl MethodPing {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "ping";
-}
-impl ::serde::Serialize for MethodPing {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPing {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPing)
-    }
-}
+__private::constant!(MethodPing = "ping");
 /// A ping, issued by either the server or the client, to check that the other party is still alive. The receiver must promptly respond, or else may be disconnected.
 #[derive(Debug, Clone, PartialEq)]
 pub struct PingRequest {
@@ -12876,88 +4881,12 @@ pub struct PingRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PingRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PingRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PingRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PingRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PingRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodPing> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PingRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PingRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
 #[derive(Debug, Clone, PartialEq)]
@@ -13225,26 +5154,7 @@ impl ::core::convert::From<LegacyTitledEnumSchema> for PrimitiveSchemaDefinition
 /// The constant string `notifications/progress`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsProgress;
-impl MethodNotificationsProgress {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/progress";
-}
-impl ::serde::Serialize for MethodNotificationsProgress {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsProgress)
-    }
-}
+__private::constant!(MethodNotificationsProgress = "notifications/progress");
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotification {
@@ -13254,84 +5164,11 @@ pub struct ProgressNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ProgressNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ProgressNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ProgressNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodNotificationsProgress> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ProgressNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ProgressNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ProgressNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `notifications/progress` notification.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotificationParams {
@@ -13350,107 +5187,13 @@ pub struct ProgressNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ProgressNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.message.is_some()) + usize::from(self.total.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.message {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "progress",
-            &self.progress,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "progressToken",
-            &self.progress_token,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.total {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ProgressNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ProgressNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "message" => message = map.next_value()?,
-                        "progress" => {
-                            progress = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "progressToken" => {
-                            progress_token = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "total" => total = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ProgressNotificationParams {
-                    meta,
-                    message,
-                    progress: progress
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "progress",
-                        ))?,
-                    progress_token: progress_token
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "progressToken",
-                        ))?,
-                    total,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ProgressNotificationParams {
+    opt meta = "_meta",
+    opt message = "message",
+    req progress = "progress",
+    req progress_token = "progressToken",
+    opt total = "total",
+} extra);
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -13585,101 +5328,14 @@ pub struct Prompt {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Prompt {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.arguments.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Prompt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Prompt;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Prompt")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Prompt, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut arguments: ::core::option::Option<
-                    ::std::vec::Vec<PromptArgument>,
-                > = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "arguments" => arguments = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Prompt {
-                    meta,
-                    arguments,
-                    description,
-                    icons,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Prompt {
+    opt meta = "_meta",
+    opt arguments = "arguments",
+    opt description = "description",
+    opt icons = "icons",
+    req name = "name",
+    opt title = "title",
+} extra);
 /// Describes an argument that a prompt can accept.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptArgument {
@@ -13699,107 +5355,16 @@ pub struct PromptArgument {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.description.is_some())
-            + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptArgument")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptArgument, A::Error> {
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut required: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => description = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "required" => required = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptArgument {
-                    description,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    required,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptArgument {
+    opt description = "description",
+    req name = "name",
+    opt required = "required",
+    opt title = "title",
+} extra);
 /// The constant string `notifications/prompts/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsPromptsListChanged;
-impl MethodNotificationsPromptsListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/prompts/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsPromptsListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsPromptsListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsPromptsListChanged)
-    }
-}
+__private::constant!(MethodNotificationsPromptsListChanged = "notifications/prompts/list_changed");
 /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptListChangedNotification {
@@ -13809,83 +5374,11 @@ pub struct PromptListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsPromptsListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptListChangedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptListChangedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// Describes a message returned as part of a prompt.
 ///
 /// This is similar to `SamplingMessage`, but also supports the embedding of
@@ -13897,95 +5390,14 @@ pub struct PromptMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptMessage")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptMessage, A::Error> {
-                let mut content: ::core::option::Option<ContentBlock> = ::core::option::Option::None;
-                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => role = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptMessage {
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    role: role
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "role",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptMessage {
+    req content = "content",
+    req role = "role",
+} extra);
 /// The constant string `ref/prompt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeRefPrompt;
-impl TypeRefPrompt {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "ref/prompt";
-}
-impl ::serde::Serialize for TypeRefPrompt {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeRefPrompt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeRefPrompt)
-    }
-}
+__private::constant!(TypeRefPrompt = "ref/prompt");
 /// Identifies a prompt.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptReference {
@@ -14002,99 +5414,15 @@ pub struct PromptReference {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptReference")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptReference, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeRefPrompt> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptReference {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptReference {
+    req name = "name",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `resources/read`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesRead;
-impl MethodResourcesRead {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/read";
-}
-impl ::serde::Serialize for MethodResourcesRead {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesRead {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesRead)
-    }
-}
+__private::constant!(MethodResourcesRead = "resources/read");
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequest {
@@ -14105,91 +5433,12 @@ pub struct ReadResourceRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodResourcesRead> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ReadResourceRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequestParamsMeta {
@@ -14198,67 +5447,9 @@ pub struct ReadResourceRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Parameters for a `resources/read` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequestParams {
@@ -14269,70 +5460,10 @@ pub struct ReadResourceRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<ReadResourceRequestParamsMeta> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceRequestParams {
-                    meta,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceRequestParams {
+    opt meta = "_meta",
+    req uri = "uri",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ReadResourceResultContentsItem {
@@ -14456,80 +5587,10 @@ pub struct ReadResourceResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "contents",
-            &self.contents,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut contents: ::core::option::Option<
-                    ::std::vec::Vec<ReadResourceResultContentsItem>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "contents" => {
-                            contents = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceResult {
-                    meta,
-                    contents: contents
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "contents",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceResult {
+    opt meta = "_meta",
+    req contents = "contents",
+} extra);
 /// Metadata for associating messages with a task.
 /// Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -14539,66 +5600,9 @@ pub struct RelatedTaskMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RelatedTaskMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RelatedTaskMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RelatedTaskMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RelatedTaskMetadata")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RelatedTaskMetadata, A::Error> {
-                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "taskId" => {
-                            task_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RelatedTaskMetadata {
-                    task_id: task_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "taskId",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RelatedTaskMetadata {
+    req task_id = "taskId",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Request {
     pub method: ::std::string::String,
@@ -14608,74 +5612,10 @@ pub struct Request {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Request {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Request {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Request;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Request")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Request, A::Error> {
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Request {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Request {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -14785,67 +5725,9 @@ pub struct RequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Common params for any request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParams {
@@ -14854,60 +5736,9 @@ pub struct RequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestParamsMeta> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RequestParams { meta, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RequestParams {
+    opt meta = "_meta",
+} extra);
 /// A known resource that the server is capable of reading.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Resource {
@@ -14951,119 +5782,17 @@ pub struct Resource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Resource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Resource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Resource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Resource")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Resource, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "size" => size = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Resource {
-                    meta,
-                    annotations,
-                    description,
-                    icons,
-                    mime_type,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    size,
-                    title,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Resource {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt icons = "icons",
+    opt mime_type = "mimeType",
+    req name = "name",
+    opt size = "size",
+    opt title = "title",
+    req uri = "uri",
+} extra);
 /// The contents of a specific resource or sub-resource.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceContents {
@@ -15078,101 +5807,15 @@ pub struct ResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceContents")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceContents, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceContents {
-                    meta,
-                    mime_type,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceContents {
+    opt meta = "_meta",
+    opt mime_type = "mimeType",
+    req uri = "uri",
+} extra);
 /// The constant string `resource_link`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeResourceLink;
-impl TypeResourceLink {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resource_link";
-}
-impl ::serde::Serialize for TypeResourceLink {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeResourceLink {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeResourceLink)
-    }
-}
+__private::constant!(TypeResourceLink = "resource_link");
 /// A resource that the server is capable of reading, included in a prompt or tool call result.
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
@@ -15219,149 +5862,22 @@ pub struct ResourceLink {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceLink {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceLink {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceLink;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceLink")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceLink, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeResourceLink> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "size" => size = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceLink {
-                    meta,
-                    annotations,
-                    description,
-                    icons,
-                    mime_type,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    size,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceLink {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt icons = "icons",
+    opt mime_type = "mimeType",
+    req name = "name",
+    opt size = "size",
+    opt title = "title",
+    req type_ = "type",
+    req uri = "uri",
+} extra);
 /// The constant string `notifications/resources/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsResourcesListChanged;
-impl MethodNotificationsResourcesListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/resources/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsResourcesListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsResourcesListChanged)
-    }
-}
+__private::constant!(MethodNotificationsResourcesListChanged = "notifications/resources/list_changed");
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceListChangedNotification {
@@ -15371,83 +5887,11 @@ pub struct ResourceListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsResourcesListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceListChangedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceListChangedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceRequestParamsMeta {
@@ -15456,67 +5900,9 @@ pub struct ResourceRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Common parameters when working with resources.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceRequestParams {
@@ -15527,70 +5913,10 @@ pub struct ResourceRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<ResourceRequestParamsMeta> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceRequestParams {
-                    meta,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceRequestParams {
+    opt meta = "_meta",
+    req uri = "uri",
+} extra);
 /// A template description for resources available on the server.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplate {
@@ -15630,143 +5956,20 @@ pub struct ResourceTemplate {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceTemplate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "uriTemplate",
-            &self.uri_template,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceTemplate;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceTemplate")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplate, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri_template: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "uriTemplate" => {
-                            uri_template = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceTemplate {
-                    meta,
-                    annotations,
-                    description,
-                    icons,
-                    mime_type,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    uri_template: uri_template
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uriTemplate",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceTemplate {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt icons = "icons",
+    opt mime_type = "mimeType",
+    req name = "name",
+    opt title = "title",
+    req uri_template = "uriTemplate",
+} extra);
 /// The constant string `ref/resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeRefResource;
-impl TypeRefResource {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "ref/resource";
-}
-impl ::serde::Serialize for TypeRefResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeRefResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeRefResource)
-    }
-}
+__private::constant!(TypeRefResource = "ref/resource");
 /// A reference to a resource or resource template definition.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplateReference {
@@ -15776,94 +5979,14 @@ pub struct ResourceTemplateReference {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceTemplateReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceTemplateReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceTemplateReference")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplateReference, A::Error> {
-                let mut type_: ::core::option::Option<TypeRefResource> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceTemplateReference {
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceTemplateReference {
+    req type_ = "type",
+    req uri = "uri",
+} extra);
 /// The constant string `notifications/resources/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsResourcesUpdated;
-impl MethodNotificationsResourcesUpdated {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/resources/updated";
-}
-impl ::serde::Serialize for MethodNotificationsResourcesUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesUpdated {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsResourcesUpdated)
-    }
-}
+__private::constant!(MethodNotificationsResourcesUpdated = "notifications/resources/updated");
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotification {
@@ -15873,88 +5996,11 @@ pub struct ResourceUpdatedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceUpdatedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceUpdatedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceUpdatedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsResourcesUpdated,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ResourceUpdatedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceUpdatedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceUpdatedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `notifications/resources/updated` notification.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotificationParams {
@@ -15967,72 +6013,10 @@ pub struct ResourceUpdatedNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceUpdatedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceUpdatedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceUpdatedNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
-                    meta,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceUpdatedNotificationParams {
+    opt meta = "_meta",
+    req uri = "uri",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Result {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -16042,62 +6026,9 @@ pub struct Result {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Result {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Result {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Result;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Result")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Result, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Result { meta, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Result {
+    opt meta = "_meta",
+} extra);
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -16108,55 +6039,10 @@ pub enum Role {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Role {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Assistant => "assistant",
-            Self::User => "user",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for Role {
-    fn from(value: &str) -> Self {
-        match value {
-            "assistant" => Self::Assistant,
-            "user" => Self::User,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for Role {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "assistant" => Self::Assistant,
-            "user" => Self::User,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for Role {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for Role {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Role {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(Role {
+    Assistant = "assistant",
+    User = "user",
+});
 /// Represents a root directory or file that the server can operate on.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Root {
@@ -16175,102 +6061,15 @@ pub struct Root {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Root {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.name.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.name {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Root {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Root;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Root")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Root, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "name" => name = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Root {
-                    meta,
-                    name,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Root {
+    opt meta = "_meta",
+    opt name = "name",
+    req uri = "uri",
+} extra);
 /// The constant string `notifications/roots/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsRootsListChanged;
-impl MethodNotificationsRootsListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/roots/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsRootsListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsRootsListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsRootsListChanged)
-    }
-}
+__private::constant!(MethodNotificationsRootsListChanged = "notifications/roots/list_changed");
 /// A notification from the client to the server, informing it that the list of roots has changed.
 /// This notification should be sent whenever the client adds, removes, or modifies any root.
 /// The server should then request an updated list of roots using the ListRootsRequest.
@@ -16282,83 +6081,11 @@ pub struct RootsListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RootsListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RootsListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RootsListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RootsListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RootsListChangedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsRootsListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RootsListChangedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RootsListChangedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum SamplingMessageContent {
@@ -16578,81 +6305,11 @@ pub struct SamplingMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SamplingMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SamplingMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SamplingMessage")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SamplingMessage, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
-                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => role = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SamplingMessage {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    role: role
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "role",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SamplingMessage {
+    opt meta = "_meta",
+    req content = "content",
+    req role = "role",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum SamplingMessageContentBlock {
@@ -16845,156 +6502,23 @@ pub struct ServerCapabilitiesCompletions {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesCompletions {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesCompletions {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesCompletions;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesCompletions")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesCompletions, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesCompletions {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesCompletions {
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesExperimentalValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesExperimentalValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesExperimentalValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesExperimentalValue;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesExperimentalValue")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesExperimentalValue, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesExperimentalValue {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesExperimentalValue {
+} extra);
 /// Present if the server supports sending log messages to the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesLogging {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesLogging {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesLogging {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesLogging;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesLogging")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesLogging, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesLogging { extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesLogging {
+} extra);
 /// Present if the server offers any prompt templates.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesPrompts {
@@ -17003,63 +6527,9 @@ pub struct ServerCapabilitiesPrompts {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesPrompts {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesPrompts;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesPrompts")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
-                    list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesPrompts {
+    opt list_changed = "listChanged",
+} extra);
 /// Present if the server offers any resources to read.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesResources {
@@ -17070,232 +6540,34 @@ pub struct ServerCapabilitiesResources {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesResources {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some())
-            + usize::from(self.subscribe.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.subscribe {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "subscribe", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesResources;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesResources")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        "subscribe" => subscribe = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesResources {
-                    list_changed,
-                    subscribe,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesResources {
+    opt list_changed = "listChanged",
+    opt subscribe = "subscribe",
+} extra);
 /// Whether this server supports tasks/cancel.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksCancel {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesTasksCancel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksCancel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesTasksCancel;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesTasksCancel")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTasksCancel, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTasksCancel {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesTasksCancel {
+} extra);
 /// Whether this server supports tasks/list.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksList {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesTasksList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesTasksList;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesTasksList")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTasksList, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTasksList {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesTasksList {
+} extra);
 /// Whether the server supports task-augmented tools/call requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksRequestsToolsCall {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesTasksRequestsToolsCall {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsToolsCall {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesTasksRequestsToolsCall;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesTasksRequestsToolsCall")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ServerCapabilitiesTasksRequestsToolsCall,
-                A::Error,
-            > {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTasksRequestsToolsCall {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesTasksRequestsToolsCall {
+} extra);
 /// Task support for tool-related requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksRequestsTools {
@@ -17304,65 +6576,9 @@ pub struct ServerCapabilitiesTasksRequestsTools {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesTasksRequestsTools {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.call.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.call {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "call", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequestsTools {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesTasksRequestsTools;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesTasksRequestsTools")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTasksRequestsTools, A::Error> {
-                let mut call: ::core::option::Option<
-                    ServerCapabilitiesTasksRequestsToolsCall,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "call" => call = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTasksRequestsTools {
-                    call,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesTasksRequestsTools {
+    opt call = "call",
+} extra);
 /// Specifies which request types can be augmented with tasks.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasksRequests {
@@ -17371,65 +6587,9 @@ pub struct ServerCapabilitiesTasksRequests {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesTasksRequests {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.tools.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.tools {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasksRequests {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesTasksRequests;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesTasksRequests")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTasksRequests, A::Error> {
-                let mut tools: ::core::option::Option<
-                    ServerCapabilitiesTasksRequestsTools,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "tools" => tools = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTasksRequests {
-                    tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesTasksRequests {
+    opt tools = "tools",
+} extra);
 /// Present if the server supports task-augmented requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTasks {
@@ -17442,78 +6602,11 @@ pub struct ServerCapabilitiesTasks {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesTasks {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cancel.is_some()) + usize::from(self.list.is_some())
-            + usize::from(self.requests.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cancel {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cancel", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.list {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "list", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.requests {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "requests", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTasks {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesTasks;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesTasks")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTasks, A::Error> {
-                let mut cancel: ::core::option::Option<ServerCapabilitiesTasksCancel> = ::core::option::Option::None;
-                let mut list: ::core::option::Option<ServerCapabilitiesTasksList> = ::core::option::Option::None;
-                let mut requests: ::core::option::Option<
-                    ServerCapabilitiesTasksRequests,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "cancel" => cancel = map.next_value()?,
-                        "list" => list = map.next_value()?,
-                        "requests" => requests = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTasks {
-                    cancel,
-                    list,
-                    requests,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesTasks {
+    opt cancel = "cancel",
+    opt list = "list",
+    opt requests = "requests",
+} extra);
 /// Present if the server offers any tools to call.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTools {
@@ -17522,63 +6615,9 @@ pub struct ServerCapabilitiesTools {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesTools {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesTools;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesTools")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTools {
-                    list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesTools {
+    opt list_changed = "listChanged",
+} extra);
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilities {
@@ -17601,114 +6640,15 @@ pub struct ServerCapabilities {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.completions.is_some())
-            + usize::from(self.experimental.is_some())
-            + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
-            + usize::from(self.resources.is_some()) + usize::from(self.tasks.is_some())
-            + usize::from(self.tools.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.completions {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "completions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "experimental",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.logging {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logging", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.prompts {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.resources {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resources", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tasks {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tasks", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilities")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilities, A::Error> {
-                let mut completions: ::core::option::Option<
-                    ServerCapabilitiesCompletions,
-                > = ::core::option::Option::None;
-                let mut experimental: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ServerCapabilitiesExperimentalValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut logging: ::core::option::Option<ServerCapabilitiesLogging> = ::core::option::Option::None;
-                let mut prompts: ::core::option::Option<ServerCapabilitiesPrompts> = ::core::option::Option::None;
-                let mut resources: ::core::option::Option<ServerCapabilitiesResources> = ::core::option::Option::None;
-                let mut tasks: ::core::option::Option<ServerCapabilitiesTasks> = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "completions" => completions = map.next_value()?,
-                        "experimental" => experimental = map.next_value()?,
-                        "logging" => logging = map.next_value()?,
-                        "prompts" => prompts = map.next_value()?,
-                        "resources" => resources = map.next_value()?,
-                        "tasks" => tasks = map.next_value()?,
-                        "tools" => tools = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilities {
-                    completions,
-                    experimental,
-                    logging,
-                    prompts,
-                    resources,
-                    tasks,
-                    tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilities {
+    opt completions = "completions",
+    opt experimental = "experimental",
+    opt logging = "logging",
+    opt prompts = "prompts",
+    opt resources = "resources",
+    opt tasks = "tasks",
+    opt tools = "tools",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ServerNotification {
@@ -18843,26 +7783,7 @@ impl ::core::convert::From<CompleteResult> for ServerResult {
 /// The constant string `logging/setLevel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodLoggingSetLevel;
-impl MethodLoggingSetLevel {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "logging/setLevel";
-}
-impl ::serde::Serialize for MethodLoggingSetLevel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodLoggingSetLevel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodLoggingSetLevel)
-    }
-}
+__private::constant!(MethodLoggingSetLevel = "logging/setLevel");
 /// A request from the client to the server, to enable or adjust logging.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SetLevelRequest {
@@ -18873,91 +7794,12 @@ pub struct SetLevelRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SetLevelRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SetLevelRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SetLevelRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SetLevelRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SetLevelRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodLoggingSetLevel> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<SetLevelRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SetLevelRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SetLevelRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SetLevelRequestParamsMeta {
@@ -18966,67 +7808,9 @@ pub struct SetLevelRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SetLevelRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SetLevelRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SetLevelRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SetLevelRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SetLevelRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SetLevelRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Parameters for a `logging/setLevel` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SetLevelRequestParams {
@@ -19037,72 +7821,10 @@ pub struct SetLevelRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SetLevelRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SetLevelRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SetLevelRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SetLevelRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SetLevelRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<SetLevelRequestParamsMeta> = ::core::option::Option::None;
-                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "level" => {
-                            level = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SetLevelRequestParams {
-                    meta,
-                    level: level
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "level",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SetLevelRequestParams {
+    opt meta = "_meta",
+    req level = "level",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum SingleSelectEnumSchema {
@@ -19228,61 +7950,12 @@ pub enum StringSchemaFormat {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl StringSchemaFormat {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Date => "date",
-            Self::DateTime => "date-time",
-            Self::Email => "email",
-            Self::Uri => "uri",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for StringSchemaFormat {
-    fn from(value: &str) -> Self {
-        match value {
-            "date" => Self::Date,
-            "date-time" => Self::DateTime,
-            "email" => Self::Email,
-            "uri" => Self::Uri,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for StringSchemaFormat {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "date" => Self::Date,
-            "date-time" => Self::DateTime,
-            "email" => Self::Email,
-            "uri" => Self::Uri,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for StringSchemaFormat {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for StringSchemaFormat {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(StringSchemaFormat {
+    Date = "date",
+    DateTime = "date-time",
+    Email = "email",
+    Uri = "uri",
+});
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StringSchema {
     pub default: ::core::option::Option<::std::string::String>,
@@ -19295,127 +7968,19 @@ pub struct StringSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for StringSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
-            + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.format {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "format", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.max_length {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_length {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for StringSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = StringSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct StringSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<StringSchema, A::Error> {
-                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut format: ::core::option::Option<StringSchemaFormat> = ::core::option::Option::None;
-                let mut max_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut min_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "format" => format = map.next_value()?,
-                        "maxLength" => max_length = map.next_value()?,
-                        "minLength" => min_length = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(StringSchema {
-                    default,
-                    description,
-                    format,
-                    max_length,
-                    min_length,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(StringSchema {
+    opt default = "default",
+    opt description = "description",
+    opt format = "format",
+    opt max_length = "maxLength",
+    opt min_length = "minLength",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `resources/subscribe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesSubscribe;
-impl MethodResourcesSubscribe {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/subscribe";
-}
-impl ::serde::Serialize for MethodResourcesSubscribe {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesSubscribe {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesSubscribe)
-    }
-}
+__private::constant!(MethodResourcesSubscribe = "resources/subscribe");
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SubscribeRequest {
@@ -19426,91 +7991,12 @@ pub struct SubscribeRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscribeRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscribeRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscribeRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscribeRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscribeRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodResourcesSubscribe> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<SubscribeRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscribeRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscribeRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscribeRequestParamsMeta {
@@ -19519,67 +8005,9 @@ pub struct SubscribeRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscribeRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscribeRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscribeRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscribeRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscribeRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscribeRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Parameters for a `resources/subscribe` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscribeRequestParams {
@@ -19590,70 +8018,10 @@ pub struct SubscribeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscribeRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscribeRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscribeRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscribeRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscribeRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<SubscribeRequestParamsMeta> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscribeRequestParams {
-                    meta,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscribeRequestParams {
+    opt meta = "_meta",
+    req uri = "uri",
+} extra);
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -19777,131 +8145,15 @@ pub struct Task {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Task {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 5usize + usize::from(self.poll_interval.is_some())
-            + usize::from(self.status_message.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "createdAt",
-            &self.created_at,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "lastUpdatedAt",
-            &self.last_updated_at,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.poll_interval {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "pollInterval",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "status", &self.status)?;
-        if let ::core::option::Option::Some(value) = &self.status_message {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "statusMessage",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", &self.ttl)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Task {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Task;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Task")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Task, A::Error> {
-                let mut created_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut last_updated_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
-                let mut status_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut ttl: ::core::option::Option<TaskTtl> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "createdAt" => {
-                            created_at = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "lastUpdatedAt" => {
-                            last_updated_at = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "pollInterval" => poll_interval = map.next_value()?,
-                        "status" => {
-                            status = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "statusMessage" => status_message = map.next_value()?,
-                        "taskId" => {
-                            task_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttl" => ttl = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Task {
-                    created_at: created_at
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "createdAt",
-                        ))?,
-                    last_updated_at: last_updated_at
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "lastUpdatedAt",
-                        ))?,
-                    poll_interval,
-                    status: status
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "status",
-                        ))?,
-                    status_message,
-                    task_id: task_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "taskId",
-                        ))?,
-                    ttl: ttl
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "ttl",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Task {
+    req created_at = "createdAt",
+    req last_updated_at = "lastUpdatedAt",
+    opt poll_interval = "pollInterval",
+    req status = "status",
+    opt status_message = "statusMessage",
+    req task_id = "taskId",
+    req ttl = "ttl",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskAugmentedRequestParamsMeta {
@@ -19910,67 +8162,9 @@ pub struct TaskAugmentedRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TaskAugmentedRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TaskAugmentedRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TaskAugmentedRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TaskAugmentedRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TaskAugmentedRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TaskAugmentedRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Common params for any task-augmented request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TaskAugmentedRequestParams {
@@ -19986,70 +8180,10 @@ pub struct TaskAugmentedRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TaskAugmentedRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + usize::from(self.task.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.task {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "task", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskAugmentedRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TaskAugmentedRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TaskAugmentedRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TaskAugmentedRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<TaskAugmentedRequestParamsMeta> = ::core::option::Option::None;
-                let mut task: ::core::option::Option<TaskMetadata> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "task" => task = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TaskAugmentedRequestParams {
-                    meta,
-                    task,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TaskAugmentedRequestParams {
+    opt meta = "_meta",
+    opt task = "task",
+} extra);
 /// Metadata for augmenting a request with task execution.
 /// Include this in the `task` field of the request parameters.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -20059,60 +8193,9 @@ pub struct TaskMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TaskMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.ttl.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.ttl {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TaskMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TaskMetadata")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TaskMetadata, A::Error> {
-                let mut ttl: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "ttl" => ttl = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TaskMetadata { ttl, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TaskMetadata {
+    opt ttl = "ttl",
+} extra);
 /// The status of a task.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum TaskStatus {
@@ -20129,87 +8212,17 @@ pub enum TaskStatus {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl TaskStatus {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Cancelled => "cancelled",
-            Self::Completed => "completed",
-            Self::Failed => "failed",
-            Self::InputRequired => "input_required",
-            Self::Working => "working",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for TaskStatus {
-    fn from(value: &str) -> Self {
-        match value {
-            "cancelled" => Self::Cancelled,
-            "completed" => Self::Completed,
-            "failed" => Self::Failed,
-            "input_required" => Self::InputRequired,
-            "working" => Self::Working,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for TaskStatus {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "cancelled" => Self::Cancelled,
-            "completed" => Self::Completed,
-            "failed" => Self::Failed,
-            "input_required" => Self::InputRequired,
-            "working" => Self::Working,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for TaskStatus {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for TaskStatus {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskStatus {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(TaskStatus {
+    Cancelled = "cancelled",
+    Completed = "completed",
+    Failed = "failed",
+    InputRequired = "input_required",
+    Working = "working",
+});
 /// The constant string `notifications/tasks/status`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsTasksStatus;
-impl MethodNotificationsTasksStatus {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/tasks/status";
-}
-impl ::serde::Serialize for MethodNotificationsTasksStatus {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsTasksStatus {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsTasksStatus)
-    }
-}
+__private::constant!(MethodNotificationsTasksStatus = "notifications/tasks/status");
 /// An optional notification from the receiver to the requestor, informing them that a task's status has changed. Receivers are not required to send these notifications.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskStatusNotification {
@@ -20219,84 +8232,11 @@ pub struct TaskStatusNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TaskStatusNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskStatusNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TaskStatusNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TaskStatusNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TaskStatusNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodNotificationsTasksStatus> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<TaskStatusNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TaskStatusNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TaskStatusNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -20424,162 +8364,20 @@ pub struct TaskStatusNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TaskStatusNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 5usize + usize::from(self.meta.is_some())
-            + usize::from(self.poll_interval.is_some())
-            + usize::from(self.status_message.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "createdAt",
-            &self.created_at,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "lastUpdatedAt",
-            &self.last_updated_at,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.poll_interval {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "pollInterval",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "status", &self.status)?;
-        if let ::core::option::Option::Some(value) = &self.status_message {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "statusMessage",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskId", &self.task_id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttl", &self.ttl)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TaskStatusNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TaskStatusNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TaskStatusNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut created_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut last_updated_at: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut poll_interval: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut status: ::core::option::Option<TaskStatus> = ::core::option::Option::None;
-                let mut status_message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut task_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut ttl: ::core::option::Option<TaskStatusNotificationParamsTtl> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "createdAt" => {
-                            created_at = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "lastUpdatedAt" => {
-                            last_updated_at = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "pollInterval" => poll_interval = map.next_value()?,
-                        "status" => {
-                            status = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "statusMessage" => status_message = map.next_value()?,
-                        "taskId" => {
-                            task_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttl" => ttl = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TaskStatusNotificationParams {
-                    meta,
-                    created_at: created_at
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "createdAt",
-                        ))?,
-                    last_updated_at: last_updated_at
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "lastUpdatedAt",
-                        ))?,
-                    poll_interval,
-                    status: status
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "status",
-                        ))?,
-                    status_message,
-                    task_id: task_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "taskId",
-                        ))?,
-                    ttl: ttl
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "ttl",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TaskStatusNotificationParams {
+    opt meta = "_meta",
+    req created_at = "createdAt",
+    req last_updated_at = "lastUpdatedAt",
+    opt poll_interval = "pollInterval",
+    req status = "status",
+    opt status_message = "statusMessage",
+    req task_id = "taskId",
+    req ttl = "ttl",
+} extra);
 /// The constant string `text`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeText;
-impl TypeText {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "text";
-}
-impl ::serde::Serialize for TypeText {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeText {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeText)
-    }
-}
+__private::constant!(TypeText = "text");
 /// Text provided to or from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextContent {
@@ -20595,86 +8393,12 @@ pub struct TextContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TextContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TextContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TextContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextContent, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeText> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "text" => text = ::core::option::Option::Some(map.next_value()?),
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TextContent {
-                    meta,
-                    annotations,
-                    text: text
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "text",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TextContent {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req text = "text",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
@@ -20690,86 +8414,12 @@ pub struct TextResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TextResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TextResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TextResourceContents")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextResourceContents, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "text" => text = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TextResourceContents {
-                    meta,
-                    mime_type,
-                    text: text
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "text",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TextResourceContents {
+    opt meta = "_meta",
+    opt mime_type = "mimeType",
+    req text = "text",
+    req uri = "uri",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// The constant enum value.
@@ -20779,78 +8429,10 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchemaItemsAnyOfItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledMultiSelectEnumSchemaItemsAnyOfItem;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledMultiSelectEnumSchemaItemsAnyOfItem")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                TitledMultiSelectEnumSchemaItemsAnyOfItem,
-                A::Error,
-            > {
-                let mut const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "const" => {
-                            const_ = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            title = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItemsAnyOfItem {
-                    const_: const_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "const",
-                        ))?,
-                    title: title
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "title",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    req const_ = "const",
+    req title = "title",
+} extra);
 /// Schema for array items with enum options and display labels.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchemaItems {
@@ -20859,90 +8441,13 @@ pub struct TitledMultiSelectEnumSchemaItems {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "anyOf", &self.any_of)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledMultiSelectEnumSchemaItems;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledMultiSelectEnumSchemaItems")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
-                let mut any_of: ::core::option::Option<
-                    ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "anyOf" => {
-                            any_of = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
-                    any_of: any_of
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "anyOf",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledMultiSelectEnumSchemaItems {
+    req any_of = "anyOf",
+} extra);
 /// The constant string `array`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeArray;
-impl TypeArray {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "array";
-}
-impl ::serde::Serialize for TypeArray {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeArray {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeArray)
-    }
-}
+__private::constant!(TypeArray = "array");
 /// Schema for multiple-selection enumeration with display titles for each option.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchema {
@@ -20962,111 +8467,15 @@ pub struct TitledMultiSelectEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.max_items.is_some())
-            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "items", &self.items)?;
-        if let ::core::option::Option::Some(value) = &self.max_items {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_items {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledMultiSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledMultiSelectEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledMultiSelectEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut items: ::core::option::Option<
-                    TitledMultiSelectEnumSchemaItems,
-                > = ::core::option::Option::None;
-                let mut max_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeArray> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "items" => {
-                            items = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxItems" => max_items = map.next_value()?,
-                        "minItems" => min_items = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchema {
-                    default,
-                    description,
-                    items: items
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "items",
-                        ))?,
-                    max_items,
-                    min_items,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledMultiSelectEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req items = "items",
+    opt max_items = "maxItems",
+    opt min_items = "minItems",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// The enum value.
@@ -21076,78 +8485,10 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledSingleSelectEnumSchemaOneOfItem;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledSingleSelectEnumSchemaOneOfItem")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                TitledSingleSelectEnumSchemaOneOfItem,
-                A::Error,
-            > {
-                let mut const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "const" => {
-                            const_ = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            title = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
-                    const_: const_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "const",
-                        ))?,
-                    title: title
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "title",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledSingleSelectEnumSchemaOneOfItem {
+    req const_ = "const",
+    req title = "title",
+} extra);
 /// Schema for single-selection enumeration with display titles for each option.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledSingleSelectEnumSchema {
@@ -21163,147 +8504,20 @@ pub struct TitledSingleSelectEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledSingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "oneOf", &self.one_of)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledSingleSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledSingleSelectEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledSingleSelectEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut one_of: ::core::option::Option<
-                    ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
-                > = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "oneOf" => {
-                            one_of = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledSingleSelectEnumSchema {
-                    default,
-                    description,
-                    one_of: one_of
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "oneOf",
-                        ))?,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledSingleSelectEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req one_of = "oneOf",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchemaPropertiesValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolInputSchemaPropertiesValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolInputSchemaPropertiesValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolInputSchemaPropertiesValue;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolInputSchemaPropertiesValue")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolInputSchemaPropertiesValue, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ToolInputSchemaPropertiesValue {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolInputSchemaPropertiesValue {
+} extra);
 /// A JSON Schema object defining the expected parameters for the tool.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchema {
@@ -21316,143 +8530,19 @@ pub struct ToolInputSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolInputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.schema.is_some())
-            + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.properties {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolInputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolInputSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolInputSchema, A::Error> {
-                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut properties: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ToolInputSchemaPropertiesValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => schema = map.next_value()?,
-                        "properties" => properties = map.next_value()?,
-                        "required" => required = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolInputSchema {
-                    schema,
-                    properties,
-                    required,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolInputSchema {
+    opt schema = "$schema",
+    opt properties = "properties",
+    opt required = "required",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolOutputSchemaPropertiesValue {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolOutputSchemaPropertiesValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolOutputSchemaPropertiesValue {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolOutputSchemaPropertiesValue;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolOutputSchemaPropertiesValue")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolOutputSchemaPropertiesValue, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ToolOutputSchemaPropertiesValue {
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolOutputSchemaPropertiesValue {
+} extra);
 /// An optional JSON Schema object defining the structure of the tool's output returned in
 /// the structuredContent field of a CallToolResult.
 ///
@@ -21469,91 +8559,12 @@ pub struct ToolOutputSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolOutputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.schema.is_some())
-            + usize::from(self.properties.is_some())
-            + usize::from(self.required.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.properties {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "properties", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolOutputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolOutputSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolOutputSchema, A::Error> {
-                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut properties: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ToolOutputSchemaPropertiesValue,
-                    >,
-                > = ::core::option::Option::None;
-                let mut required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => schema = map.next_value()?,
-                        "properties" => properties = map.next_value()?,
-                        "required" => required = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolOutputSchema {
-                    schema,
-                    properties,
-                    required,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolOutputSchema {
+    opt schema = "$schema",
+    opt properties = "properties",
+    opt required = "required",
+    req type_ = "type",
+} extra);
 /// Definition for a tool the client can call.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Tool {
@@ -21601,132 +8612,17 @@ pub struct Tool {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Tool {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.execution.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.output_schema.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.execution {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "execution", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "inputSchema",
-            &self.input_schema,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.output_schema {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "outputSchema",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Tool {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Tool;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Tool")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Tool, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut execution: ::core::option::Option<ToolExecution> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut output_schema: ::core::option::Option<ToolOutputSchema> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "execution" => execution = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "inputSchema" => {
-                            input_schema = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "outputSchema" => output_schema = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Tool {
-                    meta,
-                    annotations,
-                    description,
-                    execution,
-                    icons,
-                    input_schema: input_schema
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "inputSchema",
-                        ))?,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    output_schema,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Tool {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt execution = "execution",
+    opt icons = "icons",
+    req input_schema = "inputSchema",
+    req name = "name",
+    opt output_schema = "outputSchema",
+    opt title = "title",
+} extra);
 /// Additional properties describing a Tool to clients.
 ///
 /// NOTE: all properties in ToolAnnotations are **hints**.
@@ -21767,107 +8663,13 @@ pub struct ToolAnnotations {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolAnnotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.destructive_hint.is_some())
-            + usize::from(self.idempotent_hint.is_some())
-            + usize::from(self.open_world_hint.is_some())
-            + usize::from(self.read_only_hint.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.destructive_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "destructiveHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.idempotent_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "idempotentHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.open_world_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "openWorldHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.read_only_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "readOnlyHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolAnnotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolAnnotations")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolAnnotations, A::Error> {
-                let mut destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "destructiveHint" => destructive_hint = map.next_value()?,
-                        "idempotentHint" => idempotent_hint = map.next_value()?,
-                        "openWorldHint" => open_world_hint = map.next_value()?,
-                        "readOnlyHint" => read_only_hint = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolAnnotations {
-                    destructive_hint,
-                    idempotent_hint,
-                    open_world_hint,
-                    read_only_hint,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolAnnotations {
+    opt destructive_hint = "destructiveHint",
+    opt idempotent_hint = "idempotentHint",
+    opt open_world_hint = "openWorldHint",
+    opt read_only_hint = "readOnlyHint",
+    opt title = "title",
+} extra);
 /// Controls the tool use ability of the model:
 /// - "auto": Model decides whether to use tools (default)
 /// - "required": Model MUST use at least one tool before completing
@@ -21883,58 +8685,11 @@ pub enum ToolChoiceMode {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl ToolChoiceMode {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Auto => "auto",
-            Self::None => "none",
-            Self::Required => "required",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for ToolChoiceMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "auto" => Self::Auto,
-            "none" => Self::None,
-            "required" => Self::Required,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for ToolChoiceMode {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "auto" => Self::Auto,
-            "none" => Self::None,
-            "required" => Self::Required,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for ToolChoiceMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for ToolChoiceMode {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolChoiceMode {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(ToolChoiceMode {
+    Auto = "auto",
+    None = "none",
+    Required = "required",
+});
 /// Controls tool selection behavior for sampling requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolChoice {
@@ -21946,60 +8701,9 @@ pub struct ToolChoice {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolChoice {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.mode.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.mode {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolChoice {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolChoice;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolChoice")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolChoice, A::Error> {
-                let mut mode: ::core::option::Option<ToolChoiceMode> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "mode" => mode = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolChoice { mode, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolChoice {
+    opt mode = "mode",
+} extra);
 /// Indicates whether this tool supports task-augmented execution.
 /// This allows clients to handle long-running operations through polling
 /// the task system.
@@ -22020,58 +8724,11 @@ pub enum ToolExecutionTaskSupport {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl ToolExecutionTaskSupport {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Forbidden => "forbidden",
-            Self::Optional => "optional",
-            Self::Required => "required",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for ToolExecutionTaskSupport {
-    fn from(value: &str) -> Self {
-        match value {
-            "forbidden" => Self::Forbidden,
-            "optional" => Self::Optional,
-            "required" => Self::Required,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for ToolExecutionTaskSupport {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "forbidden" => Self::Forbidden,
-            "optional" => Self::Optional,
-            "required" => Self::Required,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for ToolExecutionTaskSupport {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for ToolExecutionTaskSupport {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolExecutionTaskSupport {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(ToolExecutionTaskSupport {
+    Forbidden = "forbidden",
+    Optional = "optional",
+    Required = "required",
+});
 /// Execution-related properties for a tool.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolExecution {
@@ -22088,86 +8745,13 @@ pub struct ToolExecution {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolExecution {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.task_support.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.task_support {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "taskSupport", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolExecution {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolExecution;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolExecution")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolExecution, A::Error> {
-                let mut task_support: ::core::option::Option<ToolExecutionTaskSupport> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "taskSupport" => task_support = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolExecution {
-                    task_support,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolExecution {
+    opt task_support = "taskSupport",
+} extra);
 /// The constant string `notifications/tools/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsToolsListChanged;
-impl MethodNotificationsToolsListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/tools/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsToolsListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsToolsListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsToolsListChanged)
-    }
-}
+__private::constant!(MethodNotificationsToolsListChanged = "notifications/tools/list_changed");
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This may be issued by servers without any previous subscription from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolListChangedNotification {
@@ -22177,105 +8761,15 @@ pub struct ToolListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsToolsListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolListChangedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolListChangedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The constant string `tool_result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeToolResult;
-impl TypeToolResult {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tool_result";
-}
-impl ::serde::Serialize for TypeToolResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeToolResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeToolResult)
-    }
-}
+__private::constant!(TypeToolResult = "tool_result");
 /// The result of a tool use, provided by the user back to the assistant.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolResultContent {
@@ -22310,136 +8804,18 @@ pub struct ToolResultContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolResultContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.is_error.is_some())
-            + usize::from(self.structured_content.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        if let ::core::option::Option::Some(value) = &self.is_error {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.structured_content {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "structuredContent",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "toolUseId",
-            &self.tool_use_id,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolResultContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolResultContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolResultContent, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut content: ::core::option::Option<::std::vec::Vec<ContentBlock>> = ::core::option::Option::None;
-                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut structured_content: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut tool_use_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeToolResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "isError" => is_error = map.next_value()?,
-                        "structuredContent" => structured_content = map.next_value()?,
-                        "toolUseId" => {
-                            tool_use_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolResultContent {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    is_error,
-                    structured_content,
-                    tool_use_id: tool_use_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "toolUseId",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolResultContent {
+    opt meta = "_meta",
+    req content = "content",
+    opt is_error = "isError",
+    opt structured_content = "structuredContent",
+    req tool_use_id = "toolUseId",
+    req type_ = "type",
+} extra);
 /// The constant string `tool_use`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeToolUse;
-impl TypeToolUse {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tool_use";
-}
-impl ::serde::Serialize for TypeToolUse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeToolUse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeToolUse)
-    }
-}
+__private::constant!(TypeToolUse = "tool_use");
 /// A request from the assistant to call a tool.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolUseContent {
@@ -22462,171 +8838,22 @@ pub struct ToolUseContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolUseContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "input", &self.input)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolUseContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolUseContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolUseContent, A::Error> {
-                let mut meta: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut input: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeToolUse> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "input" => {
-                            input = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolUseContent {
-                    meta,
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    input: input
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "input",
-                        ))?,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolUseContent {
+    opt meta = "_meta",
+    req id = "id",
+    req input = "input",
+    req name = "name",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct URLElicitationRequiredErrorErrorData {
     pub elicitations: ::std::vec::Vec<ElicitRequestURLParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for URLElicitationRequiredErrorErrorData {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "elicitations",
-            &self.elicitations,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorErrorData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = URLElicitationRequiredErrorErrorData;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct URLElicitationRequiredErrorErrorData")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<URLElicitationRequiredErrorErrorData, A::Error> {
-                let mut elicitations: ::core::option::Option<
-                    ::std::vec::Vec<ElicitRequestURLParams>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitations" => {
-                            elicitations = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(URLElicitationRequiredErrorErrorData {
-                    elicitations: elicitations
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "elicitations",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(URLElicitationRequiredErrorErrorData {
+    req elicitations = "elicitations",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct URLElicitationRequiredErrorError {
     pub code: i64,
@@ -22636,82 +8863,11 @@ pub struct URLElicitationRequiredErrorError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for URLElicitationRequiredErrorError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredErrorError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = URLElicitationRequiredErrorError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct URLElicitationRequiredErrorError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<URLElicitationRequiredErrorError, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<
-                    URLElicitationRequiredErrorErrorData,
-                > = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(URLElicitationRequiredErrorError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(URLElicitationRequiredErrorError {
+    req code = "code",
+    req data = "data",
+    req message = "message",
+} extra);
 /// An error response that indicates that the server requires the client to provide additional information via an elicitation request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct URLElicitationRequiredError {
@@ -22721,106 +8877,15 @@ pub struct URLElicitationRequiredError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for URLElicitationRequiredError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for URLElicitationRequiredError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = URLElicitationRequiredError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct URLElicitationRequiredError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<URLElicitationRequiredError, A::Error> {
-                let mut error: ::core::option::Option<
-                    URLElicitationRequiredErrorError,
-                > = ::core::option::Option::None;
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => {
-                            error = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => id = map.next_value()?,
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(URLElicitationRequiredError {
-                    error: error
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "error",
-                        ))?,
-                    id,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(URLElicitationRequiredError {
+    req error = "error",
+    opt id = "id",
+    req jsonrpc = "jsonrpc",
+} extra);
 /// The constant string `resources/unsubscribe`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesUnsubscribe;
-impl MethodResourcesUnsubscribe {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/unsubscribe";
-}
-impl ::serde::Serialize for MethodResourcesUnsubscribe {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesUnsubscribe {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesUnsubscribe)
-    }
-}
+__private::constant!(MethodResourcesUnsubscribe = "resources/unsubscribe");
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct UnsubscribeRequest {
@@ -22831,91 +8896,12 @@ pub struct UnsubscribeRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UnsubscribeRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UnsubscribeRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UnsubscribeRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsubscribeRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodResourcesUnsubscribe> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<UnsubscribeRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UnsubscribeRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UnsubscribeRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsubscribeRequestParamsMeta {
@@ -22924,67 +8910,9 @@ pub struct UnsubscribeRequestParamsMeta {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UnsubscribeRequestParamsMeta {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParamsMeta {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UnsubscribeRequestParamsMeta;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UnsubscribeRequestParamsMeta")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsubscribeRequestParamsMeta, A::Error> {
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UnsubscribeRequestParamsMeta {
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UnsubscribeRequestParamsMeta {
+    opt progress_token = "progressToken",
+} extra);
 /// Parameters for a `resources/unsubscribe` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsubscribeRequestParams {
@@ -22995,70 +8923,10 @@ pub struct UnsubscribeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UnsubscribeRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsubscribeRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UnsubscribeRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UnsubscribeRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsubscribeRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<UnsubscribeRequestParamsMeta> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UnsubscribeRequestParams {
-                    meta,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UnsubscribeRequestParams {
+    opt meta = "_meta",
+    req uri = "uri",
+} extra);
 /// Schema for the array items.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledMultiSelectEnumSchemaItems {
@@ -23068,73 +8936,10 @@ pub struct UntitledMultiSelectEnumSchemaItems {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UntitledMultiSelectEnumSchemaItems;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UntitledMultiSelectEnumSchemaItems")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
-                let mut enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UntitledMultiSelectEnumSchemaItems {
-                    enum_: enum_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "enum",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UntitledMultiSelectEnumSchemaItems {
+    req enum_ = "enum",
+    req type_ = "type",
+} extra);
 /// Schema for multiple-selection enumeration without display titles for options.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledMultiSelectEnumSchema {
@@ -23154,111 +8959,15 @@ pub struct UntitledMultiSelectEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.max_items.is_some())
-            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "items", &self.items)?;
-        if let ::core::option::Option::Some(value) = &self.max_items {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_items {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UntitledMultiSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UntitledMultiSelectEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledMultiSelectEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut items: ::core::option::Option<
-                    UntitledMultiSelectEnumSchemaItems,
-                > = ::core::option::Option::None;
-                let mut max_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeArray> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "items" => {
-                            items = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxItems" => max_items = map.next_value()?,
-                        "minItems" => min_items = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UntitledMultiSelectEnumSchema {
-                    default,
-                    description,
-                    items: items
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "items",
-                        ))?,
-                    max_items,
-                    min_items,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UntitledMultiSelectEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req items = "items",
+    opt max_items = "maxItems",
+    opt min_items = "minItems",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// Schema for single-selection enumeration without display titles for options.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledSingleSelectEnumSchema {
@@ -23274,96 +8983,16 @@ pub struct UntitledSingleSelectEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UntitledSingleSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UntitledSingleSelectEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UntitledSingleSelectEnumSchema {
-                    default,
-                    description,
-                    enum_: enum_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "enum",
-                        ))?,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UntitledSingleSelectEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req enum_ = "enum",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// Support code for the generated types; not a public API.
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(dead_code, unused_macros, unused_imports)]
 mod __private {
     /// Required key paths that set a member apart, and optional keys only it declares.
     pub type Candidate = (&'static [&'static [&'static str]], &'static [&'static str]);
@@ -23429,8 +9058,7 @@ mod __private {
             mut map: A,
         ) -> ::core::result::Result<T, A::Error> {
             let mut read = ::std::vec::Vec::new();
-            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()?
-            {
+            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()? {
                 let value: Content<'de> = map.next_value()?;
                 let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
                     T::by_tag(&value)
@@ -23451,28 +9079,16 @@ mod __private {
         ) -> ::core::result::Result<T, A::Error> {
             Self::buffered(Content::visit_seq(seq)?)
         }
-        fn visit_bool<E: ::serde::de::Error>(
-            self,
-            v: bool,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> ::core::result::Result<T, E> {
             Self::buffered(Content::Bool(v))
         }
-        fn visit_u64<E: ::serde::de::Error>(
-            self,
-            v: u64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::U64(v))
         }
-        fn visit_i64<E: ::serde::de::Error>(
-            self,
-            v: i64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::I64(v))
         }
-        fn visit_f64<E: ::serde::de::Error>(
-            self,
-            v: f64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::F64(v))
         }
         fn visit_borrowed_str<E: ::serde::de::Error>(
@@ -23481,10 +9097,7 @@ mod __private {
         ) -> ::core::result::Result<T, E> {
             Self::buffered(Content::Str(v))
         }
-        fn visit_str<E: ::serde::de::Error>(
-            self,
-            v: &str,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<T, E> {
             Self::buffered(Content::String(v.into()))
         }
         fn visit_string<E: ::serde::de::Error>(
@@ -23514,10 +9127,7 @@ mod __private {
         rest: A,
     }
     impl<'de, A> Prefixed<'de, A> {
-        pub fn new(
-            read: ::std::vec::Vec<(Content<'de>, Content<'de>)>,
-            rest: A,
-        ) -> Self {
+        pub fn new(read: ::std::vec::Vec<(Content<'de>, Content<'de>)>, rest: A) -> Self {
             Prefixed {
                 read: read.into_iter(),
                 value: ::core::option::Option::None,
@@ -23567,8 +9177,8 @@ mod __private {
         }
         ::serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
-            struct enum identifier ignored_any
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+            enum identifier ignored_any
         }
     }
     pub fn kind(v: &Content<'_>) -> &'static str {
@@ -23699,28 +9309,16 @@ mod __private {
                 ) -> ::core::result::Result<Content<'de>, D::Error> {
                     ::serde::Deserialize::deserialize(d)
                 }
-                fn visit_bool<E>(
-                    self,
-                    v: bool,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_bool<E>(self, v: bool) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::Bool(v))
                 }
-                fn visit_u64<E>(
-                    self,
-                    v: u64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_u64<E>(self, v: u64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::U64(v))
                 }
-                fn visit_i64<E>(
-                    self,
-                    v: i64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_i64<E>(self, v: i64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::I64(v))
                 }
-                fn visit_f64<E>(
-                    self,
-                    v: f64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_f64<E>(self, v: f64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::F64(v))
                 }
                 fn visit_borrowed_str<E>(
@@ -23729,10 +9327,7 @@ mod __private {
                 ) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::Str(v))
                 }
-                fn visit_str<E>(
-                    self,
-                    v: &str,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_str<E>(self, v: &str) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::String(v.into()))
                 }
                 fn visit_string<E>(
@@ -23770,8 +9365,7 @@ mod __private {
             ContentDeserializer(content, ::core::marker::PhantomData)
         }
     }
-    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E>
-    for Content<'de> {
+    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E> for Content<'de> {
         type Deserializer = ContentDeserializer<'de, E>;
         fn into_deserializer(self) -> ContentDeserializer<'de, E> {
             ContentDeserializer::new(self)
@@ -23793,17 +9387,13 @@ mod __private {
                 Content::Str(v) => visitor.visit_borrowed_str(v),
                 Content::String(v) => visitor.visit_string(v),
                 Content::Seq(v) => {
-                    let mut seq = ::serde::de::value::SeqDeserializer::new(
-                        v.into_iter(),
-                    );
+                    let mut seq = ::serde::de::value::SeqDeserializer::new(v.into_iter());
                     let value = visitor.visit_seq(&mut seq)?;
                     seq.end()?;
                     ::core::result::Result::Ok(value)
                 }
                 Content::Map(v) => {
-                    let mut map = ::serde::de::value::MapDeserializer::new(
-                        v.into_iter(),
-                    );
+                    let mut map = ::serde::de::value::MapDeserializer::new(v.into_iter());
                     let value = visitor.visit_map(&mut map)?;
                     map.end()?;
                     ::core::result::Result::Ok(value)
@@ -23826,10 +9416,42 @@ mod __private {
         ) -> ::core::result::Result<V::Value, E> {
             visitor.visit_newtype_struct(self)
         }
+        fn deserialize_map<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            match &self.0 {
+                Content::Map(_) => self.deserialize_any(visitor),
+                other => {
+                    ::core::result::Result::Err(E::invalid_type(unexpected(other), &visitor))
+                }
+            }
+        }
+        fn deserialize_struct<V: ::serde::de::Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _fields: &'static [&'static str],
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            self.deserialize_map(visitor)
+        }
         ::serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf unit unit_struct seq tuple tuple_struct map struct enum identifier
-            ignored_any
+            byte_buf unit unit_struct seq tuple tuple_struct enum identifier ignored_any
+        }
+    }
+    fn unexpected<'a>(content: &'a Content<'_>) -> ::serde::de::Unexpected<'a> {
+        use ::serde::de::Unexpected;
+        match content {
+            Content::Null => Unexpected::Unit,
+            Content::Bool(v) => Unexpected::Bool(*v),
+            Content::U64(v) => Unexpected::Unsigned(*v),
+            Content::I64(v) => Unexpected::Signed(*v),
+            Content::F64(v) => Unexpected::Float(*v),
+            Content::Str(v) => Unexpected::Str(v),
+            Content::String(v) => Unexpected::Str(v),
+            Content::Seq(_) => Unexpected::Seq,
+            Content::Map(_) => Unexpected::Map,
         }
     }
     pub fn expect_const<'de, D: ::serde::Deserializer<'de>>(
@@ -23839,10 +9461,7 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
             fn visit_str<E: ::serde::de::Error>(
@@ -23893,9 +9512,7 @@ mod __private {
                     self,
                     v: &str,
                 ) -> ::core::result::Result<Key<'de>, E> {
-                    ::core::result::Result::Ok(
-                        Key(::std::borrow::Cow::Owned(v.to_string())),
-                    )
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v.to_string())))
                 }
                 fn visit_string<E: ::serde::de::Error>(
                     self,
@@ -23906,5 +9523,227 @@ mod __private {
             }
             deserializer.deserialize_str(Visitor)
         }
+    }
+    /// `Serialize` and `Deserialize` for a generated struct: each field by its wire name (`req`
+    /// fields must be present, `opt` fields may be absent but never `null` unless their type takes
+    /// `null`), a key given twice is an error, and unknown properties go to the named map field (or
+    /// are refused when the schema closes the object).
+    macro_rules! object {
+        ($name:ident { $($kind:ident $field:ident = $json:literal,)* } $($extra:ident)?) => {
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    let len = 0 $(+ __private::count!($kind self.$field))* $(+ self.$extra.len())?;
+                    let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+                    $(__private::put!($kind map $json self.$field);)*
+                    $(for (key, value) in &self.$extra {
+                        ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+                    })?
+                    ::serde::ser::SerializeMap::end(map)
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    struct Visitor;
+                    impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                        type Value = $name;
+                        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                            f.write_str(::core::concat!("struct ", ::core::stringify!($name)))
+                        }
+                        #[allow(unused_mut)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<$name, A::Error> {
+                            $(let mut $field = ::core::option::Option::None;)*
+                            $(let mut $extra = ::core::default::Default::default();)?
+                            while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
+                                match key.as_str() {
+                                    $($json => __private::once(&mut $field, $json, &mut map)?,)*
+                                    _ => __private::unknown!(key map [$($json),*] $($extra)?),
+                                }
+                            }
+                            ::core::result::Result::Ok($name {
+                                $($field: __private::take!($kind $field $json),)*
+                                $($extra,)?
+                            })
+                        }
+                    }
+                    deserializer.deserialize_map(Visitor)
+                }
+            }
+        };
+    }
+    pub(crate) use object;
+
+    /// How many entries a field writes: one when required, one when present when optional.
+    macro_rules! count {
+        (req $value:expr) => { 1usize };
+        (opt $value:expr) => { usize::from($value.is_some()) };
+    }
+    pub(crate) use count;
+
+    /// Write one field's entry (an absent optional field writes nothing).
+    macro_rules! put {
+        (req $map:ident $json:literal $value:expr) => {
+            ::serde::ser::SerializeMap::serialize_entry(&mut $map, $json, &$value)?
+        };
+        (opt $map:ident $json:literal $value:expr) => {
+            if let ::core::option::Option::Some(value) = &$value {
+                ::serde::ser::SerializeMap::serialize_entry(&mut $map, $json, value)?;
+            }
+        };
+    }
+    pub(crate) use put;
+
+    /// A field's value once the map is read: required fields must have been seen.
+    macro_rules! take {
+        (req $field:ident $json:literal) => {
+            $field.ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field($json))?
+        };
+        (opt $field:ident $json:literal) => { $field };
+    }
+    pub(crate) use take;
+
+    /// A key the struct does not name: kept in the extra map, or refused.
+    macro_rules! unknown {
+        ($key:ident $map:ident [$($json:literal),*] $extra:ident) => {
+            __private::put_extra(&mut $extra, $key.into_string(), &mut $map)?
+        };
+        ($key:ident $map:ident [$($json:literal),*]) => {
+            return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::unknown_field($key.as_str(), &[$($json),*]))
+        };
+    }
+    pub(crate) use unknown;
+
+    /// `VALUE`, `Serialize` and `Deserialize` for a constant marker type.
+    macro_rules! constant {
+        ($name:ident = $value:literal) => {
+            impl $name {
+                /// The only value this type takes on the wire.
+                pub const VALUE: &'static str = $value;
+            }
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_str(Self::VALUE)
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    __private::expect_const(deserializer, Self::VALUE).map(|()| $name)
+                }
+            }
+        };
+    }
+    pub(crate) use constant;
+
+    /// `as_str`, conversions from strings, `Display`, `Serialize` and `Deserialize` for an open
+    /// string enum (a value it does not know becomes `Other`).
+    macro_rules! string_enum {
+        ($name:ident { $($variant:ident = $value:literal,)* }) => {
+            impl $name {
+                /// The value as it appears on the wire.
+                pub fn as_str(&self) -> &str {
+                    match self {
+                        $(Self::$variant => $value,)*
+                        Self::Other(value) => value.as_str(),
+                    }
+                }
+            }
+            impl ::core::convert::From<&str> for $name {
+                fn from(value: &str) -> Self {
+                    match value {
+                        $($value => Self::$variant,)*
+                        other => Self::Other(other.to_string()),
+                    }
+                }
+            }
+            impl ::core::convert::From<::std::string::String> for $name {
+                fn from(value: ::std::string::String) -> Self {
+                    match value.as_str() {
+                        $($value => Self::$variant,)*
+                        _ => Self::Other(value),
+                    }
+                }
+            }
+            impl ::core::fmt::Display for $name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_str(self.as_str())
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+                }
+            }
+        };
+    }
+    pub(crate) use string_enum;
+
+    /// Read a field's value into its slot; a second occurrence of the key is an error.
+    pub fn once<'de, T: ::serde::Deserialize<'de>, A: ::serde::de::MapAccess<'de>>(
+        slot: &mut ::core::option::Option<T>,
+        name: &'static str,
+        map: &mut A,
+    ) -> ::core::result::Result<(), A::Error> {
+        if slot.is_some() {
+            return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::duplicate_field(name));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        ::core::result::Result::Ok(())
+    }
+
+    /// A map that keeps the properties a struct does not name.
+    pub trait Extra<'de> {
+        /// Read the value of `key` into the map; a key given twice is an error.
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error>;
+    }
+
+    impl<'de> Extra<'de> for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error> {
+            if self.contains_key(&key) {
+                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            }
+            let value = map.next_value()?;
+            self.insert(key, value);
+            ::core::result::Result::Ok(())
+        }
+    }
+
+    impl<'de, T: ::serde::Deserialize<'de>> Extra<'de> for ::indexmap::IndexMap<::std::string::String, T> {
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error> {
+            if self.contains_key(&key) {
+                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            }
+            let value = map.next_value()?;
+            self.insert(key, value);
+            ::core::result::Result::Ok(())
+        }
+    }
+
+    fn duplicate<E: ::serde::de::Error>(key: &str) -> E {
+        E::custom(::std::format!("duplicate field `{key}`"))
+    }
+
+    /// Keep an unknown property (see [`Extra`]).
+    pub fn put_extra<'de, M: Extra<'de>, A: ::serde::de::MapAccess<'de>>(
+        extra: &mut M,
+        key: ::std::string::String,
+        map: &mut A,
+    ) -> ::core::result::Result<(), A::Error> {
+        extra.put(key, map)
     }
 }

@@ -24,103 +24,15 @@ pub struct Annotations {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Annotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.audience.is_some())
-            + usize::from(self.last_modified.is_some())
-            + usize::from(self.priority.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.audience {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "audience", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.last_modified {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "lastModified",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.priority {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "priority", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Annotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Annotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Annotations")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Annotations, A::Error> {
-                let mut audience: ::core::option::Option<::std::vec::Vec<Role>> = ::core::option::Option::None;
-                let mut last_modified: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "audience" => audience = map.next_value()?,
-                        "lastModified" => last_modified = map.next_value()?,
-                        "priority" => priority = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Annotations {
-                    audience,
-                    last_modified,
-                    priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Annotations {
+    opt audience = "audience",
+    opt last_modified = "lastModified",
+    opt priority = "priority",
+} extra);
 /// The constant string `audio`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeAudio;
-impl TypeAudio {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "audio";
-}
-impl ::serde::Serialize for TypeAudio {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeAudio {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeAudio)
-    }
-}
+__private::constant!(TypeAudio = "audio");
 /// Audio provided to or from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct AudioContent {
@@ -135,97 +47,13 @@ pub struct AudioContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for AudioContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "mimeType",
-            &self.mime_type,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for AudioContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = AudioContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct AudioContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<AudioContent, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeAudio> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "mimeType" => {
-                            mime_type = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(AudioContent {
-                    meta,
-                    annotations,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    mime_type: mime_type
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "mimeType",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(AudioContent {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req data = "data",
+    req mime_type = "mimeType",
+    req type_ = "type",
+} extra);
 /// Base interface for metadata with name (identifier) and title (display name) properties.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BaseMetadata {
@@ -241,70 +69,10 @@ pub struct BaseMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for BaseMetadata {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BaseMetadata {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BaseMetadata;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct BaseMetadata")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BaseMetadata, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(BaseMetadata {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(BaseMetadata {
+    req name = "name",
+    opt title = "title",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BlobResourceContents {
     pub meta: ::core::option::Option<MetaObject>,
@@ -317,106 +85,16 @@ pub struct BlobResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for BlobResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BlobResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BlobResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct BlobResourceContents")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BlobResourceContents, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "blob" => blob = ::core::option::Option::Some(map.next_value()?),
-                        "mimeType" => mime_type = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(BlobResourceContents {
-                    meta,
-                    blob: blob
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "blob",
-                        ))?,
-                    mime_type,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(BlobResourceContents {
+    opt meta = "_meta",
+    req blob = "blob",
+    opt mime_type = "mimeType",
+    req uri = "uri",
+} extra);
 /// The constant string `boolean`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeBoolean;
-impl TypeBoolean {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "boolean";
-}
-impl ::serde::Serialize for TypeBoolean {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeBoolean {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeBoolean)
-    }
-}
+__private::constant!(TypeBoolean = "boolean");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct BooleanSchema {
     pub default: ::core::option::Option<bool>,
@@ -426,84 +104,12 @@ pub struct BooleanSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for BooleanSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for BooleanSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = BooleanSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct BooleanSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<BooleanSchema, A::Error> {
-                let mut default: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeBoolean> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(BooleanSchema {
-                    default,
-                    description,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(BooleanSchema {
+    opt default = "default",
+    opt description = "description",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// Indicates the intended scope of the cached response, analogous to HTTP
 /// `Cache-Control: public` vs `Cache-Control: private`.
 ///
@@ -523,55 +129,10 @@ pub enum CacheScope {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl CacheScope {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Private => "private",
-            Self::Public => "public",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for CacheScope {
-    fn from(value: &str) -> Self {
-        match value {
-            "private" => Self::Private,
-            "public" => Self::Public,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for CacheScope {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "private" => Self::Private,
-            "public" => Self::Public,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for CacheScope {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for CacheScope {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CacheScope {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(CacheScope {
+    Private = "private",
+    Public = "public",
+});
 /// A result that supports a time-to-live (TTL) hint for client-side caching.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CacheableResult {
@@ -607,136 +168,20 @@ pub struct CacheableResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CacheableResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.result_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "cacheScope",
-            &self.cache_scope,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", &self.ttl_ms)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CacheableResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CacheableResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CacheableResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CacheableResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "cacheScope" => {
-                            cache_scope = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "resultType" => result_type = map.next_value()?,
-                        "ttlMs" => {
-                            ttl_ms = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CacheableResult {
-                    meta,
-                    cache_scope: cache_scope
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "cacheScope",
-                        ))?,
-                    result_type,
-                    ttl_ms: ttl_ms
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "ttlMs",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CacheableResult {
+    opt meta = "_meta",
+    req cache_scope = "cacheScope",
+    opt result_type = "resultType",
+    req ttl_ms = "ttlMs",
+} extra);
 /// The constant string `2.0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct JsonrpcV2_0;
-impl JsonrpcV2_0 {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "2.0";
-}
-impl ::serde::Serialize for JsonrpcV2_0 {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JsonrpcV2_0 {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| JsonrpcV2_0)
-    }
-}
+__private::constant!(JsonrpcV2_0 = "2.0");
 /// The constant string `tools/call`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodToolsCall;
-impl MethodToolsCall {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tools/call";
-}
-impl ::serde::Serialize for MethodToolsCall {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodToolsCall {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodToolsCall)
-    }
-}
+__private::constant!(MethodToolsCall = "tools/call");
 /// Used by the client to invoke a tool provided by the server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequest {
@@ -747,91 +192,12 @@ pub struct CallToolRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodToolsCall> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CallToolRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `tools/call` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolRequestParams {
@@ -847,101 +213,13 @@ pub struct CallToolRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.arguments.is_some())
-            + usize::from(self.input_responses.is_some())
-            + usize::from(self.request_state.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.input_responses {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "inputResponses",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "requestState",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut arguments: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        "arguments" => arguments = map.next_value()?,
-                        "inputResponses" => input_responses = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "requestState" => request_state = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolRequestParams {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    arguments,
-                    input_responses,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    request_state,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolRequestParams {
+    req meta = "_meta",
+    opt arguments = "arguments",
+    opt input_responses = "inputResponses",
+    req name = "name",
+    opt request_state = "requestState",
+} extra);
 /// The result returned by the server for a `CallToolRequesttools/call` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CallToolResult {
@@ -977,103 +255,13 @@ pub struct CallToolResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.is_error.is_some())
-            + usize::from(self.result_type.is_some())
-            + usize::from(self.structured_content.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        if let ::core::option::Option::Some(value) = &self.is_error {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.structured_content {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "structuredContent",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut content: ::core::option::Option<::std::vec::Vec<ContentBlock>> = ::core::option::Option::None;
-                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut structured_content: ::core::option::Option<
-                    ::serde_json::Value,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "isError" => is_error = map.next_value()?,
-                        "resultType" => result_type = map.next_value()?,
-                        "structuredContent" => {
-                            structured_content = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolResult {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    is_error,
-                    result_type,
-                    structured_content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolResult {
+    opt meta = "_meta",
+    req content = "content",
+    opt is_error = "isError",
+    opt result_type = "resultType",
+    opt structured_content = "structuredContent",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum CallToolResultResponseResult {
@@ -1228,105 +416,15 @@ pub struct CallToolResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CallToolResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CallToolResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CallToolResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CallToolResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CallToolResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<CallToolResultResponseResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CallToolResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CallToolResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 /// The constant string `notifications/cancelled`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsCancelled;
-impl MethodNotificationsCancelled {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/cancelled";
-}
-impl ::serde::Serialize for MethodNotificationsCancelled {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsCancelled {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsCancelled)
-    }
-}
+__private::constant!(MethodNotificationsCancelled = "notifications/cancelled");
 /// This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 ///
 /// On stdio, the server also sends this notification, solely to terminate a `SubscriptionsListenRequestsubscriptions/listen` stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
@@ -1342,84 +440,11 @@ pub struct CancelledNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CancelledNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CancelledNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CancelledNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodNotificationsCancelled> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CancelledNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CancelledNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CancelledNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `notifications/cancelled` notification.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CancelledNotificationParams {
@@ -1433,83 +458,11 @@ pub struct CancelledNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CancelledNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.reason.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.reason {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "reason", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "requestId",
-            &self.request_id,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CancelledNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CancelledNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CancelledNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CancelledNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut request_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "reason" => reason = map.next_value()?,
-                        "requestId" => {
-                            request_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CancelledNotificationParams {
-                    meta,
-                    reason,
-                    request_id: request_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "requestId",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CancelledNotificationParams {
+    opt meta = "_meta",
+    opt reason = "reason",
+    req request_id = "requestId",
+} extra);
 /// Present if the client supports elicitation from the server.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesElicitation {
@@ -1522,125 +475,18 @@ pub struct ClientCapabilitiesElicitation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesElicitation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.form.is_some()) + usize::from(self.url.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.form {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "form", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.url {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "url", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesElicitation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesElicitation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesElicitation")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesElicitation, A::Error> {
-                let mut form: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut url: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "form" => form = map.next_value()?,
-                        "url" => url = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesElicitation {
-                    form,
-                    url,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesElicitation {
+    opt form = "form",
+    opt url = "url",
+} extra);
 /// Present if the client supports listing roots.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesRoots {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesRoots {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesRoots {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesRoots;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesRoots")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesRoots, A::Error> {
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    extra.insert(key.into_string(), map.next_value()?);
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesRoots { extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesRoots {
+} extra);
 /// Present if the client supports sampling from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilitiesSampling {
@@ -1656,74 +502,10 @@ pub struct ClientCapabilitiesSampling {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilitiesSampling {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.context.is_some()) + usize::from(self.tools.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.context {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilitiesSampling {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilitiesSampling;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilitiesSampling")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilitiesSampling, A::Error> {
-                let mut context: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "context" => context = map.next_value()?,
-                        "tools" => tools = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilitiesSampling {
-                    context,
-                    tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilitiesSampling {
+    opt context = "context",
+    opt tools = "tools",
+} extra);
 /// Capabilities a client may support. Known capabilities are defined here, in this schema, but this is not a closed set: any client can define its own, additional capabilities.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ClientCapabilities {
@@ -1755,106 +537,13 @@ pub struct ClientCapabilities {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.elicitation.is_some())
-            + usize::from(self.experimental.is_some())
-            + usize::from(self.extensions.is_some()) + usize::from(self.roots.is_some())
-            + usize::from(self.sampling.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.elicitation {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "elicitation", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "experimental",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.extensions {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "extensions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.roots {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sampling {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sampling", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientCapabilities")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientCapabilities, A::Error> {
-                let mut elicitation: ::core::option::Option<
-                    ClientCapabilitiesElicitation,
-                > = ::core::option::Option::None;
-                let mut experimental: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::core::option::Option::None;
-                let mut extensions: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::core::option::Option::None;
-                let mut roots: ::core::option::Option<ClientCapabilitiesRoots> = ::core::option::Option::None;
-                let mut sampling: ::core::option::Option<ClientCapabilitiesSampling> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "elicitation" => elicitation = map.next_value()?,
-                        "experimental" => experimental = map.next_value()?,
-                        "extensions" => extensions = map.next_value()?,
-                        "roots" => roots = map.next_value()?,
-                        "sampling" => sampling = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientCapabilities {
-                    elicitation,
-                    experimental,
-                    extensions,
-                    roots,
-                    sampling,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientCapabilities {
+    opt elicitation = "elicitation",
+    opt experimental = "experimental",
+    opt extensions = "extensions",
+    opt roots = "roots",
+    opt sampling = "sampling",
+} extra);
 /// This notification is sent by the client to indicate that it is cancelling a request it previously issued.
 ///
 /// On stdio, the server also sends this notification, solely to terminate a `SubscriptionsListenRequestsubscriptions/listen` stream: it references the ID of the `subscriptions/listen` request that opened the stream. Servers MUST NOT use this notification to cancel any other request.
@@ -1870,84 +559,11 @@ pub struct ClientNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ClientNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ClientNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ClientNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ClientNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ClientNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodNotificationsCancelled> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CancelledNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ClientNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ClientNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ClientRequest {
@@ -2346,26 +962,7 @@ pub type ClientResult = Result;
 /// The constant string `completion/complete`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodCompletionComplete;
-impl MethodCompletionComplete {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "completion/complete";
-}
-impl ::serde::Serialize for MethodCompletionComplete {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodCompletionComplete {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodCompletionComplete)
-    }
-}
+__private::constant!(MethodCompletionComplete = "completion/complete");
 /// A request from the client to the server, to ask for completion options.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequest {
@@ -2376,91 +973,12 @@ pub struct CompleteRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodCompletionComplete> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CompleteRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// The argument's information
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsArgument {
@@ -2471,73 +989,10 @@ pub struct CompleteRequestParamsArgument {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParamsArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "value", &self.value)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParamsArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParamsArgument")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsArgument, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut value: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "value" => {
-                            value = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsArgument {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    value: value
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "value",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParamsArgument {
+    req name = "name",
+    req value = "value",
+} extra);
 /// Additional, optional context for completions
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteRequestParamsContext {
@@ -2548,65 +1003,9 @@ pub struct CompleteRequestParamsContext {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParamsContext {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.arguments.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParamsContext;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParamsContext")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParamsContext, A::Error> {
-                let mut arguments: ::core::option::Option<
-                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "arguments" => arguments = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParamsContext {
-                    arguments,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParamsContext {
+    opt arguments = "arguments",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum CompleteRequestParamsRef {
@@ -2744,92 +1143,12 @@ pub struct CompleteRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.context.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "argument",
-            &self.argument,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.context {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "context", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "ref", &self.ref_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut argument: ::core::option::Option<
-                    CompleteRequestParamsArgument,
-                > = ::core::option::Option::None;
-                let mut context: ::core::option::Option<CompleteRequestParamsContext> = ::core::option::Option::None;
-                let mut ref_: ::core::option::Option<CompleteRequestParamsRef> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        "argument" => {
-                            argument = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "context" => context = map.next_value()?,
-                        "ref" => ref_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteRequestParams {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    argument: argument
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "argument",
-                        ))?,
-                    context,
-                    ref_: ref_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "ref",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteRequestParams {
+    req meta = "_meta",
+    req argument = "argument",
+    opt context = "context",
+    req ref_ = "ref",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResultCompletion {
     /// Indicates whether there are additional completion options beyond those provided in the current response, even if the exact total is unknown.
@@ -2841,81 +1160,11 @@ pub struct CompleteResultCompletion {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteResultCompletion {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.has_more.is_some())
-            + usize::from(self.total.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.has_more {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hasMore", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.total {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "values", &self.values)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResultCompletion {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteResultCompletion;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteResultCompletion")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResultCompletion, A::Error> {
-                let mut has_more: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut total: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut values: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "hasMore" => has_more = map.next_value()?,
-                        "total" => total = map.next_value()?,
-                        "values" => {
-                            values = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResultCompletion {
-                    has_more,
-                    total,
-                    values: values
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "values",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteResultCompletion {
+    opt has_more = "hasMore",
+    opt total = "total",
+    req values = "values",
+} extra);
 /// The result returned by the server for a `CompleteRequestcompletion/complete` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CompleteResult {
@@ -2932,83 +1181,11 @@ pub struct CompleteResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.result_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "completion",
-            &self.completion,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut completion: ::core::option::Option<CompleteResultCompletion> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "completion" => {
-                            completion = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "resultType" => result_type = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResult {
-                    meta,
-                    completion: completion
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "completion",
-                        ))?,
-                    result_type,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteResult {
+    opt meta = "_meta",
+    req completion = "completion",
+    opt result_type = "resultType",
+} extra);
 /// A successful response from the server for a `CompleteRequestcompletion/complete` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompleteResultResponse {
@@ -3018,82 +1195,11 @@ pub struct CompleteResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CompleteResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CompleteResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CompleteResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CompleteResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CompleteResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<CompleteResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CompleteResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CompleteResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ContentBlock {
@@ -3281,26 +1387,7 @@ impl ::core::convert::From<EmbeddedResource> for ContentBlock {
 /// The constant string `sampling/createMessage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodSamplingCreateMessage;
-impl MethodSamplingCreateMessage {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "sampling/createMessage";
-}
-impl ::serde::Serialize for MethodSamplingCreateMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodSamplingCreateMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodSamplingCreateMessage)
-    }
-}
+__private::constant!(MethodSamplingCreateMessage = "sampling/createMessage");
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequest {
@@ -3309,75 +1396,10 @@ pub struct CreateMessageRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodSamplingCreateMessage> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<CreateMessageRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
 /// The client MAY ignore this request.
 ///
@@ -3395,59 +1417,11 @@ pub enum CreateMessageRequestParamsIncludeContext {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl CreateMessageRequestParamsIncludeContext {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::AllServers => "allServers",
-            Self::None => "none",
-            Self::ThisServer => "thisServer",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for CreateMessageRequestParamsIncludeContext {
-    fn from(value: &str) -> Self {
-        match value {
-            "allServers" => Self::AllServers,
-            "none" => Self::None,
-            "thisServer" => Self::ThisServer,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String>
-for CreateMessageRequestParamsIncludeContext {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "allServers" => Self::AllServers,
-            "none" => Self::None,
-            "thisServer" => Self::ThisServer,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for CreateMessageRequestParamsIncludeContext {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for CreateMessageRequestParamsIncludeContext {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParamsIncludeContext {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(CreateMessageRequestParamsIncludeContext {
+    AllServers = "allServers",
+    None = "none",
+    ThisServer = "thisServer",
+});
 /// Parameters for a `sampling/createMessage` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct CreateMessageRequestParams {
@@ -3485,162 +1459,18 @@ pub struct CreateMessageRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.include_context.is_some())
-            + usize::from(self.metadata.is_some())
-            + usize::from(self.model_preferences.is_some())
-            + usize::from(self.stop_sequences.is_some())
-            + usize::from(self.system_prompt.is_some())
-            + usize::from(self.temperature.is_some())
-            + usize::from(self.tool_choice.is_some()) + usize::from(self.tools.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.include_context {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "includeContext",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "maxTokens",
-            &self.max_tokens,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "messages",
-            &self.messages,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.metadata {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "metadata", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.model_preferences {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "modelPreferences",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.stop_sequences {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "stopSequences",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.system_prompt {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "systemPrompt",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.temperature {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "temperature", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tool_choice {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "toolChoice", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageRequestParams, A::Error> {
-                let mut include_context: ::core::option::Option<
-                    CreateMessageRequestParamsIncludeContext,
-                > = ::core::option::Option::None;
-                let mut max_tokens: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut messages: ::core::option::Option<
-                    ::std::vec::Vec<SamplingMessage>,
-                > = ::core::option::Option::None;
-                let mut metadata: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut model_preferences: ::core::option::Option<ModelPreferences> = ::core::option::Option::None;
-                let mut stop_sequences: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut system_prompt: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut temperature: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut tool_choice: ::core::option::Option<ToolChoice> = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "includeContext" => include_context = map.next_value()?,
-                        "maxTokens" => {
-                            max_tokens = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "messages" => {
-                            messages = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "metadata" => metadata = map.next_value()?,
-                        "modelPreferences" => model_preferences = map.next_value()?,
-                        "stopSequences" => stop_sequences = map.next_value()?,
-                        "systemPrompt" => system_prompt = map.next_value()?,
-                        "temperature" => temperature = map.next_value()?,
-                        "toolChoice" => tool_choice = map.next_value()?,
-                        "tools" => tools = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageRequestParams {
-                    include_context,
-                    max_tokens: max_tokens
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "maxTokens",
-                        ))?,
-                    messages: messages
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "messages",
-                        ))?,
-                    metadata,
-                    model_preferences,
-                    stop_sequences,
-                    system_prompt,
-                    temperature,
-                    tool_choice,
-                    tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageRequestParams {
+    opt include_context = "includeContext",
+    req max_tokens = "maxTokens",
+    req messages = "messages",
+    opt metadata = "metadata",
+    opt model_preferences = "modelPreferences",
+    opt stop_sequences = "stopSequences",
+    opt system_prompt = "systemPrompt",
+    opt temperature = "temperature",
+    opt tool_choice = "toolChoice",
+    opt tools = "tools",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum CreateMessageResultContent {
@@ -3871,119 +1701,19 @@ pub struct CreateMessageResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for CreateMessageResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.stop_reason.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "model", &self.model)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
-        if let ::core::option::Option::Some(value) = &self.stop_reason {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "stopReason", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for CreateMessageResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = CreateMessageResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct CreateMessageResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<CreateMessageResult, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut content: ::core::option::Option<CreateMessageResultContent> = ::core::option::Option::None;
-                let mut model: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut stop_reason: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "model" => {
-                            model = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => role = ::core::option::Option::Some(map.next_value()?),
-                        "stopReason" => stop_reason = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(CreateMessageResult {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    model: model
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "model",
-                        ))?,
-                    role: role
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "role",
-                        ))?,
-                    stop_reason,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(CreateMessageResult {
+    opt meta = "_meta",
+    req content = "content",
+    req model = "model",
+    req role = "role",
+    opt stop_reason = "stopReason",
+} extra);
 /// An opaque token used to represent a cursor for pagination.
 pub type Cursor = ::std::string::String;
 /// The constant string `server/discover`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodServerDiscover;
-impl MethodServerDiscover {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "server/discover";
-}
-impl ::serde::Serialize for MethodServerDiscover {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodServerDiscover {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodServerDiscover)
-    }
-}
+__private::constant!(MethodServerDiscover = "server/discover");
 /// A request from the client asking the server to advertise its supported
 /// protocol versions, capabilities, and other metadata. Servers **MUST**
 /// implement `server/discover`. Clients **MAY** call it but are not required
@@ -3997,91 +1727,12 @@ pub struct DiscoverRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for DiscoverRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for DiscoverRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DiscoverRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct DiscoverRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<DiscoverRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodServerDiscover> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<RequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(DiscoverRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(DiscoverRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// The result returned by the server for a `DiscoverRequestserver/discover` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct DiscoverResult {
@@ -4129,127 +1780,15 @@ pub struct DiscoverResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for DiscoverResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.cache_scope.is_some())
-            + usize::from(self.instructions.is_some())
-            + usize::from(self.result_type.is_some())
-            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.cache_scope {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "capabilities",
-            &self.capabilities,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.instructions {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "instructions",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "supportedVersions",
-            &self.supported_versions,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.ttl_ms {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for DiscoverResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DiscoverResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct DiscoverResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<DiscoverResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut capabilities: ::core::option::Option<ServerCapabilities> = ::core::option::Option::None;
-                let mut instructions: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut supported_versions: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "cacheScope" => cache_scope = map.next_value()?,
-                        "capabilities" => {
-                            capabilities = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "instructions" => instructions = map.next_value()?,
-                        "resultType" => result_type = map.next_value()?,
-                        "supportedVersions" => {
-                            supported_versions = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "ttlMs" => ttl_ms = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(DiscoverResult {
-                    meta,
-                    cache_scope,
-                    capabilities: capabilities
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "capabilities",
-                        ))?,
-                    instructions,
-                    result_type,
-                    supported_versions: supported_versions
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "supportedVersions",
-                        ))?,
-                    ttl_ms,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(DiscoverResult {
+    opt meta = "_meta",
+    opt cache_scope = "cacheScope",
+    req capabilities = "capabilities",
+    opt instructions = "instructions",
+    opt result_type = "resultType",
+    req supported_versions = "supportedVersions",
+    opt ttl_ms = "ttlMs",
+} extra);
 /// A successful response from the server for a `DiscoverRequestserver/discover` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct DiscoverResultResponse {
@@ -4259,105 +1798,15 @@ pub struct DiscoverResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for DiscoverResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for DiscoverResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = DiscoverResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct DiscoverResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<DiscoverResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<DiscoverResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(DiscoverResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(DiscoverResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 /// The constant string `elicitation/create`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodElicitationCreate;
-impl MethodElicitationCreate {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "elicitation/create";
-}
-impl ::serde::Serialize for MethodElicitationCreate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodElicitationCreate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodElicitationCreate)
-    }
-}
+__private::constant!(MethodElicitationCreate = "elicitation/create");
 /// A request from the server to elicit additional information from the user via the client.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequest {
@@ -4366,119 +1815,18 @@ pub struct ElicitRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodElicitationCreate> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ElicitRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequest {
+    req method = "method",
+    req params = "params",
+} extra);
 /// The constant string `form`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ModeForm;
-impl ModeForm {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "form";
-}
-impl ::serde::Serialize for ModeForm {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModeForm {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| ModeForm)
-    }
-}
+__private::constant!(ModeForm = "form");
 /// The constant string `object`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeObject;
-impl TypeObject {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "object";
-}
-impl ::serde::Serialize for TypeObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeObject)
-    }
-}
+__private::constant!(TypeObject = "object");
 /// A restricted subset of JSON Schema.
 /// Only top-level properties are allowed, without nesting.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -4493,100 +1841,12 @@ pub struct ElicitRequestFormParamsRequestedSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestFormParamsRequestedSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.schema.is_some())
-            + usize::from(self.required.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "properties",
-            &self.properties,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParamsRequestedSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestFormParamsRequestedSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestFormParamsRequestedSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                ElicitRequestFormParamsRequestedSchema,
-                A::Error,
-            > {
-                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut properties: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        PrimitiveSchemaDefinition,
-                    >,
-                > = ::core::option::Option::None;
-                let mut required: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => schema = map.next_value()?,
-                        "properties" => {
-                            properties = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "required" => required = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestFormParamsRequestedSchema {
-                    schema,
-                    properties: properties
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "properties",
-                        ))?,
-                    required,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestFormParamsRequestedSchema {
+    opt schema = "$schema",
+    req properties = "properties",
+    opt required = "required",
+    req type_ = "type",
+} extra);
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestFormParams {
@@ -4600,89 +1860,11 @@ pub struct ElicitRequestFormParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestFormParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.mode.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        if let ::core::option::Option::Some(value) = &self.mode {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "requestedSchema",
-            &self.requested_schema,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestFormParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestFormParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestFormParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestFormParams, A::Error> {
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mode: ::core::option::Option<ModeForm> = ::core::option::Option::None;
-                let mut requested_schema: ::core::option::Option<
-                    ElicitRequestFormParamsRequestedSchema,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mode" => mode = map.next_value()?,
-                        "requestedSchema" => {
-                            requested_schema = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestFormParams {
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    mode,
-                    requested_schema: requested_schema
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "requestedSchema",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestFormParams {
+    req message = "message",
+    opt mode = "mode",
+    req requested_schema = "requestedSchema",
+} extra);
 /// The parameters for a request to elicit additional information from the user via the client.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -4844,25 +2026,7 @@ impl ::core::convert::From<ElicitRequestURLParams> for ElicitRequestParams {
 /// The constant string `url`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ModeUrl;
-impl ModeUrl {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "url";
-}
-impl ::serde::Serialize for ModeUrl {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModeUrl {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| ModeUrl)
-    }
-}
+__private::constant!(ModeUrl = "url");
 /// The parameters for a request to elicit information from the user via a URL in the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestURLParams {
@@ -4875,80 +2039,11 @@ pub struct ElicitRequestURLParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitRequestURLParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", &self.mode)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "url", &self.url)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitRequestURLParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitRequestURLParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitRequestURLParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitRequestURLParams, A::Error> {
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mode: ::core::option::Option<ModeUrl> = ::core::option::Option::None;
-                let mut url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "mode" => mode = ::core::option::Option::Some(map.next_value()?),
-                        "url" => url = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitRequestURLParams {
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    mode: mode
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "mode",
-                        ))?,
-                    url: url
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "url",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitRequestURLParams {
+    req message = "message",
+    req mode = "mode",
+    req url = "url",
+} extra);
 /// The user action in response to the elicitation.
 /// - `"accept"`: User submitted the form/confirmed the action
 /// - `"decline"`: User explicitly declined the action
@@ -4964,58 +2059,11 @@ pub enum ElicitResultAction {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl ElicitResultAction {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Accept => "accept",
-            Self::Cancel => "cancel",
-            Self::Decline => "decline",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for ElicitResultAction {
-    fn from(value: &str) -> Self {
-        match value {
-            "accept" => Self::Accept,
-            "cancel" => Self::Cancel,
-            "decline" => Self::Decline,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for ElicitResultAction {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "accept" => Self::Accept,
-            "cancel" => Self::Cancel,
-            "decline" => Self::Decline,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for ElicitResultAction {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for ElicitResultAction {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitResultAction {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(ElicitResultAction {
+    Accept = "accept",
+    Cancel = "cancel",
+    Decline = "decline",
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ElicitResultContentValue {
@@ -5172,74 +2220,10 @@ pub struct ElicitResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ElicitResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.content.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "action", &self.action)?;
-        if let ::core::option::Option::Some(value) = &self.content {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ElicitResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ElicitResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ElicitResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ElicitResult, A::Error> {
-                let mut action: ::core::option::Option<ElicitResultAction> = ::core::option::Option::None;
-                let mut content: ::core::option::Option<
-                    ::indexmap::IndexMap<::std::string::String, ElicitResultContentValue>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "action" => {
-                            action = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "content" => content = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ElicitResult {
-                    action: action
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "action",
-                        ))?,
-                    content,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ElicitResult {
+    req action = "action",
+    opt content = "content",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum EmbeddedResourceResource {
@@ -5355,25 +2339,7 @@ impl ::core::convert::From<BlobResourceContents> for EmbeddedResourceResource {
 /// The constant string `resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeResource;
-impl TypeResource {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resource";
-}
-impl ::serde::Serialize for TypeResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeResource)
-    }
-}
+__private::constant!(TypeResource = "resource");
 /// The contents of a resource, embedded into a prompt or tool call result.
 ///
 /// It is up to the client how best to render embedded resources for the benefit
@@ -5388,90 +2354,12 @@ pub struct EmbeddedResource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for EmbeddedResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resource",
-            &self.resource,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for EmbeddedResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = EmbeddedResource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct EmbeddedResource")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<EmbeddedResource, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut resource: ::core::option::Option<EmbeddedResourceResource> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeResource> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "resource" => {
-                            resource = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(EmbeddedResource {
-                    meta,
-                    annotations,
-                    resource: resource
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resource",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(EmbeddedResource {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req resource = "resource",
+    req type_ = "type",
+} extra);
 /// Common result fields.
 pub type EmptyResult = Result;
 #[derive(Debug, Clone, PartialEq)]
@@ -5693,101 +2581,15 @@ pub struct Error {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Error {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Error {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Error;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Error")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Error, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Error {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Error {
+    req code = "code",
+    opt data = "data",
+    req message = "message",
+} extra);
 /// The constant string `prompts/get`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPromptsGet;
-impl MethodPromptsGet {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "prompts/get";
-}
-impl ::serde::Serialize for MethodPromptsGet {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPromptsGet {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPromptsGet)
-    }
-}
+__private::constant!(MethodPromptsGet = "prompts/get");
 /// Used by the client to get a prompt provided by the server.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequest {
@@ -5798,91 +2600,12 @@ pub struct GetPromptRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodPromptsGet> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<GetPromptRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `prompts/get` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptRequestParams {
@@ -5898,101 +2621,13 @@ pub struct GetPromptRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.arguments.is_some())
-            + usize::from(self.input_responses.is_some())
-            + usize::from(self.request_state.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.input_responses {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "inputResponses",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "requestState",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut arguments: ::core::option::Option<
-                    ::indexmap::IndexMap<::std::string::String, ::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        "arguments" => arguments = map.next_value()?,
-                        "inputResponses" => input_responses = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "requestState" => request_state = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptRequestParams {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    arguments,
-                    input_responses,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    request_state,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptRequestParams {
+    req meta = "_meta",
+    opt arguments = "arguments",
+    opt input_responses = "inputResponses",
+    req name = "name",
+    opt request_state = "requestState",
+} extra);
 /// The result returned by the server for a `GetPromptRequestprompts/get` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct GetPromptResult {
@@ -6011,92 +2646,12 @@ pub struct GetPromptResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.result_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "messages",
-            &self.messages,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut messages: ::core::option::Option<
-                    ::std::vec::Vec<PromptMessage>,
-                > = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "messages" => {
-                            messages = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "resultType" => result_type = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptResult {
-                    meta,
-                    description,
-                    messages: messages
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "messages",
-                        ))?,
-                    result_type,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptResult {
+    opt meta = "_meta",
+    opt description = "description",
+    req messages = "messages",
+    opt result_type = "resultType",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum GetPromptResultResponseResult {
@@ -6251,82 +2806,11 @@ pub struct GetPromptResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for GetPromptResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = GetPromptResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct GetPromptResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<GetPromptResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<GetPromptResultResponseResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(GetPromptResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(GetPromptResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct HeaderMismatchErrorError {
     pub code: i64,
@@ -6337,79 +2821,11 @@ pub struct HeaderMismatchErrorError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for HeaderMismatchErrorError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for HeaderMismatchErrorError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = HeaderMismatchErrorError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct HeaderMismatchErrorError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<HeaderMismatchErrorError, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(HeaderMismatchErrorError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(HeaderMismatchErrorError {
+    req code = "code",
+    opt data = "data",
+    req message = "message",
+} extra);
 /// Returned when a server rejects a request because the values in the HTTP
 /// headers do not match the corresponding values in the request body, or
 /// because required headers are missing or malformed. For HTTP, the response
@@ -6422,81 +2838,11 @@ pub struct HeaderMismatchError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for HeaderMismatchError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for HeaderMismatchError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = HeaderMismatchError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct HeaderMismatchError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<HeaderMismatchError, A::Error> {
-                let mut error: ::core::option::Option<HeaderMismatchErrorError> = ::core::option::Option::None;
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => {
-                            error = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => id = map.next_value()?,
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(HeaderMismatchError {
-                    error: error
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "error",
-                        ))?,
-                    id,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(HeaderMismatchError {
+    req error = "error",
+    opt id = "id",
+    req jsonrpc = "jsonrpc",
+} extra);
 /// Optional specifier for the theme this icon is designed for. `"light"` indicates
 /// the icon is designed to be used with a light background, and `"dark"` indicates
 /// the icon is designed to be used with a dark background.
@@ -6511,55 +2857,10 @@ pub enum IconTheme {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl IconTheme {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Dark => "dark",
-            Self::Light => "light",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for IconTheme {
-    fn from(value: &str) -> Self {
-        match value {
-            "dark" => Self::Dark,
-            "light" => Self::Light,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for IconTheme {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "dark" => Self::Dark,
-            "light" => Self::Light,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for IconTheme {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for IconTheme {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for IconTheme {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(IconTheme {
+    Dark = "dark",
+    Light = "light",
+});
 /// An optionally-sized icon that can be displayed in a user interface.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Icon {
@@ -6589,86 +2890,12 @@ pub struct Icon {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Icon {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.mime_type.is_some())
-            + usize::from(self.sizes.is_some()) + usize::from(self.theme.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.sizes {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "sizes", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "src", &self.src)?;
-        if let ::core::option::Option::Some(value) = &self.theme {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "theme", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Icon {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Icon;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Icon")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Icon, A::Error> {
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut sizes: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut src: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut theme: ::core::option::Option<IconTheme> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "mimeType" => mime_type = map.next_value()?,
-                        "sizes" => sizes = map.next_value()?,
-                        "src" => src = ::core::option::Option::Some(map.next_value()?),
-                        "theme" => theme = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Icon {
-                    mime_type,
-                    sizes,
-                    src: src
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "src",
-                        ))?,
-                    theme,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Icon {
+    opt mime_type = "mimeType",
+    opt sizes = "sizes",
+    req src = "src",
+    opt theme = "theme",
+} extra);
 /// Base interface to add `icons` property.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Icons {
@@ -6685,82 +2912,13 @@ pub struct Icons {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Icons {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.icons.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Icons {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Icons;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Icons")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Icons, A::Error> {
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "icons" => icons = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Icons { icons, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Icons {
+    opt icons = "icons",
+} extra);
 /// The constant string `image`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeImage;
-impl TypeImage {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "image";
-}
-impl ::serde::Serialize for TypeImage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeImage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeImage)
-    }
-}
+__private::constant!(TypeImage = "image");
 /// An image provided to or from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ImageContent {
@@ -6775,97 +2933,13 @@ pub struct ImageContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ImageContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "mimeType",
-            &self.mime_type,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ImageContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ImageContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ImageContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ImageContent, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeImage> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "mimeType" => {
-                            mime_type = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ImageContent {
-                    meta,
-                    annotations,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    mime_type: mime_type
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "mimeType",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ImageContent {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req data = "data",
+    req mime_type = "mimeType",
+    req type_ = "type",
+} extra);
 /// Describes the MCP implementation.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Implementation {
@@ -6901,99 +2975,14 @@ pub struct Implementation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Implementation {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.description.is_some())
-            + usize::from(self.icons.is_some()) + usize::from(self.title.is_some())
-            + usize::from(self.website_url.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "version", &self.version)?;
-        if let ::core::option::Option::Some(value) = &self.website_url {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "websiteUrl", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Implementation {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Implementation;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Implementation")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Implementation, A::Error> {
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut version: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut website_url: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "version" => {
-                            version = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "websiteUrl" => website_url = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Implementation {
-                    description,
-                    icons,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    version: version
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "version",
-                        ))?,
-                    website_url,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Implementation {
+    opt description = "description",
+    opt icons = "icons",
+    req name = "name",
+    opt title = "title",
+    req version = "version",
+    opt website_url = "websiteUrl",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum InputRequest {
@@ -7189,26 +3178,7 @@ pub type InputRequests = ::indexmap::IndexMap<::std::string::String, InputReques
 /// The constant string `input_required`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ResultTypeInputRequired;
-impl ResultTypeInputRequired {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "input_required";
-}
-impl ::serde::Serialize for ResultTypeInputRequired {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResultTypeInputRequired {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| ResultTypeInputRequired)
-    }
-}
+__private::constant!(ResultTypeInputRequired = "input_required");
 /// An InputRequiredResult sent by the server to indicate that additional input is needed
 /// before the request can be completed.
 ///
@@ -7229,98 +3199,12 @@ pub struct InputRequiredResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InputRequiredResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.input_requests.is_some())
-            + usize::from(self.request_state.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.input_requests {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "inputRequests",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "requestState",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resultType",
-            &self.result_type,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InputRequiredResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InputRequiredResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InputRequiredResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InputRequiredResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut input_requests: ::core::option::Option<InputRequests> = ::core::option::Option::None;
-                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultTypeInputRequired> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "inputRequests" => input_requests = map.next_value()?,
-                        "requestState" => request_state = map.next_value()?,
-                        "resultType" => {
-                            result_type = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InputRequiredResult {
-                    meta,
-                    input_requests,
-                    request_state,
-                    result_type: result_type
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resultType",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InputRequiredResult {
+    opt meta = "_meta",
+    opt input_requests = "inputRequests",
+    opt request_state = "requestState",
+    req result_type = "resultType",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum InputResponse {
@@ -7462,85 +3346,11 @@ pub struct InputResponseRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InputResponseRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.input_responses.is_some())
-            + usize::from(self.request_state.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.input_responses {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "inputResponses",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "requestState",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InputResponseRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InputResponseRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InputResponseRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InputResponseRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
-                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        "inputResponses" => input_responses = map.next_value()?,
-                        "requestState" => request_state = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InputResponseRequestParams {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    input_responses,
-                    request_state,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InputResponseRequestParams {
+    req meta = "_meta",
+    opt input_responses = "inputResponses",
+    opt request_state = "requestState",
+} extra);
 /// A map of client responses to server-initiated requests.
 /// Keys correspond to the keys in the `InputRequests` map;
 /// values are the client's result for each request.
@@ -7557,79 +3367,11 @@ pub struct InternalError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InternalError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InternalError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InternalError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InternalError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InternalError, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InternalError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InternalError {
+    req code = "code",
+    opt data = "data",
+    req message = "message",
+} extra);
 /// A JSON-RPC error indicating that the method parameters are invalid or malformed.
 ///
 /// In MCP, this error is returned in various contexts when request parameters fail validation:
@@ -7651,79 +3393,11 @@ pub struct InvalidParamsError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InvalidParamsError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InvalidParamsError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InvalidParamsError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InvalidParamsError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InvalidParamsError, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InvalidParamsError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InvalidParamsError {
+    req code = "code",
+    opt data = "data",
+    req message = "message",
+} extra);
 /// A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct InvalidRequestError {
@@ -7736,79 +3410,11 @@ pub struct InvalidRequestError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for InvalidRequestError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for InvalidRequestError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = InvalidRequestError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct InvalidRequestError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<InvalidRequestError, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(InvalidRequestError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(InvalidRequestError {
+    req code = "code",
+    opt data = "data",
+    req message = "message",
+} extra);
 pub type JSONArray = ::std::vec::Vec<::serde_json::Value>;
 pub type JSONObject = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
 /// A response to a request that indicates an error occurred.
@@ -7820,81 +3426,11 @@ pub struct JSONRPCErrorResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCErrorResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCErrorResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCErrorResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCErrorResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCErrorResponse, A::Error> {
-                let mut error: ::core::option::Option<Error> = ::core::option::Option::None;
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => {
-                            error = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => id = map.next_value()?,
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCErrorResponse {
-                    error: error
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "error",
-                        ))?,
-                    id,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCErrorResponse {
+    req error = "error",
+    opt id = "id",
+    req jsonrpc = "jsonrpc",
+} extra);
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -8065,83 +3601,11 @@ pub struct JSONRPCNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A request that expects a response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCRequest {
@@ -8154,90 +3618,12 @@ pub struct JSONRPCRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A response to a request, containing either the result or error.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -8360,105 +3746,16 @@ pub struct JSONRPCResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for JSONRPCResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for JSONRPCResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = JSONRPCResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct JSONRPCResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<JSONRPCResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<Result> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(JSONRPCResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(JSONRPCResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 pub type JSONValue = ::serde_json::Value;
 /// The constant string `string`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeString;
-impl TypeString {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "string";
-}
-impl ::serde::Serialize for TypeString {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeString {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeString)
-    }
-}
+__private::constant!(TypeString = "string");
 /// Use `TitledSingleSelectEnumSchema` instead.
 /// This interface will be removed in a future version.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -8474,124 +3771,18 @@ pub struct LegacyTitledEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for LegacyTitledEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.enum_names.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
-        if let ::core::option::Option::Some(value) = &self.enum_names {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "enumNames", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LegacyTitledEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LegacyTitledEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct LegacyTitledEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LegacyTitledEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut enum_names: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
-                        "enumNames" => enum_names = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(LegacyTitledEnumSchema {
-                    default,
-                    description,
-                    enum_: enum_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "enum",
-                        ))?,
-                    enum_names,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(LegacyTitledEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req enum_ = "enum",
+    opt enum_names = "enumNames",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `prompts/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPromptsList;
-impl MethodPromptsList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "prompts/list";
-}
-impl ::serde::Serialize for MethodPromptsList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPromptsList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPromptsList)
-    }
-}
+__private::constant!(MethodPromptsList = "prompts/list");
 /// Sent from the client to request a list of prompts and prompt templates the server has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPromptsRequest {
@@ -8602,91 +3793,12 @@ pub struct ListPromptsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListPromptsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListPromptsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListPromptsRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodPromptsList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListPromptsRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// The result returned by the server for a `ListPromptsRequestprompts/list` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListPromptsResult {
@@ -8726,100 +3838,14 @@ pub struct ListPromptsResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListPromptsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.cache_scope.is_some())
-            + usize::from(self.next_cursor.is_some())
-            + usize::from(self.result_type.is_some())
-            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.cache_scope {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", &self.prompts)?;
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.ttl_ms {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListPromptsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListPromptsResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut prompts: ::core::option::Option<::std::vec::Vec<Prompt>> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "cacheScope" => cache_scope = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "prompts" => {
-                            prompts = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "resultType" => result_type = map.next_value()?,
-                        "ttlMs" => ttl_ms = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsResult {
-                    meta,
-                    cache_scope,
-                    next_cursor,
-                    prompts: prompts
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "prompts",
-                        ))?,
-                    result_type,
-                    ttl_ms,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListPromptsResult {
+    opt meta = "_meta",
+    opt cache_scope = "cacheScope",
+    opt next_cursor = "nextCursor",
+    req prompts = "prompts",
+    opt result_type = "resultType",
+    opt ttl_ms = "ttlMs",
+} extra);
 /// A successful response from the server for a `ListPromptsRequestprompts/list` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListPromptsResultResponse {
@@ -8829,105 +3855,15 @@ pub struct ListPromptsResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListPromptsResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListPromptsResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListPromptsResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListPromptsResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListPromptsResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<ListPromptsResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListPromptsResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListPromptsResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 /// The constant string `resources/templates/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesTemplatesList;
-impl MethodResourcesTemplatesList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/templates/list";
-}
-impl ::serde::Serialize for MethodResourcesTemplatesList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesTemplatesList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodResourcesTemplatesList)
-    }
-}
+__private::constant!(MethodResourcesTemplatesList = "resources/templates/list");
 /// Sent from the client to request a list of resource templates the server has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListResourceTemplatesRequest {
@@ -8938,91 +3874,12 @@ pub struct ListResourceTemplatesRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourceTemplatesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourceTemplatesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourceTemplatesRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodResourcesTemplatesList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourceTemplatesRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// The result returned by the server for a `ListResourceTemplatesRequestresources/templates/list` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourceTemplatesResult {
@@ -9062,108 +3919,14 @@ pub struct ListResourceTemplatesResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourceTemplatesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.cache_scope.is_some())
-            + usize::from(self.next_cursor.is_some())
-            + usize::from(self.result_type.is_some())
-            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.cache_scope {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resourceTemplates",
-            &self.resource_templates,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.ttl_ms {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourceTemplatesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourceTemplatesResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut resource_templates: ::core::option::Option<
-                    ::std::vec::Vec<ResourceTemplate>,
-                > = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "cacheScope" => cache_scope = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "resourceTemplates" => {
-                            resource_templates = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "resultType" => result_type = map.next_value()?,
-                        "ttlMs" => ttl_ms = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesResult {
-                    meta,
-                    cache_scope,
-                    next_cursor,
-                    resource_templates: resource_templates
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resourceTemplates",
-                        ))?,
-                    result_type,
-                    ttl_ms,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourceTemplatesResult {
+    opt meta = "_meta",
+    opt cache_scope = "cacheScope",
+    opt next_cursor = "nextCursor",
+    req resource_templates = "resourceTemplates",
+    opt result_type = "resultType",
+    opt ttl_ms = "ttlMs",
+} extra);
 /// A successful response from the server for a `ListResourceTemplatesRequestresources/templates/list` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListResourceTemplatesResultResponse {
@@ -9173,104 +3936,15 @@ pub struct ListResourceTemplatesResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourceTemplatesResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourceTemplatesResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourceTemplatesResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourceTemplatesResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourceTemplatesResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<ListResourceTemplatesResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourceTemplatesResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourceTemplatesResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 /// The constant string `resources/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesList;
-impl MethodResourcesList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/list";
-}
-impl ::serde::Serialize for MethodResourcesList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesList)
-    }
-}
+__private::constant!(MethodResourcesList = "resources/list");
 /// Sent from the client to request a list of resources the server has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListResourcesRequest {
@@ -9281,91 +3955,12 @@ pub struct ListResourcesRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourcesRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourcesRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourcesRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodResourcesList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourcesRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// The result returned by the server for a `ListResourcesRequestresources/list` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListResourcesResult {
@@ -9405,104 +4000,14 @@ pub struct ListResourcesResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourcesResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.cache_scope.is_some())
-            + usize::from(self.next_cursor.is_some())
-            + usize::from(self.result_type.is_some())
-            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.cache_scope {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "resources",
-            &self.resources,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.ttl_ms {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourcesResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourcesResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut resources: ::core::option::Option<::std::vec::Vec<Resource>> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "cacheScope" => cache_scope = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "resources" => {
-                            resources = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "resultType" => result_type = map.next_value()?,
-                        "ttlMs" => ttl_ms = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesResult {
-                    meta,
-                    cache_scope,
-                    next_cursor,
-                    resources: resources
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "resources",
-                        ))?,
-                    result_type,
-                    ttl_ms,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourcesResult {
+    opt meta = "_meta",
+    opt cache_scope = "cacheScope",
+    opt next_cursor = "nextCursor",
+    req resources = "resources",
+    opt result_type = "resultType",
+    opt ttl_ms = "ttlMs",
+} extra);
 /// A successful response from the server for a `ListResourcesRequestresources/list` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListResourcesResultResponse {
@@ -9512,167 +4017,24 @@ pub struct ListResourcesResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListResourcesResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListResourcesResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListResourcesResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListResourcesResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListResourcesResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<ListResourcesResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListResourcesResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListResourcesResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 /// The constant string `roots/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodRootsList;
-impl MethodRootsList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "roots/list";
-}
-impl ::serde::Serialize for MethodRootsList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodRootsList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodRootsList)
-    }
-}
+__private::constant!(MethodRootsList = "roots/list");
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListRootsRequestParams {
     pub meta: ::core::option::Option<MetaObject>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListRootsRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListRootsRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListRootsRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsRequestParams {
-                    meta,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListRootsRequestParams {
+    opt meta = "_meta",
+} extra);
 /// Sent from the server to request a list of root URIs from the client. Roots allow
 /// servers to ask for specific directories or files to operate on. A common example
 /// for roots is providing a set of repositories or directories a server should operate
@@ -9687,72 +4049,10 @@ pub struct ListRootsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListRootsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListRootsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListRootsRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsRequest, A::Error> {
-                let mut method: ::core::option::Option<MethodRootsList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ListRootsRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsRequest {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListRootsRequest {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The result returned by the client for a `ListRootsRequestroots/list` request.
 /// This result contains an array of `Root` objects, each representing a root directory
 /// or file that the server can operate on.
@@ -9762,88 +4062,13 @@ pub struct ListRootsResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListRootsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "roots", &self.roots)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListRootsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListRootsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListRootsResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListRootsResult, A::Error> {
-                let mut roots: ::core::option::Option<::std::vec::Vec<Root>> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "roots" => {
-                            roots = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListRootsResult {
-                    roots: roots
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "roots",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListRootsResult {
+    req roots = "roots",
+} extra);
 /// The constant string `tools/list`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodToolsList;
-impl MethodToolsList {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tools/list";
-}
-impl ::serde::Serialize for MethodToolsList {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodToolsList {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodToolsList)
-    }
-}
+__private::constant!(MethodToolsList = "tools/list");
 /// Sent from the client to request a list of tools the server has.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListToolsRequest {
@@ -9854,91 +4079,12 @@ pub struct ListToolsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListToolsRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListToolsRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListToolsRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodToolsList> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListToolsRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// The result returned by the server for a `ListToolsRequesttools/list` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ListToolsResult {
@@ -9978,100 +4124,14 @@ pub struct ListToolsResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListToolsResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.cache_scope.is_some())
-            + usize::from(self.next_cursor.is_some())
-            + usize::from(self.result_type.is_some())
-            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.cache_scope {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", &self.tools)?;
-        if let ::core::option::Option::Some(value) = &self.ttl_ms {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListToolsResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListToolsResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<::std::vec::Vec<Tool>> = ::core::option::Option::None;
-                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "cacheScope" => cache_scope = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "resultType" => result_type = map.next_value()?,
-                        "tools" => {
-                            tools = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "ttlMs" => ttl_ms = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsResult {
-                    meta,
-                    cache_scope,
-                    next_cursor,
-                    result_type,
-                    tools: tools
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "tools",
-                        ))?,
-                    ttl_ms,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListToolsResult {
+    opt meta = "_meta",
+    opt cache_scope = "cacheScope",
+    opt next_cursor = "nextCursor",
+    opt result_type = "resultType",
+    req tools = "tools",
+    opt ttl_ms = "ttlMs",
+} extra);
 /// A successful response from the server for a `ListToolsRequesttools/list` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ListToolsResultResponse {
@@ -10081,82 +4141,11 @@ pub struct ListToolsResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ListToolsResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ListToolsResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ListToolsResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ListToolsResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ListToolsResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<ListToolsResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ListToolsResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ListToolsResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 /// The severity of a log message.
 ///
 /// These map to syslog message severities, as specified in RFC-5424:
@@ -10182,96 +4171,20 @@ pub enum LoggingLevel {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl LoggingLevel {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Alert => "alert",
-            Self::Critical => "critical",
-            Self::Debug => "debug",
-            Self::Emergency => "emergency",
-            Self::Error => "error",
-            Self::Info => "info",
-            Self::Notice => "notice",
-            Self::Warning => "warning",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for LoggingLevel {
-    fn from(value: &str) -> Self {
-        match value {
-            "alert" => Self::Alert,
-            "critical" => Self::Critical,
-            "debug" => Self::Debug,
-            "emergency" => Self::Emergency,
-            "error" => Self::Error,
-            "info" => Self::Info,
-            "notice" => Self::Notice,
-            "warning" => Self::Warning,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for LoggingLevel {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "alert" => Self::Alert,
-            "critical" => Self::Critical,
-            "debug" => Self::Debug,
-            "emergency" => Self::Emergency,
-            "error" => Self::Error,
-            "info" => Self::Info,
-            "notice" => Self::Notice,
-            "warning" => Self::Warning,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for LoggingLevel {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for LoggingLevel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingLevel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(LoggingLevel {
+    Alert = "alert",
+    Critical = "critical",
+    Debug = "debug",
+    Emergency = "emergency",
+    Error = "error",
+    Info = "info",
+    Notice = "notice",
+    Warning = "warning",
+});
 /// The constant string `notifications/message`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsMessage;
-impl MethodNotificationsMessage {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/message";
-}
-impl ::serde::Serialize for MethodNotificationsMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsMessage)
-    }
-}
+__private::constant!(MethodNotificationsMessage = "notifications/message");
 /// JSONRPCNotification of a log message passed from server to client. The client opts in by setting `"io.modelcontextprotocol/logLevel"` in a request's `_meta`.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotification {
@@ -10281,86 +4194,11 @@ pub struct LoggingMessageNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for LoggingMessageNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LoggingMessageNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct LoggingMessageNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodNotificationsMessage> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    LoggingMessageNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(LoggingMessageNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(LoggingMessageNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `notifications/message` notification.
 #[derive(Debug, Clone, PartialEq)]
 pub struct LoggingMessageNotificationParams {
@@ -10374,86 +4212,12 @@ pub struct LoggingMessageNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for LoggingMessageNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.logger.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", &self.level)?;
-        if let ::core::option::Option::Some(value) = &self.logger {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logger", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for LoggingMessageNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = LoggingMessageNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct LoggingMessageNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<LoggingMessageNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut logger: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "level" => {
-                            level = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "logger" => logger = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(LoggingMessageNotificationParams {
-                    meta,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    level: level
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "level",
-                        ))?,
-                    logger,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(LoggingMessageNotificationParams {
+    opt meta = "_meta",
+    req data = "data",
+    req level = "level",
+    opt logger = "logger",
+} extra);
 /// Represents the contents of a `_meta` field, which clients and servers use to attach additional metadata to their interactions.
 ///
 /// Certain key names are reserved by MCP for protocol-level metadata; implementations MUST NOT make assumptions about values at these keys. Additionally, specific schema definitions may reserve particular names for purpose-specific metadata, as declared in those definitions.
@@ -10486,79 +4250,11 @@ pub struct MethodNotFoundError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for MethodNotFoundError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotFoundError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MethodNotFoundError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct MethodNotFoundError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<MethodNotFoundError, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(MethodNotFoundError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(MethodNotFoundError {
+    req code = "code",
+    opt data = "data",
+    req message = "message",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MissingRequiredClientCapabilityErrorErrorData {
     /// The capabilities the server requires from the client to process this request.
@@ -10566,77 +4262,9 @@ pub struct MissingRequiredClientCapabilityErrorErrorData {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for MissingRequiredClientCapabilityErrorErrorData {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "requiredCapabilities",
-            &self.required_capabilities,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorErrorData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MissingRequiredClientCapabilityErrorErrorData;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct MissingRequiredClientCapabilityErrorErrorData")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                MissingRequiredClientCapabilityErrorErrorData,
-                A::Error,
-            > {
-                let mut required_capabilities: ::core::option::Option<
-                    ClientCapabilities,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "requiredCapabilities" => {
-                            required_capabilities = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(MissingRequiredClientCapabilityErrorErrorData {
-                    required_capabilities: required_capabilities
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "requiredCapabilities",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(MissingRequiredClientCapabilityErrorErrorData {
+    req required_capabilities = "requiredCapabilities",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct MissingRequiredClientCapabilityErrorError {
     pub code: i64,
@@ -10646,85 +4274,11 @@ pub struct MissingRequiredClientCapabilityErrorError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for MissingRequiredClientCapabilityErrorError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityErrorError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MissingRequiredClientCapabilityErrorError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct MissingRequiredClientCapabilityErrorError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                MissingRequiredClientCapabilityErrorError,
-                A::Error,
-            > {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<
-                    MissingRequiredClientCapabilityErrorErrorData,
-                > = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(MissingRequiredClientCapabilityErrorError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(MissingRequiredClientCapabilityErrorError {
+    req code = "code",
+    req data = "data",
+    req message = "message",
+} extra);
 /// Returned when processing a request requires a capability the client did not
 /// declare in `clientCapabilities`. For HTTP, the response status code MUST be
 /// `400 Bad Request`.
@@ -10736,83 +4290,11 @@ pub struct MissingRequiredClientCapabilityError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for MissingRequiredClientCapabilityError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MissingRequiredClientCapabilityError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = MissingRequiredClientCapabilityError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct MissingRequiredClientCapabilityError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<MissingRequiredClientCapabilityError, A::Error> {
-                let mut error: ::core::option::Option<
-                    MissingRequiredClientCapabilityErrorError,
-                > = ::core::option::Option::None;
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => {
-                            error = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => id = map.next_value()?,
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(MissingRequiredClientCapabilityError {
-                    error: error
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "error",
-                        ))?,
-                    id,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(MissingRequiredClientCapabilityError {
+    req error = "error",
+    opt id = "id",
+    req jsonrpc = "jsonrpc",
+} extra);
 /// Hints to use for model selection.
 ///
 /// Keys not declared here are currently left unspecified by the spec and are up
@@ -10832,60 +4314,9 @@ pub struct ModelHint {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ModelHint {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.name.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.name {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelHint {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ModelHint;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ModelHint")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelHint, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ModelHint { name, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ModelHint {
+    opt name = "name",
+} extra);
 /// The server's preferences for model selection, requested of the client during sampling.
 ///
 /// Because LLMs can vary along multiple dimensions, choosing the "best" model is
@@ -10922,100 +4353,12 @@ pub struct ModelPreferences {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ModelPreferences {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.cost_priority.is_some())
-            + usize::from(self.hints.is_some())
-            + usize::from(self.intelligence_priority.is_some())
-            + usize::from(self.speed_priority.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.cost_priority {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "costPriority",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.hints {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "hints", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.intelligence_priority {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "intelligencePriority",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.speed_priority {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "speedPriority",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ModelPreferences {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ModelPreferences;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ModelPreferences")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ModelPreferences, A::Error> {
-                let mut cost_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut hints: ::core::option::Option<::std::vec::Vec<ModelHint>> = ::core::option::Option::None;
-                let mut intelligence_priority: ::core::option::Option<
-                    ::serde_json::Number,
-                > = ::core::option::Option::None;
-                let mut speed_priority: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "costPriority" => cost_priority = map.next_value()?,
-                        "hints" => hints = map.next_value()?,
-                        "intelligencePriority" => {
-                            intelligence_priority = map.next_value()?;
-                        }
-                        "speedPriority" => speed_priority = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ModelPreferences {
-                    cost_priority,
-                    hints,
-                    intelligence_priority,
-                    speed_priority,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ModelPreferences {
+    opt cost_priority = "costPriority",
+    opt hints = "hints",
+    opt intelligence_priority = "intelligencePriority",
+    opt speed_priority = "speedPriority",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum MultiSelectEnumSchema {
@@ -11137,74 +4480,10 @@ pub struct Notification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Notification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Notification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Notification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Notification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Notification, A::Error> {
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Notification {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Notification {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// Extends `MetaObject` with additional notification-specific fields. All key naming rules from `MetaObject` apply.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationMetaObject {
@@ -11222,69 +4501,9 @@ pub struct NotificationMetaObject {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for NotificationMetaObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.subscription_id.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.subscription_id {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "io.modelcontextprotocol/subscriptionId",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NotificationMetaObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = NotificationMetaObject;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct NotificationMetaObject")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NotificationMetaObject, A::Error> {
-                let mut subscription_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "io.modelcontextprotocol/subscriptionId" => {
-                            subscription_id = map.next_value()?;
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(NotificationMetaObject {
-                    subscription_id,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(NotificationMetaObject {
+    opt subscription_id = "io.modelcontextprotocol/subscriptionId",
+} extra);
 /// Common params for any notification.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationParams {
@@ -11292,60 +4511,9 @@ pub struct NotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for NotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = NotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct NotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(NotificationParams { meta, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(NotificationParams {
+    opt meta = "_meta",
+} extra);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum NumberSchemaType {
     /// `integer`
@@ -11355,55 +4523,10 @@ pub enum NumberSchemaType {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl NumberSchemaType {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Integer => "integer",
-            Self::Number => "number",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for NumberSchemaType {
-    fn from(value: &str) -> Self {
-        match value {
-            "integer" => Self::Integer,
-            "number" => Self::Number,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for NumberSchemaType {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "integer" => Self::Integer,
-            "number" => Self::Number,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for NumberSchemaType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for NumberSchemaType {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NumberSchemaType {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(NumberSchemaType {
+    Integer = "integer",
+    Number = "number",
+});
 #[derive(Debug, Clone, PartialEq)]
 pub struct NumberSchema {
     pub default: ::core::option::Option<::serde_json::Number>,
@@ -11415,97 +4538,14 @@ pub struct NumberSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for NumberSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.maximum.is_some()) + usize::from(self.minimum.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.maximum {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maximum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.minimum {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minimum", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for NumberSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = NumberSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct NumberSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<NumberSchema, A::Error> {
-                let mut default: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut maximum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut minimum: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<NumberSchemaType> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "maximum" => maximum = map.next_value()?,
-                        "minimum" => minimum = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(NumberSchema {
-                    default,
-                    description,
-                    maximum,
-                    minimum,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(NumberSchema {
+    opt default = "default",
+    opt description = "description",
+    opt maximum = "maximum",
+    opt minimum = "minimum",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 pub struct PaginatedRequest {
     pub id: RequestId,
@@ -11515,91 +4555,12 @@ pub struct PaginatedRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PaginatedRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Common params for paginated requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedRequestParams {
@@ -11610,70 +4571,10 @@ pub struct PaginatedRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.cursor.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cursor", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        "cursor" => cursor = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedRequestParams {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    cursor,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedRequestParams {
+    req meta = "_meta",
+    opt cursor = "cursor",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PaginatedResult {
     pub meta: ::core::option::Option<ResultMetaObject>,
@@ -11691,77 +4592,11 @@ pub struct PaginatedResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PaginatedResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some())
-            + usize::from(self.next_cursor.is_some())
-            + usize::from(self.result_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.next_cursor {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "nextCursor", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PaginatedResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PaginatedResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PaginatedResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PaginatedResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut next_cursor: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "nextCursor" => next_cursor = map.next_value()?,
-                        "resultType" => result_type = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PaginatedResult {
-                    meta,
-                    next_cursor,
-                    result_type,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PaginatedResult {
+    opt meta = "_meta",
+    opt next_cursor = "nextCursor",
+    opt result_type = "resultType",
+} extra);
 /// A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ParseError {
@@ -11774,79 +4609,11 @@ pub struct ParseError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ParseError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ParseError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ParseError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ParseError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ParseError, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ParseError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ParseError {
+    req code = "code",
+    opt data = "data",
+    req message = "message",
+} extra);
 /// Restricted schema definitions that only allow primitive types
 /// without nested objects or arrays.
 #[derive(Debug, Clone, PartialEq)]
@@ -12114,26 +4881,7 @@ impl ::core::convert::From<LegacyTitledEnumSchema> for PrimitiveSchemaDefinition
 /// The constant string `notifications/progress`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsProgress;
-impl MethodNotificationsProgress {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/progress";
-}
-impl ::serde::Serialize for MethodNotificationsProgress {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsProgress {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsProgress)
-    }
-}
+__private::constant!(MethodNotificationsProgress = "notifications/progress");
 /// An out-of-band notification used to inform the receiver of a progress update for a long-running request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotification {
@@ -12143,84 +4891,11 @@ pub struct ProgressNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ProgressNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ProgressNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ProgressNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodNotificationsProgress> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ProgressNotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ProgressNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ProgressNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `ProgressNotificationnotifications/progress` notification.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ProgressNotificationParams {
@@ -12236,105 +4911,13 @@ pub struct ProgressNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ProgressNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.message.is_some()) + usize::from(self.total.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.message {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "progress",
-            &self.progress,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "progressToken",
-            &self.progress_token,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.total {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "total", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ProgressNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ProgressNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ProgressNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ProgressNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut progress: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut total: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "message" => message = map.next_value()?,
-                        "progress" => {
-                            progress = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "progressToken" => {
-                            progress_token = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "total" => total = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ProgressNotificationParams {
-                    meta,
-                    message,
-                    progress: progress
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "progress",
-                        ))?,
-                    progress_token: progress_token
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "progressToken",
-                        ))?,
-                    total,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ProgressNotificationParams {
+    opt meta = "_meta",
+    opt message = "message",
+    req progress = "progress",
+    req progress_token = "progressToken",
+    opt total = "total",
+} extra);
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -12466,99 +5049,14 @@ pub struct Prompt {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Prompt {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.arguments.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.arguments {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "arguments", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Prompt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Prompt;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Prompt")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Prompt, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut arguments: ::core::option::Option<
-                    ::std::vec::Vec<PromptArgument>,
-                > = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "arguments" => arguments = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Prompt {
-                    meta,
-                    arguments,
-                    description,
-                    icons,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Prompt {
+    opt meta = "_meta",
+    opt arguments = "arguments",
+    opt description = "description",
+    opt icons = "icons",
+    req name = "name",
+    opt title = "title",
+} extra);
 /// Describes an argument that a prompt can accept.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptArgument {
@@ -12578,107 +5076,16 @@ pub struct PromptArgument {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptArgument {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.description.is_some())
-            + usize::from(self.required.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.required {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "required", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptArgument {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptArgument;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptArgument")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptArgument, A::Error> {
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut required: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "description" => description = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "required" => required = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptArgument {
-                    description,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    required,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptArgument {
+    opt description = "description",
+    req name = "name",
+    opt required = "required",
+    opt title = "title",
+} extra);
 /// The constant string `notifications/prompts/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsPromptsListChanged;
-impl MethodNotificationsPromptsListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/prompts/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsPromptsListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsPromptsListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsPromptsListChanged)
-    }
-}
+__private::constant!(MethodNotificationsPromptsListChanged = "notifications/prompts/list_changed");
 /// An optional notification from the server to the client, informing it that the list of prompts it offers has changed. This is only delivered on a `SubscriptionsListenRequestsubscriptions/listen` stream when the client requested it via the `promptsListChanged` filter field.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptListChangedNotification {
@@ -12688,83 +5095,11 @@ pub struct PromptListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptListChangedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsPromptsListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptListChangedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptListChangedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// Describes a message returned as part of a prompt.
 ///
 /// This is similar to `SamplingMessage`, but also supports the embedding of
@@ -12776,95 +5111,14 @@ pub struct PromptMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptMessage")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptMessage, A::Error> {
-                let mut content: ::core::option::Option<ContentBlock> = ::core::option::Option::None;
-                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => role = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptMessage {
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    role: role
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "role",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptMessage {
+    req content = "content",
+    req role = "role",
+} extra);
 /// The constant string `ref/prompt`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeRefPrompt;
-impl TypeRefPrompt {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "ref/prompt";
-}
-impl ::serde::Serialize for TypeRefPrompt {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeRefPrompt {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeRefPrompt)
-    }
-}
+__private::constant!(TypeRefPrompt = "ref/prompt");
 /// Identifies a prompt.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct PromptReference {
@@ -12881,99 +5135,15 @@ pub struct PromptReference {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PromptReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PromptReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PromptReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PromptReference")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PromptReference, A::Error> {
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeRefPrompt> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PromptReference {
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PromptReference {
+    req name = "name",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The constant string `resources/read`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesRead;
-impl MethodResourcesRead {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resources/read";
-}
-impl ::serde::Serialize for MethodResourcesRead {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodResourcesRead {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodResourcesRead)
-    }
-}
+__private::constant!(MethodResourcesRead = "resources/read");
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequest {
@@ -12984,91 +5154,12 @@ pub struct ReadResourceRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodResourcesRead> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<ReadResourceRequestParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `resources/read` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceRequestParams {
@@ -13080,92 +5171,12 @@ pub struct ReadResourceRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.input_responses.is_some())
-            + usize::from(self.request_state.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.input_responses {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "inputResponses",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.request_state {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "requestState",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut input_responses: ::core::option::Option<InputResponses> = ::core::option::Option::None;
-                let mut request_state: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        "inputResponses" => input_responses = map.next_value()?,
-                        "requestState" => request_state = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceRequestParams {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    input_responses,
-                    request_state,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceRequestParams {
+    req meta = "_meta",
+    opt input_responses = "inputResponses",
+    opt request_state = "requestState",
+    req uri = "uri",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ReadResourceResultContentsItem {
@@ -13314,99 +5325,13 @@ pub struct ReadResourceResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.cache_scope.is_some())
-            + usize::from(self.result_type.is_some())
-            + usize::from(self.ttl_ms.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.cache_scope {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "cacheScope", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "contents",
-            &self.contents,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.ttl_ms {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "ttlMs", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceResult, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut cache_scope: ::core::option::Option<CacheScope> = ::core::option::Option::None;
-                let mut contents: ::core::option::Option<
-                    ::std::vec::Vec<ReadResourceResultContentsItem>,
-                > = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut ttl_ms: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "cacheScope" => cache_scope = map.next_value()?,
-                        "contents" => {
-                            contents = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "resultType" => result_type = map.next_value()?,
-                        "ttlMs" => ttl_ms = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceResult {
-                    meta,
-                    cache_scope,
-                    contents: contents
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "contents",
-                        ))?,
-                    result_type,
-                    ttl_ms,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceResult {
+    opt meta = "_meta",
+    opt cache_scope = "cacheScope",
+    req contents = "contents",
+    opt result_type = "resultType",
+    opt ttl_ms = "ttlMs",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ReadResourceResultResponseResult {
@@ -13563,84 +5488,11 @@ pub struct ReadResourceResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ReadResourceResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ReadResourceResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ReadResourceResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ReadResourceResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<
-                    ReadResourceResultResponseResult,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ReadResourceResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ReadResourceResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Request {
     pub method: ::std::string::String,
@@ -13650,74 +5502,10 @@ pub struct Request {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Request {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Request {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Request;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Request")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Request, A::Error> {
-                let mut method: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Request {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Request {
+    req method = "method",
+    opt params = "params",
+} extra);
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -13858,127 +5646,13 @@ pub struct RequestMetaObject {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RequestMetaObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.client_info.is_some())
-            + usize::from(self.log_level.is_some())
-            + usize::from(self.progress_token.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "io.modelcontextprotocol/clientCapabilities",
-            &self.client_capabilities,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.client_info {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "io.modelcontextprotocol/clientInfo",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.log_level {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "io.modelcontextprotocol/logLevel",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "io.modelcontextprotocol/protocolVersion",
-            &self.protocol_version,
-        )?;
-        if let ::core::option::Option::Some(value) = &self.progress_token {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "progressToken",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestMetaObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RequestMetaObject;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RequestMetaObject")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestMetaObject, A::Error> {
-                let mut client_capabilities: ::core::option::Option<
-                    ClientCapabilities,
-                > = ::core::option::Option::None;
-                let mut client_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut log_level: ::core::option::Option<LoggingLevel> = ::core::option::Option::None;
-                let mut protocol_version: ::core::option::Option<
-                    ::std::string::String,
-                > = ::core::option::Option::None;
-                let mut progress_token: ::core::option::Option<ProgressToken> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "io.modelcontextprotocol/clientCapabilities" => {
-                            client_capabilities = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "io.modelcontextprotocol/clientInfo" => {
-                            client_info = map.next_value()?;
-                        }
-                        "io.modelcontextprotocol/logLevel" => {
-                            log_level = map.next_value()?;
-                        }
-                        "io.modelcontextprotocol/protocolVersion" => {
-                            protocol_version = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "progressToken" => progress_token = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RequestMetaObject {
-                    client_capabilities: client_capabilities
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "io.modelcontextprotocol/clientCapabilities",
-                        ))?,
-                    client_info,
-                    log_level,
-                    protocol_version: protocol_version
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "io.modelcontextprotocol/protocolVersion",
-                        ))?,
-                    progress_token,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RequestMetaObject {
+    req client_capabilities = "io.modelcontextprotocol/clientCapabilities",
+    opt client_info = "io.modelcontextprotocol/clientInfo",
+    opt log_level = "io.modelcontextprotocol/logLevel",
+    req protocol_version = "io.modelcontextprotocol/protocolVersion",
+    opt progress_token = "progressToken",
+} extra);
 /// Common params for any request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParams {
@@ -13986,64 +5660,9 @@ pub struct RequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for RequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for RequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = RequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct RequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<RequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(RequestParams {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(RequestParams {
+    req meta = "_meta",
+} extra);
 /// A known resource that the server is capable of reading.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Resource {
@@ -14084,117 +5703,17 @@ pub struct Resource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Resource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Resource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Resource;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Resource")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Resource, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "size" => size = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Resource {
-                    meta,
-                    annotations,
-                    description,
-                    icons,
-                    mime_type,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    size,
-                    title,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Resource {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt icons = "icons",
+    opt mime_type = "mimeType",
+    req name = "name",
+    opt size = "size",
+    opt title = "title",
+    req uri = "uri",
+} extra);
 /// The contents of a specific resource or sub-resource.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceContents {
@@ -14206,99 +5725,15 @@ pub struct ResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceContents")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceContents, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceContents {
-                    meta,
-                    mime_type,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceContents {
+    opt meta = "_meta",
+    opt mime_type = "mimeType",
+    req uri = "uri",
+} extra);
 /// The constant string `resource_link`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeResourceLink;
-impl TypeResourceLink {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "resource_link";
-}
-impl ::serde::Serialize for TypeResourceLink {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeResourceLink {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeResourceLink)
-    }
-}
+__private::constant!(TypeResourceLink = "resource_link");
 /// A resource that the server is capable of reading, included in a prompt or tool call result.
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of `ListResourcesRequestresources/list` requests.
@@ -14342,147 +5777,22 @@ pub struct ResourceLink {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceLink {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + usize::from(self.size.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.size {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "size", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceLink {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceLink;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceLink")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceLink, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut size: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeResourceLink> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "size" => size = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceLink {
-                    meta,
-                    annotations,
-                    description,
-                    icons,
-                    mime_type,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    size,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceLink {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt icons = "icons",
+    opt mime_type = "mimeType",
+    req name = "name",
+    opt size = "size",
+    opt title = "title",
+    req type_ = "type",
+    req uri = "uri",
+} extra);
 /// The constant string `notifications/resources/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsResourcesListChanged;
-impl MethodNotificationsResourcesListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/resources/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsResourcesListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsResourcesListChanged)
-    }
-}
+__private::constant!(MethodNotificationsResourcesListChanged = "notifications/resources/list_changed");
 /// An optional notification from the server to the client, informing it that the list of resources it can read from has changed. This is only delivered on a `SubscriptionsListenRequestsubscriptions/listen` stream when the client requested it via the `resourcesListChanged` filter field.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceListChangedNotification {
@@ -14492,83 +5802,11 @@ pub struct ResourceListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceListChangedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsResourcesListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceListChangedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceListChangedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// Common params for resource-related requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceRequestParams {
@@ -14578,71 +5816,10 @@ pub struct ResourceRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceRequestParams {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceRequestParams {
+    req meta = "_meta",
+    req uri = "uri",
+} extra);
 /// A template description for resources available on the server.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplate {
@@ -14679,141 +5856,20 @@ pub struct ResourceTemplate {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceTemplate {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.mime_type.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "uriTemplate",
-            &self.uri_template,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplate {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceTemplate;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceTemplate")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplate, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri_template: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "uriTemplate" => {
-                            uri_template = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceTemplate {
-                    meta,
-                    annotations,
-                    description,
-                    icons,
-                    mime_type,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    title,
-                    uri_template: uri_template
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uriTemplate",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceTemplate {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt icons = "icons",
+    opt mime_type = "mimeType",
+    req name = "name",
+    opt title = "title",
+    req uri_template = "uriTemplate",
+} extra);
 /// The constant string `ref/resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeRefResource;
-impl TypeRefResource {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "ref/resource";
-}
-impl ::serde::Serialize for TypeRefResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeRefResource {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeRefResource)
-    }
-}
+__private::constant!(TypeRefResource = "ref/resource");
 /// A reference to a resource or resource template definition.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceTemplateReference {
@@ -14823,94 +5879,14 @@ pub struct ResourceTemplateReference {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceTemplateReference {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceTemplateReference {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceTemplateReference;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceTemplateReference")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceTemplateReference, A::Error> {
-                let mut type_: ::core::option::Option<TypeRefResource> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceTemplateReference {
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceTemplateReference {
+    req type_ = "type",
+    req uri = "uri",
+} extra);
 /// The constant string `notifications/resources/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsResourcesUpdated;
-impl MethodNotificationsResourcesUpdated {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/resources/updated";
-}
-impl ::serde::Serialize for MethodNotificationsResourcesUpdated {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsResourcesUpdated {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsResourcesUpdated)
-    }
-}
+__private::constant!(MethodNotificationsResourcesUpdated = "notifications/resources/updated");
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a `SubscriptionsListenRequestsubscriptions/listen` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotification {
@@ -14920,88 +5896,11 @@ pub struct ResourceUpdatedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceUpdatedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceUpdatedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceUpdatedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsResourcesUpdated,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    ResourceUpdatedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceUpdatedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceUpdatedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `notifications/resources/updated` notification.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResourceUpdatedNotificationParams {
@@ -15011,70 +5910,10 @@ pub struct ResourceUpdatedNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResourceUpdatedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResourceUpdatedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResourceUpdatedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResourceUpdatedNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResourceUpdatedNotificationParams, A::Error> {
-                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResourceUpdatedNotificationParams {
-                    meta,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResourceUpdatedNotificationParams {
+    opt meta = "_meta",
+    req uri = "uri",
+} extra);
 /// Common result fields.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Result {
@@ -15090,66 +5929,10 @@ pub struct Result {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Result {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.meta.is_some())
-            + usize::from(self.result_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Result {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Result;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Result")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Result, A::Error> {
-                let mut meta: ::core::option::Option<ResultMetaObject> = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "resultType" => result_type = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Result { meta, result_type, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Result {
+    opt meta = "_meta",
+    opt result_type = "resultType",
+} extra);
 /// Extends `MetaObject` with additional result-specific fields. All key naming rules from `MetaObject` apply.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ResultMetaObject {
@@ -15168,69 +5951,9 @@ pub struct ResultMetaObject {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ResultMetaObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.server_info.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.server_info {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "io.modelcontextprotocol/serverInfo",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResultMetaObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ResultMetaObject;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ResultMetaObject")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ResultMetaObject, A::Error> {
-                let mut server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "io.modelcontextprotocol/serverInfo" => {
-                            server_info = map.next_value()?;
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ResultMetaObject {
-                    server_info,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ResultMetaObject {
+    opt server_info = "io.modelcontextprotocol/serverInfo",
+} extra);
 /// Indicates the type of a `Result` object, allowing the client to
 /// determine how to parse the response.
 ///
@@ -15245,55 +5968,10 @@ pub enum ResultType {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl ResultType {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Complete => "complete",
-            Self::InputRequired => "input_required",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for ResultType {
-    fn from(value: &str) -> Self {
-        match value {
-            "complete" => Self::Complete,
-            "input_required" => Self::InputRequired,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for ResultType {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "complete" => Self::Complete,
-            "input_required" => Self::InputRequired,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for ResultType {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for ResultType {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ResultType {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(ResultType {
+    Complete = "complete",
+    InputRequired = "input_required",
+});
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum Role {
@@ -15304,55 +5982,10 @@ pub enum Role {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl Role {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Assistant => "assistant",
-            Self::User => "user",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for Role {
-    fn from(value: &str) -> Self {
-        match value {
-            "assistant" => Self::Assistant,
-            "user" => Self::User,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for Role {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "assistant" => Self::Assistant,
-            "user" => Self::User,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for Role {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for Role {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Role {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(Role {
+    Assistant = "assistant",
+    User = "user",
+});
 /// Represents a root directory or file that the server can operate on.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Root {
@@ -15368,77 +6001,11 @@ pub struct Root {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Root {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some())
-            + usize::from(self.name.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.name {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Root {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Root;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Root")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Root, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "name" => name = map.next_value()?,
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Root {
-                    meta,
-                    name,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Root {
+    opt meta = "_meta",
+    opt name = "name",
+    req uri = "uri",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum SamplingMessageContent {
@@ -15655,79 +6222,11 @@ pub struct SamplingMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SamplingMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "role", &self.role)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SamplingMessage {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SamplingMessage;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SamplingMessage")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SamplingMessage, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut content: ::core::option::Option<SamplingMessageContent> = ::core::option::Option::None;
-                let mut role: ::core::option::Option<Role> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "role" => role = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SamplingMessage {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    role: role
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "role",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SamplingMessage {
+    opt meta = "_meta",
+    req content = "content",
+    req role = "role",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum SamplingMessageContentBlock {
@@ -15922,63 +6421,9 @@ pub struct ServerCapabilitiesPrompts {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesPrompts {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesPrompts {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesPrompts;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesPrompts")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesPrompts, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesPrompts {
-                    list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesPrompts {
+    opt list_changed = "listChanged",
+} extra);
 /// Present if the server offers any resources to read.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesResources {
@@ -15989,70 +6434,10 @@ pub struct ServerCapabilitiesResources {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesResources {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some())
-            + usize::from(self.subscribe.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.subscribe {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "subscribe", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesResources {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesResources;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesResources")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesResources, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut subscribe: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        "subscribe" => subscribe = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesResources {
-                    list_changed,
-                    subscribe,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesResources {
+    opt list_changed = "listChanged",
+    opt subscribe = "subscribe",
+} extra);
 /// Present if the server offers any tools to call.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesTools {
@@ -16061,63 +6446,9 @@ pub struct ServerCapabilitiesTools {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilitiesTools {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.list_changed.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "listChanged", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilitiesTools {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilitiesTools;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilitiesTools")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilitiesTools, A::Error> {
-                let mut list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "listChanged" => list_changed = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilitiesTools {
-                    list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilitiesTools {
+    opt list_changed = "listChanged",
+} extra);
 /// Capabilities that a server may support. Known capabilities are defined here, in this schema, but this is not a closed set: any server can define its own, additional capabilities.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilities {
@@ -16157,122 +6488,15 @@ pub struct ServerCapabilities {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ServerCapabilities {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.completions.is_some())
-            + usize::from(self.experimental.is_some())
-            + usize::from(self.extensions.is_some())
-            + usize::from(self.logging.is_some()) + usize::from(self.prompts.is_some())
-            + usize::from(self.resources.is_some()) + usize::from(self.tools.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.completions {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "completions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.experimental {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "experimental",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.extensions {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "extensions", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.logging {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "logging", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.prompts {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "prompts", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.resources {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resources", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "tools", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ServerCapabilities {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ServerCapabilities;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ServerCapabilities")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ServerCapabilities, A::Error> {
-                let mut completions: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut experimental: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::core::option::Option::None;
-                let mut extensions: ::core::option::Option<
-                    ::indexmap::IndexMap<
-                        ::std::string::String,
-                        ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                    >,
-                > = ::core::option::Option::None;
-                let mut logging: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut prompts: ::core::option::Option<ServerCapabilitiesPrompts> = ::core::option::Option::None;
-                let mut resources: ::core::option::Option<ServerCapabilitiesResources> = ::core::option::Option::None;
-                let mut tools: ::core::option::Option<ServerCapabilitiesTools> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "completions" => completions = map.next_value()?,
-                        "experimental" => experimental = map.next_value()?,
-                        "extensions" => extensions = map.next_value()?,
-                        "logging" => logging = map.next_value()?,
-                        "prompts" => prompts = map.next_value()?,
-                        "resources" => resources = map.next_value()?,
-                        "tools" => tools = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ServerCapabilities {
-                    completions,
-                    experimental,
-                    extensions,
-                    logging,
-                    prompts,
-                    resources,
-                    tools,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ServerCapabilities {
+    opt completions = "completions",
+    opt experimental = "experimental",
+    opt extensions = "extensions",
+    opt logging = "logging",
+    opt prompts = "prompts",
+    opt resources = "resources",
+    opt tools = "tools",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum ServerNotification {
@@ -17171,61 +7395,12 @@ pub enum StringSchemaFormat {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl StringSchemaFormat {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Date => "date",
-            Self::DateTime => "date-time",
-            Self::Email => "email",
-            Self::Uri => "uri",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for StringSchemaFormat {
-    fn from(value: &str) -> Self {
-        match value {
-            "date" => Self::Date,
-            "date-time" => Self::DateTime,
-            "email" => Self::Email,
-            "uri" => Self::Uri,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for StringSchemaFormat {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "date" => Self::Date,
-            "date-time" => Self::DateTime,
-            "email" => Self::Email,
-            "uri" => Self::Uri,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for StringSchemaFormat {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for StringSchemaFormat {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for StringSchemaFormat {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(StringSchemaFormat {
+    Date = "date",
+    DateTime = "date-time",
+    Email = "email",
+    Uri = "uri",
+});
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct StringSchema {
     pub default: ::core::option::Option<::std::string::String>,
@@ -17238,104 +7413,15 @@ pub struct StringSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for StringSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.format.is_some()) + usize::from(self.max_length.is_some())
-            + usize::from(self.min_length.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.format {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "format", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.max_length {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_length {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minLength", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for StringSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = StringSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct StringSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<StringSchema, A::Error> {
-                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut format: ::core::option::Option<StringSchemaFormat> = ::core::option::Option::None;
-                let mut max_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut min_length: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "format" => format = map.next_value()?,
-                        "maxLength" => max_length = map.next_value()?,
-                        "minLength" => min_length = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(StringSchema {
-                    default,
-                    description,
-                    format,
-                    max_length,
-                    min_length,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(StringSchema {
+    opt default = "default",
+    opt description = "description",
+    opt format = "format",
+    opt max_length = "maxLength",
+    opt min_length = "minLength",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// The set of notification types a client may opt in to on a
 /// `SubscriptionsListenRequestsubscriptions/listen` request.
 ///
@@ -17357,129 +7443,16 @@ pub struct SubscriptionFilter {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscriptionFilter {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.prompts_list_changed.is_some())
-            + usize::from(self.resource_subscriptions.is_some())
-            + usize::from(self.resources_list_changed.is_some())
-            + usize::from(self.tools_list_changed.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.prompts_list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "promptsListChanged",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.resource_subscriptions {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "resourceSubscriptions",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.resources_list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "resourcesListChanged",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.tools_list_changed {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "toolsListChanged",
-                value,
-            )?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionFilter {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscriptionFilter;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscriptionFilter")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionFilter, A::Error> {
-                let mut prompts_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut resource_subscriptions: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut resources_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut tools_list_changed: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "promptsListChanged" => prompts_list_changed = map.next_value()?,
-                        "resourceSubscriptions" => {
-                            resource_subscriptions = map.next_value()?;
-                        }
-                        "resourcesListChanged" => {
-                            resources_list_changed = map.next_value()?;
-                        }
-                        "toolsListChanged" => tools_list_changed = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionFilter {
-                    prompts_list_changed,
-                    resource_subscriptions,
-                    resources_list_changed,
-                    tools_list_changed,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscriptionFilter {
+    opt prompts_list_changed = "promptsListChanged",
+    opt resource_subscriptions = "resourceSubscriptions",
+    opt resources_list_changed = "resourcesListChanged",
+    opt tools_list_changed = "toolsListChanged",
+} extra);
 /// The constant string `notifications/subscriptions/acknowledged`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsSubscriptionsAcknowledged;
-impl MethodNotificationsSubscriptionsAcknowledged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/subscriptions/acknowledged";
-}
-impl ::serde::Serialize for MethodNotificationsSubscriptionsAcknowledged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsSubscriptionsAcknowledged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsSubscriptionsAcknowledged)
-    }
-}
+__private::constant!(MethodNotificationsSubscriptionsAcknowledged = "notifications/subscriptions/acknowledged");
 /// Sent by the server to acknowledge that a
 /// `SubscriptionsListenRequestsubscriptions/listen` subscription has been
 /// established and to report which notification types it agreed to honor.
@@ -17498,91 +7471,11 @@ pub struct SubscriptionsAcknowledgedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscriptionsAcknowledgedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscriptionsAcknowledgedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscriptionsAcknowledgedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                SubscriptionsAcknowledgedNotification,
-                A::Error,
-            > {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsSubscriptionsAcknowledged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    SubscriptionsAcknowledgedNotificationParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsAcknowledgedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscriptionsAcknowledgedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `SubscriptionsAcknowledgedNotificationnotifications/subscriptions/acknowledged` notification.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscriptionsAcknowledgedNotificationParams {
@@ -17595,104 +7488,14 @@ pub struct SubscriptionsAcknowledgedNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscriptionsAcknowledgedNotificationParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "notifications",
-            &self.notifications,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsAcknowledgedNotificationParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscriptionsAcknowledgedNotificationParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscriptionsAcknowledgedNotificationParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                SubscriptionsAcknowledgedNotificationParams,
-                A::Error,
-            > {
-                let mut meta: ::core::option::Option<NotificationMetaObject> = ::core::option::Option::None;
-                let mut notifications: ::core::option::Option<SubscriptionFilter> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "notifications" => {
-                            notifications = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsAcknowledgedNotificationParams {
-                    meta,
-                    notifications: notifications
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "notifications",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscriptionsAcknowledgedNotificationParams {
+    opt meta = "_meta",
+    req notifications = "notifications",
+} extra);
 /// The constant string `subscriptions/listen`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodSubscriptionsListen;
-impl MethodSubscriptionsListen {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "subscriptions/listen";
-}
-impl ::serde::Serialize for MethodSubscriptionsListen {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodSubscriptionsListen {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodSubscriptionsListen)
-    }
-}
+__private::constant!(MethodSubscriptionsListen = "subscriptions/listen");
 /// Sent from the client to open a long-lived channel for receiving notifications
 /// outside the context of a specific request. Replaces the previous HTTP GET
 /// endpoint and ensures consistent behavior between HTTP and STDIO.
@@ -17705,93 +7508,12 @@ pub struct SubscriptionsListenRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscriptionsListenRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", &self.params)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequest {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscriptionsListenRequest;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscriptionsListenRequest")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenRequest, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<MethodSubscriptionsListen> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<
-                    SubscriptionsListenRequestParams,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => {
-                            params = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsListenRequest {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params: params
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "params",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscriptionsListenRequest {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    req params = "params",
+} extra);
 /// Parameters for a `SubscriptionsListenRequestsubscriptions/listen` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct SubscriptionsListenRequestParams {
@@ -17803,79 +7525,10 @@ pub struct SubscriptionsListenRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscriptionsListenRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "notifications",
-            &self.notifications,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenRequestParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscriptionsListenRequestParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscriptionsListenRequestParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenRequestParams, A::Error> {
-                let mut meta: ::core::option::Option<RequestMetaObject> = ::core::option::Option::None;
-                let mut notifications: ::core::option::Option<SubscriptionFilter> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        "notifications" => {
-                            notifications = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsListenRequestParams {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    notifications: notifications
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "notifications",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscriptionsListenRequestParams {
+    req meta = "_meta",
+    req notifications = "notifications",
+} extra);
 /// The response to a `SubscriptionsListenRequestsubscriptions/listen`
 /// request, signalling that the subscription has ended gracefully (for example,
 /// during server shutdown). Because the listen stream is long-lived, this result
@@ -17895,72 +7548,10 @@ pub struct SubscriptionsListenResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscriptionsListenResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.result_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", &self.meta)?;
-        if let ::core::option::Option::Some(value) = &self.result_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "resultType", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscriptionsListenResult;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscriptionsListenResult")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenResult, A::Error> {
-                let mut meta: ::core::option::Option<
-                    SubscriptionsListenResultMetaObject,
-                > = ::core::option::Option::None;
-                let mut result_type: ::core::option::Option<ResultType> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = ::core::option::Option::Some(map.next_value()?),
-                        "resultType" => result_type = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsListenResult {
-                    meta: meta
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "_meta",
-                        ))?,
-                    result_type,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscriptionsListenResult {
+    req meta = "_meta",
+    opt result_type = "resultType",
+} extra);
 /// Extends `ResultMetaObject` with the subscription-stream identifier carried by a
 /// `SubscriptionsListenResult`. All key naming rules from `MetaObject` apply.
 #[derive(Debug, Clone, PartialEq)]
@@ -17986,84 +7577,10 @@ pub struct SubscriptionsListenResultMetaObject {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscriptionsListenResultMetaObject {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.server_info.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.server_info {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "io.modelcontextprotocol/serverInfo",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "io.modelcontextprotocol/subscriptionId",
-            &self.subscription_id,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultMetaObject {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscriptionsListenResultMetaObject;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscriptionsListenResultMetaObject")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenResultMetaObject, A::Error> {
-                let mut server_info: ::core::option::Option<Implementation> = ::core::option::Option::None;
-                let mut subscription_id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "io.modelcontextprotocol/serverInfo" => {
-                            server_info = map.next_value()?;
-                        }
-                        "io.modelcontextprotocol/subscriptionId" => {
-                            subscription_id = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsListenResultMetaObject {
-                    server_info,
-                    subscription_id: subscription_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "io.modelcontextprotocol/subscriptionId",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscriptionsListenResultMetaObject {
+    opt server_info = "io.modelcontextprotocol/serverInfo",
+    req subscription_id = "io.modelcontextprotocol/subscriptionId",
+} extra);
 /// A successful response from the server for a `SubscriptionsListenRequestsubscriptions/listen`
 /// request, sent when the server tears the subscription down gracefully.
 #[derive(Debug, Clone, PartialEq)]
@@ -18074,104 +7591,15 @@ pub struct SubscriptionsListenResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for SubscriptionsListenResultResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "result", &self.result)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for SubscriptionsListenResultResponse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = SubscriptionsListenResultResponse;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct SubscriptionsListenResultResponse")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<SubscriptionsListenResultResponse, A::Error> {
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut result: ::core::option::Option<SubscriptionsListenResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "result" => {
-                            result = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(SubscriptionsListenResultResponse {
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    result: result
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "result",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(SubscriptionsListenResultResponse {
+    req id = "id",
+    req jsonrpc = "jsonrpc",
+    req result = "result",
+} extra);
 /// The constant string `text`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeText;
-impl TypeText {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "text";
-}
-impl ::serde::Serialize for TypeText {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeText {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeText)
-    }
-}
+__private::constant!(TypeText = "text");
 /// Text provided to or from an LLM.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextContent {
@@ -18184,84 +7612,12 @@ pub struct TextContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TextContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TextContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TextContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextContent, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<Annotations> = ::core::option::Option::None;
-                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeText> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "text" => text = ::core::option::Option::Some(map.next_value()?),
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TextContent {
-                    meta,
-                    annotations,
-                    text: text
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "text",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TextContent {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    req text = "text",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TextResourceContents {
     pub meta: ::core::option::Option<MetaObject>,
@@ -18274,84 +7630,12 @@ pub struct TextResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TextResourceContents {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.mime_type.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.mime_type {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mimeType", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "uri", &self.uri)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TextResourceContents {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TextResourceContents;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TextResourceContents")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TextResourceContents, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut mime_type: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut uri: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "mimeType" => mime_type = map.next_value()?,
-                        "text" => text = ::core::option::Option::Some(map.next_value()?),
-                        "uri" => uri = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TextResourceContents {
-                    meta,
-                    mime_type,
-                    text: text
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "text",
-                        ))?,
-                    uri: uri
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "uri",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TextResourceContents {
+    opt meta = "_meta",
+    opt mime_type = "mimeType",
+    req text = "text",
+    req uri = "uri",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// The constant enum value.
@@ -18361,78 +7645,10 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchemaItemsAnyOfItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItemsAnyOfItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledMultiSelectEnumSchemaItemsAnyOfItem;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledMultiSelectEnumSchemaItemsAnyOfItem")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                TitledMultiSelectEnumSchemaItemsAnyOfItem,
-                A::Error,
-            > {
-                let mut const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "const" => {
-                            const_ = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            title = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItemsAnyOfItem {
-                    const_: const_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "const",
-                        ))?,
-                    title: title
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "title",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    req const_ = "const",
+    req title = "title",
+} extra);
 /// Schema for array items with enum options and display labels.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchemaItems {
@@ -18441,90 +7657,13 @@ pub struct TitledMultiSelectEnumSchemaItems {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchemaItems {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "anyOf", &self.any_of)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchemaItems {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledMultiSelectEnumSchemaItems;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledMultiSelectEnumSchemaItems")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledMultiSelectEnumSchemaItems, A::Error> {
-                let mut any_of: ::core::option::Option<
-                    ::std::vec::Vec<TitledMultiSelectEnumSchemaItemsAnyOfItem>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "anyOf" => {
-                            any_of = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchemaItems {
-                    any_of: any_of
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "anyOf",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledMultiSelectEnumSchemaItems {
+    req any_of = "anyOf",
+} extra);
 /// The constant string `array`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeArray;
-impl TypeArray {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "array";
-}
-impl ::serde::Serialize for TypeArray {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeArray {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeArray)
-    }
-}
+__private::constant!(TypeArray = "array");
 /// Schema for multiple-selection enumeration with display titles for each option.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledMultiSelectEnumSchema {
@@ -18544,111 +7683,15 @@ pub struct TitledMultiSelectEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledMultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.max_items.is_some())
-            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "items", &self.items)?;
-        if let ::core::option::Option::Some(value) = &self.max_items {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_items {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledMultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledMultiSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledMultiSelectEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledMultiSelectEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut items: ::core::option::Option<
-                    TitledMultiSelectEnumSchemaItems,
-                > = ::core::option::Option::None;
-                let mut max_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeArray> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "items" => {
-                            items = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxItems" => max_items = map.next_value()?,
-                        "minItems" => min_items = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledMultiSelectEnumSchema {
-                    default,
-                    description,
-                    items: items
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "items",
-                        ))?,
-                    max_items,
-                    min_items,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledMultiSelectEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req items = "items",
+    opt max_items = "maxItems",
+    opt min_items = "minItems",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// The enum value.
@@ -18658,78 +7701,10 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledSingleSelectEnumSchemaOneOfItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "const", &self.const_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", &self.title)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchemaOneOfItem {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledSingleSelectEnumSchemaOneOfItem;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledSingleSelectEnumSchemaOneOfItem")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                TitledSingleSelectEnumSchemaOneOfItem,
-                A::Error,
-            > {
-                let mut const_: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "const" => {
-                            const_ = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => {
-                            title = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledSingleSelectEnumSchemaOneOfItem {
-                    const_: const_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "const",
-                        ))?,
-                    title: title
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "title",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledSingleSelectEnumSchemaOneOfItem {
+    req const_ = "const",
+    req title = "title",
+} extra);
 /// Schema for single-selection enumeration with display titles for each option.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct TitledSingleSelectEnumSchema {
@@ -18745,95 +7720,13 @@ pub struct TitledSingleSelectEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for TitledSingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "oneOf", &self.one_of)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TitledSingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = TitledSingleSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct TitledSingleSelectEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<TitledSingleSelectEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut one_of: ::core::option::Option<
-                    ::std::vec::Vec<TitledSingleSelectEnumSchemaOneOfItem>,
-                > = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "oneOf" => {
-                            one_of = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(TitledSingleSelectEnumSchema {
-                    default,
-                    description,
-                    one_of: one_of
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "oneOf",
-                        ))?,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(TitledSingleSelectEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req one_of = "oneOf",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// A JSON Schema object defining the expected parameters for the tool.
 ///
 /// Tool arguments are always JSON objects, so `type: "object"` is required at the root.
@@ -18855,70 +7748,10 @@ pub struct ToolInputSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolInputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.schema.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolInputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolInputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolInputSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolInputSchema, A::Error> {
-                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeObject> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => schema = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolInputSchema {
-                    schema,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolInputSchema {
+    opt schema = "$schema",
+    req type_ = "type",
+} extra);
 /// An optional JSON Schema object defining the structure of the tool's output returned in
 /// the structuredContent field of a `CallToolResult`. This can be any valid JSON Schema 2020-12.
 ///
@@ -18929,60 +7762,9 @@ pub struct ToolOutputSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolOutputSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.schema.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.schema {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "$schema", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolOutputSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolOutputSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolOutputSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolOutputSchema, A::Error> {
-                let mut schema: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "$schema" => schema = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolOutputSchema { schema, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolOutputSchema {
+    opt schema = "$schema",
+} extra);
 /// Definition for a tool the client can call.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Tool {
@@ -19037,123 +7819,16 @@ pub struct Tool {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Tool {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.meta.is_some())
-            + usize::from(self.annotations.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.icons.is_some())
-            + usize::from(self.output_schema.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.annotations {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "annotations", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.icons {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "icons", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "inputSchema",
-            &self.input_schema,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        if let ::core::option::Option::Some(value) = &self.output_schema {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "outputSchema",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Tool {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Tool;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Tool")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Tool, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut annotations: ::core::option::Option<ToolAnnotations> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut icons: ::core::option::Option<::std::vec::Vec<Icon>> = ::core::option::Option::None;
-                let mut input_schema: ::core::option::Option<ToolInputSchema> = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut output_schema: ::core::option::Option<ToolOutputSchema> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "annotations" => annotations = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "icons" => icons = map.next_value()?,
-                        "inputSchema" => {
-                            input_schema = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "outputSchema" => output_schema = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Tool {
-                    meta,
-                    annotations,
-                    description,
-                    icons,
-                    input_schema: input_schema
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "inputSchema",
-                        ))?,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    output_schema,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Tool {
+    opt meta = "_meta",
+    opt annotations = "annotations",
+    opt description = "description",
+    opt icons = "icons",
+    req input_schema = "inputSchema",
+    req name = "name",
+    opt output_schema = "outputSchema",
+    opt title = "title",
+} extra);
 /// Additional properties describing a `Tool` to clients.
 ///
 /// NOTE: all properties in `ToolAnnotations` are **hints**.
@@ -19194,107 +7869,13 @@ pub struct ToolAnnotations {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolAnnotations {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.destructive_hint.is_some())
-            + usize::from(self.idempotent_hint.is_some())
-            + usize::from(self.open_world_hint.is_some())
-            + usize::from(self.read_only_hint.is_some())
-            + usize::from(self.title.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.destructive_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "destructiveHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.idempotent_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "idempotentHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.open_world_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "openWorldHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.read_only_hint {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "readOnlyHint",
-                value,
-            )?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolAnnotations {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolAnnotations;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolAnnotations")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolAnnotations, A::Error> {
-                let mut destructive_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut idempotent_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut open_world_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut read_only_hint: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "destructiveHint" => destructive_hint = map.next_value()?,
-                        "idempotentHint" => idempotent_hint = map.next_value()?,
-                        "openWorldHint" => open_world_hint = map.next_value()?,
-                        "readOnlyHint" => read_only_hint = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolAnnotations {
-                    destructive_hint,
-                    idempotent_hint,
-                    open_world_hint,
-                    read_only_hint,
-                    title,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolAnnotations {
+    opt destructive_hint = "destructiveHint",
+    opt idempotent_hint = "idempotentHint",
+    opt open_world_hint = "openWorldHint",
+    opt read_only_hint = "readOnlyHint",
+    opt title = "title",
+} extra);
 /// Controls the tool use ability of the model:
 /// - `"auto"`: Model decides whether to use tools (default)
 /// - `"required"`: Model MUST use at least one tool before completing
@@ -19310,58 +7891,11 @@ pub enum ToolChoiceMode {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl ToolChoiceMode {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Auto => "auto",
-            Self::None => "none",
-            Self::Required => "required",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for ToolChoiceMode {
-    fn from(value: &str) -> Self {
-        match value {
-            "auto" => Self::Auto,
-            "none" => Self::None,
-            "required" => Self::Required,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for ToolChoiceMode {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "auto" => Self::Auto,
-            "none" => Self::None,
-            "required" => Self::Required,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for ToolChoiceMode {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for ToolChoiceMode {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolChoiceMode {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(ToolChoiceMode {
+    Auto = "auto",
+    None = "none",
+    Required = "required",
+});
 /// Controls tool selection behavior for sampling requests.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolChoice {
@@ -19373,83 +7907,13 @@ pub struct ToolChoice {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolChoice {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.mode.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.mode {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "mode", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolChoice {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolChoice;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolChoice")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolChoice, A::Error> {
-                let mut mode: ::core::option::Option<ToolChoiceMode> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "mode" => mode = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolChoice { mode, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolChoice {
+    opt mode = "mode",
+} extra);
 /// The constant string `notifications/tools/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsToolsListChanged;
-impl MethodNotificationsToolsListChanged {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "notifications/tools/list_changed";
-}
-impl ::serde::Serialize for MethodNotificationsToolsListChanged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodNotificationsToolsListChanged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE)
-            .map(|()| MethodNotificationsToolsListChanged)
-    }
-}
+__private::constant!(MethodNotificationsToolsListChanged = "notifications/tools/list_changed");
 /// An optional notification from the server to the client, informing it that the list of tools it offers has changed. This is only delivered on a `SubscriptionsListenRequestsubscriptions/listen` stream when the client requested it via the `toolsListChanged` filter field.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolListChangedNotification {
@@ -19459,105 +7923,15 @@ pub struct ToolListChangedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolListChangedNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolListChangedNotification {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolListChangedNotification;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolListChangedNotification")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolListChangedNotification, A::Error> {
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut method: ::core::option::Option<
-                    MethodNotificationsToolsListChanged,
-                > = ::core::option::Option::None;
-                let mut params: ::core::option::Option<NotificationParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolListChangedNotification {
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolListChangedNotification {
+    req jsonrpc = "jsonrpc",
+    req method = "method",
+    opt params = "params",
+} extra);
 /// The constant string `tool_result`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeToolResult;
-impl TypeToolResult {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tool_result";
-}
-impl ::serde::Serialize for TypeToolResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeToolResult {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeToolResult)
-    }
-}
+__private::constant!(TypeToolResult = "tool_result");
 /// The result of a tool use, provided by the user back to the assistant.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolResultContent {
@@ -19587,138 +7961,18 @@ pub struct ToolResultContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolResultContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + usize::from(self.meta.is_some())
-            + usize::from(self.is_error.is_some())
-            + usize::from(self.structured_content.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "content", &self.content)?;
-        if let ::core::option::Option::Some(value) = &self.is_error {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "isError", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.structured_content {
-            ::serde::ser::SerializeMap::serialize_entry(
-                &mut map,
-                "structuredContent",
-                value,
-            )?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "toolUseId",
-            &self.tool_use_id,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolResultContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolResultContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolResultContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolResultContent, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut content: ::core::option::Option<::std::vec::Vec<ContentBlock>> = ::core::option::Option::None;
-                let mut is_error: ::core::option::Option<bool> = ::core::option::Option::None;
-                let mut structured_content: ::core::option::Option<
-                    ::serde_json::Value,
-                > = ::core::option::Option::None;
-                let mut tool_use_id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeToolResult> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "content" => {
-                            content = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "isError" => is_error = map.next_value()?,
-                        "structuredContent" => {
-                            structured_content = ::core::option::Option::Some(
-                                map.next_value()?,
-                            );
-                        }
-                        "toolUseId" => {
-                            tool_use_id = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolResultContent {
-                    meta,
-                    content: content
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "content",
-                        ))?,
-                    is_error,
-                    structured_content,
-                    tool_use_id: tool_use_id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "toolUseId",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolResultContent {
+    opt meta = "_meta",
+    req content = "content",
+    opt is_error = "isError",
+    opt structured_content = "structuredContent",
+    req tool_use_id = "toolUseId",
+    req type_ = "type",
+} extra);
 /// The constant string `tool_use`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeToolUse;
-impl TypeToolUse {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "tool_use";
-}
-impl ::serde::Serialize for TypeToolUse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for TypeToolUse {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| TypeToolUse)
-    }
-}
+__private::constant!(TypeToolUse = "tool_use");
 /// A request from the assistant to call a tool.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolUseContent {
@@ -19737,95 +7991,13 @@ pub struct ToolUseContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for ToolUseContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 4usize + usize::from(self.meta.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.meta {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "_meta", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "input", &self.input)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "name", &self.name)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for ToolUseContent {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = ToolUseContent;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct ToolUseContent")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<ToolUseContent, A::Error> {
-                let mut meta: ::core::option::Option<MetaObject> = ::core::option::Option::None;
-                let mut id: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut input: ::core::option::Option<
-                    ::serde_json::Map<::std::string::String, ::serde_json::Value>,
-                > = ::core::option::Option::None;
-                let mut name: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeToolUse> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "_meta" => meta = map.next_value()?,
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "input" => {
-                            input = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "name" => name = ::core::option::Option::Some(map.next_value()?),
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(ToolUseContent {
-                    meta,
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    input: input
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "input",
-                        ))?,
-                    name: name
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "name",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(ToolUseContent {
+    opt meta = "_meta",
+    req id = "id",
+    req input = "input",
+    req name = "name",
+    req type_ = "type",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsupportedProtocolVersionErrorErrorData {
     /// The protocol version that was requested by the client.
@@ -19836,88 +8008,10 @@ pub struct UnsupportedProtocolVersionErrorErrorData {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UnsupportedProtocolVersionErrorErrorData {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "requested",
-            &self.requested,
-        )?;
-        ::serde::ser::SerializeMap::serialize_entry(
-            &mut map,
-            "supported",
-            &self.supported,
-        )?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorErrorData {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UnsupportedProtocolVersionErrorErrorData;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UnsupportedProtocolVersionErrorErrorData")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<
-                UnsupportedProtocolVersionErrorErrorData,
-                A::Error,
-            > {
-                let mut requested: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut supported: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "requested" => {
-                            requested = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "supported" => {
-                            supported = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UnsupportedProtocolVersionErrorErrorData {
-                    requested: requested
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "requested",
-                        ))?,
-                    supported: supported
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "supported",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UnsupportedProtocolVersionErrorErrorData {
+    req requested = "requested",
+    req supported = "supported",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UnsupportedProtocolVersionErrorError {
     pub code: i64,
@@ -19927,82 +8021,11 @@ pub struct UnsupportedProtocolVersionErrorError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UnsupportedProtocolVersionErrorError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 3usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "code", &self.code)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", &self.data)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "message", &self.message)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionErrorError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UnsupportedProtocolVersionErrorError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UnsupportedProtocolVersionErrorError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsupportedProtocolVersionErrorError, A::Error> {
-                let mut code: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<
-                    UnsupportedProtocolVersionErrorErrorData,
-                > = ::core::option::Option::None;
-                let mut message: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "code" => code = ::core::option::Option::Some(map.next_value()?),
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        "message" => {
-                            message = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UnsupportedProtocolVersionErrorError {
-                    code: code
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "code",
-                        ))?,
-                    data: data
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "data",
-                        ))?,
-                    message: message
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "message",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UnsupportedProtocolVersionErrorError {
+    req code = "code",
+    req data = "data",
+    req message = "message",
+} extra);
 /// Returned when the request's protocol version is unknown to the server or
 /// unsupported (e.g., a known experimental or draft version the server has
 /// chosen not to implement). For HTTP, the response status code MUST be
@@ -20015,83 +8038,11 @@ pub struct UnsupportedProtocolVersionError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UnsupportedProtocolVersionError {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.id.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "error", &self.error)?;
-        if let ::core::option::Option::Some(value) = &self.id {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "jsonrpc", &self.jsonrpc)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UnsupportedProtocolVersionError {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UnsupportedProtocolVersionError;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UnsupportedProtocolVersionError")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UnsupportedProtocolVersionError, A::Error> {
-                let mut error: ::core::option::Option<
-                    UnsupportedProtocolVersionErrorError,
-                > = ::core::option::Option::None;
-                let mut id: ::core::option::Option<RequestId> = ::core::option::Option::None;
-                let mut jsonrpc: ::core::option::Option<JsonrpcV2_0> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "error" => {
-                            error = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => id = map.next_value()?,
-                        "jsonrpc" => {
-                            jsonrpc = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UnsupportedProtocolVersionError {
-                    error: error
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "error",
-                        ))?,
-                    id,
-                    jsonrpc: jsonrpc
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "jsonrpc",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UnsupportedProtocolVersionError {
+    req error = "error",
+    opt id = "id",
+    req jsonrpc = "jsonrpc",
+} extra);
 /// Schema for the array items.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledMultiSelectEnumSchemaItems {
@@ -20101,73 +8052,10 @@ pub struct UntitledMultiSelectEnumSchemaItems {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UntitledMultiSelectEnumSchemaItems {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchemaItems {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UntitledMultiSelectEnumSchemaItems;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UntitledMultiSelectEnumSchemaItems")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledMultiSelectEnumSchemaItems, A::Error> {
-                let mut enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UntitledMultiSelectEnumSchemaItems {
-                    enum_: enum_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "enum",
-                        ))?,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UntitledMultiSelectEnumSchemaItems {
+    req enum_ = "enum",
+    req type_ = "type",
+} extra);
 /// Schema for multiple-selection enumeration without display titles for options.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledMultiSelectEnumSchema {
@@ -20187,111 +8075,15 @@ pub struct UntitledMultiSelectEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UntitledMultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some())
-            + usize::from(self.max_items.is_some())
-            + usize::from(self.min_items.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "items", &self.items)?;
-        if let ::core::option::Option::Some(value) = &self.max_items {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "maxItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.min_items {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "minItems", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledMultiSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UntitledMultiSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UntitledMultiSelectEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledMultiSelectEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut items: ::core::option::Option<
-                    UntitledMultiSelectEnumSchemaItems,
-                > = ::core::option::Option::None;
-                let mut max_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut min_items: ::core::option::Option<i64> = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeArray> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "items" => {
-                            items = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "maxItems" => max_items = map.next_value()?,
-                        "minItems" => min_items = map.next_value()?,
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UntitledMultiSelectEnumSchema {
-                    default,
-                    description,
-                    items: items
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "items",
-                        ))?,
-                    max_items,
-                    min_items,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UntitledMultiSelectEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req items = "items",
+    opt max_items = "maxItems",
+    opt min_items = "minItems",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// Schema for single-selection enumeration without display titles for options.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct UntitledSingleSelectEnumSchema {
@@ -20307,96 +8099,16 @@ pub struct UntitledSingleSelectEnumSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for UntitledSingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.default.is_some())
-            + usize::from(self.description.is_some()) + usize::from(self.title.is_some())
-            + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.default {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "default", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.description {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "description", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "enum", &self.enum_)?;
-        if let ::core::option::Option::Some(value) = &self.title {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "title", value)?;
-        }
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "type", &self.type_)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for UntitledSingleSelectEnumSchema {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = UntitledSingleSelectEnumSchema;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct UntitledSingleSelectEnumSchema")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<UntitledSingleSelectEnumSchema, A::Error> {
-                let mut default: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut description: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut enum_: ::core::option::Option<
-                    ::std::vec::Vec<::std::string::String>,
-                > = ::core::option::Option::None;
-                let mut title: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut type_: ::core::option::Option<TypeString> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "default" => default = map.next_value()?,
-                        "description" => description = map.next_value()?,
-                        "enum" => enum_ = ::core::option::Option::Some(map.next_value()?),
-                        "title" => title = map.next_value()?,
-                        "type" => type_ = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(UntitledSingleSelectEnumSchema {
-                    default,
-                    description,
-                    enum_: enum_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "enum",
-                        ))?,
-                    title,
-                    type_: type_
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "type",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(UntitledSingleSelectEnumSchema {
+    opt default = "default",
+    opt description = "description",
+    req enum_ = "enum",
+    opt title = "title",
+    req type_ = "type",
+} extra);
 /// Support code for the generated types; not a public API.
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(dead_code, unused_macros, unused_imports)]
 mod __private {
     /// Required key paths that set a member apart, and optional keys only it declares.
     pub type Candidate = (&'static [&'static [&'static str]], &'static [&'static str]);
@@ -20462,8 +8174,7 @@ mod __private {
             mut map: A,
         ) -> ::core::result::Result<T, A::Error> {
             let mut read = ::std::vec::Vec::new();
-            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()?
-            {
+            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()? {
                 let value: Content<'de> = map.next_value()?;
                 let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
                     T::by_tag(&value)
@@ -20484,28 +8195,16 @@ mod __private {
         ) -> ::core::result::Result<T, A::Error> {
             Self::buffered(Content::visit_seq(seq)?)
         }
-        fn visit_bool<E: ::serde::de::Error>(
-            self,
-            v: bool,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> ::core::result::Result<T, E> {
             Self::buffered(Content::Bool(v))
         }
-        fn visit_u64<E: ::serde::de::Error>(
-            self,
-            v: u64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::U64(v))
         }
-        fn visit_i64<E: ::serde::de::Error>(
-            self,
-            v: i64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::I64(v))
         }
-        fn visit_f64<E: ::serde::de::Error>(
-            self,
-            v: f64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::F64(v))
         }
         fn visit_borrowed_str<E: ::serde::de::Error>(
@@ -20514,10 +8213,7 @@ mod __private {
         ) -> ::core::result::Result<T, E> {
             Self::buffered(Content::Str(v))
         }
-        fn visit_str<E: ::serde::de::Error>(
-            self,
-            v: &str,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<T, E> {
             Self::buffered(Content::String(v.into()))
         }
         fn visit_string<E: ::serde::de::Error>(
@@ -20547,10 +8243,7 @@ mod __private {
         rest: A,
     }
     impl<'de, A> Prefixed<'de, A> {
-        pub fn new(
-            read: ::std::vec::Vec<(Content<'de>, Content<'de>)>,
-            rest: A,
-        ) -> Self {
+        pub fn new(read: ::std::vec::Vec<(Content<'de>, Content<'de>)>, rest: A) -> Self {
             Prefixed {
                 read: read.into_iter(),
                 value: ::core::option::Option::None,
@@ -20600,8 +8293,8 @@ mod __private {
         }
         ::serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
-            struct enum identifier ignored_any
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+            enum identifier ignored_any
         }
     }
     pub fn kind(v: &Content<'_>) -> &'static str {
@@ -20732,28 +8425,16 @@ mod __private {
                 ) -> ::core::result::Result<Content<'de>, D::Error> {
                     ::serde::Deserialize::deserialize(d)
                 }
-                fn visit_bool<E>(
-                    self,
-                    v: bool,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_bool<E>(self, v: bool) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::Bool(v))
                 }
-                fn visit_u64<E>(
-                    self,
-                    v: u64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_u64<E>(self, v: u64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::U64(v))
                 }
-                fn visit_i64<E>(
-                    self,
-                    v: i64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_i64<E>(self, v: i64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::I64(v))
                 }
-                fn visit_f64<E>(
-                    self,
-                    v: f64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_f64<E>(self, v: f64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::F64(v))
                 }
                 fn visit_borrowed_str<E>(
@@ -20762,10 +8443,7 @@ mod __private {
                 ) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::Str(v))
                 }
-                fn visit_str<E>(
-                    self,
-                    v: &str,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_str<E>(self, v: &str) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::String(v.into()))
                 }
                 fn visit_string<E>(
@@ -20803,8 +8481,7 @@ mod __private {
             ContentDeserializer(content, ::core::marker::PhantomData)
         }
     }
-    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E>
-    for Content<'de> {
+    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E> for Content<'de> {
         type Deserializer = ContentDeserializer<'de, E>;
         fn into_deserializer(self) -> ContentDeserializer<'de, E> {
             ContentDeserializer::new(self)
@@ -20826,17 +8503,13 @@ mod __private {
                 Content::Str(v) => visitor.visit_borrowed_str(v),
                 Content::String(v) => visitor.visit_string(v),
                 Content::Seq(v) => {
-                    let mut seq = ::serde::de::value::SeqDeserializer::new(
-                        v.into_iter(),
-                    );
+                    let mut seq = ::serde::de::value::SeqDeserializer::new(v.into_iter());
                     let value = visitor.visit_seq(&mut seq)?;
                     seq.end()?;
                     ::core::result::Result::Ok(value)
                 }
                 Content::Map(v) => {
-                    let mut map = ::serde::de::value::MapDeserializer::new(
-                        v.into_iter(),
-                    );
+                    let mut map = ::serde::de::value::MapDeserializer::new(v.into_iter());
                     let value = visitor.visit_map(&mut map)?;
                     map.end()?;
                     ::core::result::Result::Ok(value)
@@ -20859,10 +8532,42 @@ mod __private {
         ) -> ::core::result::Result<V::Value, E> {
             visitor.visit_newtype_struct(self)
         }
+        fn deserialize_map<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            match &self.0 {
+                Content::Map(_) => self.deserialize_any(visitor),
+                other => {
+                    ::core::result::Result::Err(E::invalid_type(unexpected(other), &visitor))
+                }
+            }
+        }
+        fn deserialize_struct<V: ::serde::de::Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _fields: &'static [&'static str],
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            self.deserialize_map(visitor)
+        }
         ::serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf unit unit_struct seq tuple tuple_struct map struct enum identifier
-            ignored_any
+            byte_buf unit unit_struct seq tuple tuple_struct enum identifier ignored_any
+        }
+    }
+    fn unexpected<'a>(content: &'a Content<'_>) -> ::serde::de::Unexpected<'a> {
+        use ::serde::de::Unexpected;
+        match content {
+            Content::Null => Unexpected::Unit,
+            Content::Bool(v) => Unexpected::Bool(*v),
+            Content::U64(v) => Unexpected::Unsigned(*v),
+            Content::I64(v) => Unexpected::Signed(*v),
+            Content::F64(v) => Unexpected::Float(*v),
+            Content::Str(v) => Unexpected::Str(v),
+            Content::String(v) => Unexpected::Str(v),
+            Content::Seq(_) => Unexpected::Seq,
+            Content::Map(_) => Unexpected::Map,
         }
     }
     pub fn expect_const<'de, D: ::serde::Deserializer<'de>>(
@@ -20872,10 +8577,7 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
             fn visit_str<E: ::serde::de::Error>(
@@ -20926,9 +8628,7 @@ mod __private {
                     self,
                     v: &str,
                 ) -> ::core::result::Result<Key<'de>, E> {
-                    ::core::result::Result::Ok(
-                        Key(::std::borrow::Cow::Owned(v.to_string())),
-                    )
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v.to_string())))
                 }
                 fn visit_string<E: ::serde::de::Error>(
                     self,
@@ -20939,5 +8639,227 @@ mod __private {
             }
             deserializer.deserialize_str(Visitor)
         }
+    }
+    /// `Serialize` and `Deserialize` for a generated struct: each field by its wire name (`req`
+    /// fields must be present, `opt` fields may be absent but never `null` unless their type takes
+    /// `null`), a key given twice is an error, and unknown properties go to the named map field (or
+    /// are refused when the schema closes the object).
+    macro_rules! object {
+        ($name:ident { $($kind:ident $field:ident = $json:literal,)* } $($extra:ident)?) => {
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    let len = 0 $(+ __private::count!($kind self.$field))* $(+ self.$extra.len())?;
+                    let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+                    $(__private::put!($kind map $json self.$field);)*
+                    $(for (key, value) in &self.$extra {
+                        ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+                    })?
+                    ::serde::ser::SerializeMap::end(map)
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    struct Visitor;
+                    impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                        type Value = $name;
+                        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                            f.write_str(::core::concat!("struct ", ::core::stringify!($name)))
+                        }
+                        #[allow(unused_mut)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<$name, A::Error> {
+                            $(let mut $field = ::core::option::Option::None;)*
+                            $(let mut $extra = ::core::default::Default::default();)?
+                            while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
+                                match key.as_str() {
+                                    $($json => __private::once(&mut $field, $json, &mut map)?,)*
+                                    _ => __private::unknown!(key map [$($json),*] $($extra)?),
+                                }
+                            }
+                            ::core::result::Result::Ok($name {
+                                $($field: __private::take!($kind $field $json),)*
+                                $($extra,)?
+                            })
+                        }
+                    }
+                    deserializer.deserialize_map(Visitor)
+                }
+            }
+        };
+    }
+    pub(crate) use object;
+
+    /// How many entries a field writes: one when required, one when present when optional.
+    macro_rules! count {
+        (req $value:expr) => { 1usize };
+        (opt $value:expr) => { usize::from($value.is_some()) };
+    }
+    pub(crate) use count;
+
+    /// Write one field's entry (an absent optional field writes nothing).
+    macro_rules! put {
+        (req $map:ident $json:literal $value:expr) => {
+            ::serde::ser::SerializeMap::serialize_entry(&mut $map, $json, &$value)?
+        };
+        (opt $map:ident $json:literal $value:expr) => {
+            if let ::core::option::Option::Some(value) = &$value {
+                ::serde::ser::SerializeMap::serialize_entry(&mut $map, $json, value)?;
+            }
+        };
+    }
+    pub(crate) use put;
+
+    /// A field's value once the map is read: required fields must have been seen.
+    macro_rules! take {
+        (req $field:ident $json:literal) => {
+            $field.ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field($json))?
+        };
+        (opt $field:ident $json:literal) => { $field };
+    }
+    pub(crate) use take;
+
+    /// A key the struct does not name: kept in the extra map, or refused.
+    macro_rules! unknown {
+        ($key:ident $map:ident [$($json:literal),*] $extra:ident) => {
+            __private::put_extra(&mut $extra, $key.into_string(), &mut $map)?
+        };
+        ($key:ident $map:ident [$($json:literal),*]) => {
+            return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::unknown_field($key.as_str(), &[$($json),*]))
+        };
+    }
+    pub(crate) use unknown;
+
+    /// `VALUE`, `Serialize` and `Deserialize` for a constant marker type.
+    macro_rules! constant {
+        ($name:ident = $value:literal) => {
+            impl $name {
+                /// The only value this type takes on the wire.
+                pub const VALUE: &'static str = $value;
+            }
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_str(Self::VALUE)
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    __private::expect_const(deserializer, Self::VALUE).map(|()| $name)
+                }
+            }
+        };
+    }
+    pub(crate) use constant;
+
+    /// `as_str`, conversions from strings, `Display`, `Serialize` and `Deserialize` for an open
+    /// string enum (a value it does not know becomes `Other`).
+    macro_rules! string_enum {
+        ($name:ident { $($variant:ident = $value:literal,)* }) => {
+            impl $name {
+                /// The value as it appears on the wire.
+                pub fn as_str(&self) -> &str {
+                    match self {
+                        $(Self::$variant => $value,)*
+                        Self::Other(value) => value.as_str(),
+                    }
+                }
+            }
+            impl ::core::convert::From<&str> for $name {
+                fn from(value: &str) -> Self {
+                    match value {
+                        $($value => Self::$variant,)*
+                        other => Self::Other(other.to_string()),
+                    }
+                }
+            }
+            impl ::core::convert::From<::std::string::String> for $name {
+                fn from(value: ::std::string::String) -> Self {
+                    match value.as_str() {
+                        $($value => Self::$variant,)*
+                        _ => Self::Other(value),
+                    }
+                }
+            }
+            impl ::core::fmt::Display for $name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_str(self.as_str())
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+                }
+            }
+        };
+    }
+    pub(crate) use string_enum;
+
+    /// Read a field's value into its slot; a second occurrence of the key is an error.
+    pub fn once<'de, T: ::serde::Deserialize<'de>, A: ::serde::de::MapAccess<'de>>(
+        slot: &mut ::core::option::Option<T>,
+        name: &'static str,
+        map: &mut A,
+    ) -> ::core::result::Result<(), A::Error> {
+        if slot.is_some() {
+            return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::duplicate_field(name));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        ::core::result::Result::Ok(())
+    }
+
+    /// A map that keeps the properties a struct does not name.
+    pub trait Extra<'de> {
+        /// Read the value of `key` into the map; a key given twice is an error.
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error>;
+    }
+
+    impl<'de> Extra<'de> for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error> {
+            if self.contains_key(&key) {
+                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            }
+            let value = map.next_value()?;
+            self.insert(key, value);
+            ::core::result::Result::Ok(())
+        }
+    }
+
+    impl<'de, T: ::serde::Deserialize<'de>> Extra<'de> for ::indexmap::IndexMap<::std::string::String, T> {
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error> {
+            if self.contains_key(&key) {
+                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            }
+            let value = map.next_value()?;
+            self.insert(key, value);
+            ::core::result::Result::Ok(())
+        }
+    }
+
+    fn duplicate<E: ::serde::de::Error>(key: &str) -> E {
+        E::custom(::std::format!("duplicate field `{key}`"))
+    }
+
+    /// Keep an unknown property (see [`Extra`]).
+    pub fn put_extra<'de, M: Extra<'de>, A: ::serde::de::MapAccess<'de>>(
+        extra: &mut M,
+        key: ::std::string::String,
+        map: &mut A,
+    ) -> ::core::result::Result<(), A::Error> {
+        extra.put(key, map)
     }
 }

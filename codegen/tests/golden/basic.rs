@@ -4,25 +4,7 @@
 /// The constant string `ping`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPing;
-impl MethodPing {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "ping";
-}
-impl ::serde::Serialize for MethodPing {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPing {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPing)
-    }
-}
+__private::constant!(MethodPing = "ping");
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum PingId {
@@ -129,60 +111,9 @@ pub struct PingParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for PingParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = usize::from(self.delay.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        if let ::core::option::Option::Some(value) = &self.delay {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "delay", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PingParams {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = PingParams;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct PingParams")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<PingParams, A::Error> {
-                let mut delay: ::core::option::Option<::serde_json::Number> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "delay" => delay = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(PingParams { delay, extra })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(PingParams {
+    opt delay = "delay",
+} extra);
 /// A ping with \[brackets\] and a `Pong` link.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Ping {
@@ -192,101 +123,15 @@ pub struct Ping {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Ping {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 2usize + usize::from(self.params.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "id", &self.id)?;
-        if let ::core::option::Option::Some(value) = &self.params {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "params", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Ping {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Ping;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Ping")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Ping, A::Error> {
-                let mut method: ::core::option::Option<MethodPing> = ::core::option::Option::None;
-                let mut id: ::core::option::Option<PingId> = ::core::option::Option::None;
-                let mut params: ::core::option::Option<PingParams> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "id" => id = ::core::option::Option::Some(map.next_value()?),
-                        "params" => params = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Ping {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    id: id
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "id",
-                        ))?,
-                    params,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Ping {
+    req method = "method",
+    req id = "id",
+    opt params = "params",
+} extra);
 /// The constant string `pong`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPong;
-impl MethodPong {
-    /// The only value this type takes on the wire.
-    pub const VALUE: &'static str = "pong";
-}
-impl ::serde::Serialize for MethodPong {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(Self::VALUE)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for MethodPong {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        __private::expect_const(deserializer, Self::VALUE).map(|()| MethodPong)
-    }
-}
+__private::constant!(MethodPong = "pong");
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub enum PongLevel {
     /// `low`
@@ -296,55 +141,10 @@ pub enum PongLevel {
     /// A value this version of the schema does not know, kept as it came.
     Other(::std::string::String),
 }
-impl PongLevel {
-    /// The value as it appears on the wire.
-    pub fn as_str(&self) -> &str {
-        match self {
-            Self::Low => "low",
-            Self::High => "high",
-            Self::Other(value) => value.as_str(),
-        }
-    }
-}
-impl ::core::convert::From<&str> for PongLevel {
-    fn from(value: &str) -> Self {
-        match value {
-            "low" => Self::Low,
-            "high" => Self::High,
-            other => Self::Other(other.to_string()),
-        }
-    }
-}
-impl ::core::convert::From<::std::string::String> for PongLevel {
-    fn from(value: ::std::string::String) -> Self {
-        match value.as_str() {
-            "low" => Self::Low,
-            "high" => Self::High,
-            _ => Self::Other(value),
-        }
-    }
-}
-impl ::core::fmt::Display for PongLevel {
-    fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
-        f.write_str(self.as_str())
-    }
-}
-impl ::serde::Serialize for PongLevel {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        serializer.serialize_str(self.as_str())
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for PongLevel {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        <::std::string::String as ::serde::Deserialize>::deserialize(deserializer)
-            .map(Self::from)
-    }
-}
+__private::string_enum!(PongLevel {
+    Low = "low",
+    High = "high",
+});
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Pong {
     pub method: MethodPong,
@@ -353,79 +153,11 @@ pub struct Pong {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Pong {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.level.is_some())
-            + usize::from(self.data.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "method", &self.method)?;
-        if let ::core::option::Option::Some(value) = &self.level {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "level", value)?;
-        }
-        if let ::core::option::Option::Some(value) = &self.data {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "data", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Pong {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Pong;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Pong")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Pong, A::Error> {
-                let mut method: ::core::option::Option<MethodPong> = ::core::option::Option::None;
-                let mut level: ::core::option::Option<PongLevel> = ::core::option::Option::None;
-                let mut data: ::core::option::Option<::serde_json::Value> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "method" => {
-                            method = ::core::option::Option::Some(map.next_value()?);
-                        }
-                        "level" => level = map.next_value()?,
-                        "data" => data = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Pong {
-                    method: method
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "method",
-                        ))?,
-                    level,
-                    data,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Pong {
+    req method = "method",
+    opt level = "level",
+    opt data = "data",
+} extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum Message {
@@ -581,123 +313,16 @@ pub struct Text {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Text {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Text {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Text;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Text")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Text, A::Error> {
-                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "text" => text = ::core::option::Option::Some(map.next_value()?),
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Text {
-                    text: text
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "text",
-                        ))?,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Text {
+    req text = "text",
+} extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Blob {
     pub blob: ::std::string::String,
 }
-impl ::serde::Serialize for Blob {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize;
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "blob", &self.blob)?;
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Blob {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Blob;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Blob")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Blob, A::Error> {
-                let mut blob: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "blob" => blob = ::core::option::Option::Some(map.next_value()?),
-                        other => {
-                            return ::core::result::Result::Err(
-                                <A::Error as ::serde::de::Error>::unknown_field(
-                                    other,
-                                    &["blob"],
-                                ),
-                            );
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Blob {
-                    blob: blob
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "blob",
-                        ))?,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Blob {
+    req blob = "blob",
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 pub enum Contents {
@@ -807,73 +432,13 @@ pub struct Tagged {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
-impl ::serde::Serialize for Tagged {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        let len = 1usize + usize::from(self.lang.is_some()) + self.extra.len();
-        let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
-        ::serde::ser::SerializeMap::serialize_entry(&mut map, "text", &self.text)?;
-        if let ::core::option::Option::Some(value) = &self.lang {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, "lang", value)?;
-        }
-        for (key, value) in &self.extra {
-            ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
-        }
-        ::serde::ser::SerializeMap::end(map)
-    }
-}
-impl<'de> ::serde::Deserialize<'de> for Tagged {
-    fn deserialize<D: ::serde::Deserializer<'de>>(
-        deserializer: D,
-    ) -> ::core::result::Result<Self, D::Error> {
-        struct Visitor;
-        impl<'de> ::serde::de::Visitor<'de> for Visitor {
-            type Value = Tagged;
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
-                f.write_str("struct Tagged")
-            }
-            fn visit_map<A: ::serde::de::MapAccess<'de>>(
-                self,
-                mut map: A,
-            ) -> ::core::result::Result<Tagged, A::Error> {
-                let mut text: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut lang: ::core::option::Option<::std::string::String> = ::core::option::Option::None;
-                let mut extra = <::serde_json::Map<
-                    ::std::string::String,
-                    ::serde_json::Value,
-                > as ::core::default::Default>::default();
-                while let ::core::option::Option::Some(key) = map
-                    .next_key::<__private::Key<'de>>()?
-                {
-                    match key.as_str() {
-                        "text" => text = ::core::option::Option::Some(map.next_value()?),
-                        "lang" => lang = map.next_value()?,
-                        _ => {
-                            extra.insert(key.into_string(), map.next_value()?);
-                        }
-                    }
-                }
-                ::core::result::Result::Ok(Tagged {
-                    text: text
-                        .ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field(
-                            "text",
-                        ))?,
-                    lang,
-                    extra,
-                })
-            }
-        }
-        deserializer.deserialize_map(Visitor)
-    }
-}
+__private::object!(Tagged {
+    req text = "text",
+    opt lang = "lang",
+} extra);
 /// Support code for the generated types; not a public API.
 #[doc(hidden)]
-#[allow(dead_code)]
+#[allow(dead_code, unused_macros, unused_imports)]
 mod __private {
     /// Required key paths that set a member apart, and optional keys only it declares.
     pub type Candidate = (&'static [&'static [&'static str]], &'static [&'static str]);
@@ -939,8 +504,7 @@ mod __private {
             mut map: A,
         ) -> ::core::result::Result<T, A::Error> {
             let mut read = ::std::vec::Vec::new();
-            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()?
-            {
+            while let ::core::option::Option::Some(key) = map.next_key::<Content<'de>>()? {
                 let value: Content<'de> = map.next_value()?;
                 let chosen = if key.as_str() == ::core::option::Option::Some(T::TAG) {
                     T::by_tag(&value)
@@ -961,28 +525,16 @@ mod __private {
         ) -> ::core::result::Result<T, A::Error> {
             Self::buffered(Content::visit_seq(seq)?)
         }
-        fn visit_bool<E: ::serde::de::Error>(
-            self,
-            v: bool,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_bool<E: ::serde::de::Error>(self, v: bool) -> ::core::result::Result<T, E> {
             Self::buffered(Content::Bool(v))
         }
-        fn visit_u64<E: ::serde::de::Error>(
-            self,
-            v: u64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_u64<E: ::serde::de::Error>(self, v: u64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::U64(v))
         }
-        fn visit_i64<E: ::serde::de::Error>(
-            self,
-            v: i64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_i64<E: ::serde::de::Error>(self, v: i64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::I64(v))
         }
-        fn visit_f64<E: ::serde::de::Error>(
-            self,
-            v: f64,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_f64<E: ::serde::de::Error>(self, v: f64) -> ::core::result::Result<T, E> {
             Self::buffered(Content::F64(v))
         }
         fn visit_borrowed_str<E: ::serde::de::Error>(
@@ -991,10 +543,7 @@ mod __private {
         ) -> ::core::result::Result<T, E> {
             Self::buffered(Content::Str(v))
         }
-        fn visit_str<E: ::serde::de::Error>(
-            self,
-            v: &str,
-        ) -> ::core::result::Result<T, E> {
+        fn visit_str<E: ::serde::de::Error>(self, v: &str) -> ::core::result::Result<T, E> {
             Self::buffered(Content::String(v.into()))
         }
         fn visit_string<E: ::serde::de::Error>(
@@ -1024,10 +573,7 @@ mod __private {
         rest: A,
     }
     impl<'de, A> Prefixed<'de, A> {
-        pub fn new(
-            read: ::std::vec::Vec<(Content<'de>, Content<'de>)>,
-            rest: A,
-        ) -> Self {
+        pub fn new(read: ::std::vec::Vec<(Content<'de>, Content<'de>)>, rest: A) -> Self {
             Prefixed {
                 read: read.into_iter(),
                 value: ::core::option::Option::None,
@@ -1077,8 +623,8 @@ mod __private {
         }
         ::serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map
-            struct enum identifier ignored_any
+            byte_buf option unit unit_struct newtype_struct seq tuple tuple_struct map struct
+            enum identifier ignored_any
         }
     }
     pub fn kind(v: &Content<'_>) -> &'static str {
@@ -1209,28 +755,16 @@ mod __private {
                 ) -> ::core::result::Result<Content<'de>, D::Error> {
                     ::serde::Deserialize::deserialize(d)
                 }
-                fn visit_bool<E>(
-                    self,
-                    v: bool,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_bool<E>(self, v: bool) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::Bool(v))
                 }
-                fn visit_u64<E>(
-                    self,
-                    v: u64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_u64<E>(self, v: u64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::U64(v))
                 }
-                fn visit_i64<E>(
-                    self,
-                    v: i64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_i64<E>(self, v: i64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::I64(v))
                 }
-                fn visit_f64<E>(
-                    self,
-                    v: f64,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_f64<E>(self, v: f64) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::F64(v))
                 }
                 fn visit_borrowed_str<E>(
@@ -1239,10 +773,7 @@ mod __private {
                 ) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::Str(v))
                 }
-                fn visit_str<E>(
-                    self,
-                    v: &str,
-                ) -> ::core::result::Result<Content<'de>, E> {
+                fn visit_str<E>(self, v: &str) -> ::core::result::Result<Content<'de>, E> {
                     ::core::result::Result::Ok(Content::String(v.into()))
                 }
                 fn visit_string<E>(
@@ -1280,8 +811,7 @@ mod __private {
             ContentDeserializer(content, ::core::marker::PhantomData)
         }
     }
-    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E>
-    for Content<'de> {
+    impl<'de, E: ::serde::de::Error> ::serde::de::IntoDeserializer<'de, E> for Content<'de> {
         type Deserializer = ContentDeserializer<'de, E>;
         fn into_deserializer(self) -> ContentDeserializer<'de, E> {
             ContentDeserializer::new(self)
@@ -1303,17 +833,13 @@ mod __private {
                 Content::Str(v) => visitor.visit_borrowed_str(v),
                 Content::String(v) => visitor.visit_string(v),
                 Content::Seq(v) => {
-                    let mut seq = ::serde::de::value::SeqDeserializer::new(
-                        v.into_iter(),
-                    );
+                    let mut seq = ::serde::de::value::SeqDeserializer::new(v.into_iter());
                     let value = visitor.visit_seq(&mut seq)?;
                     seq.end()?;
                     ::core::result::Result::Ok(value)
                 }
                 Content::Map(v) => {
-                    let mut map = ::serde::de::value::MapDeserializer::new(
-                        v.into_iter(),
-                    );
+                    let mut map = ::serde::de::value::MapDeserializer::new(v.into_iter());
                     let value = visitor.visit_map(&mut map)?;
                     map.end()?;
                     ::core::result::Result::Ok(value)
@@ -1336,10 +862,42 @@ mod __private {
         ) -> ::core::result::Result<V::Value, E> {
             visitor.visit_newtype_struct(self)
         }
+        fn deserialize_map<V: ::serde::de::Visitor<'de>>(
+            self,
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            match &self.0 {
+                Content::Map(_) => self.deserialize_any(visitor),
+                other => {
+                    ::core::result::Result::Err(E::invalid_type(unexpected(other), &visitor))
+                }
+            }
+        }
+        fn deserialize_struct<V: ::serde::de::Visitor<'de>>(
+            self,
+            _name: &'static str,
+            _fields: &'static [&'static str],
+            visitor: V,
+        ) -> ::core::result::Result<V::Value, E> {
+            self.deserialize_map(visitor)
+        }
         ::serde::forward_to_deserialize_any! {
             bool i8 i16 i32 i64 i128 u8 u16 u32 u64 u128 f32 f64 char str string bytes
-            byte_buf unit unit_struct seq tuple tuple_struct map struct enum identifier
-            ignored_any
+            byte_buf unit unit_struct seq tuple tuple_struct enum identifier ignored_any
+        }
+    }
+    fn unexpected<'a>(content: &'a Content<'_>) -> ::serde::de::Unexpected<'a> {
+        use ::serde::de::Unexpected;
+        match content {
+            Content::Null => Unexpected::Unit,
+            Content::Bool(v) => Unexpected::Bool(*v),
+            Content::U64(v) => Unexpected::Unsigned(*v),
+            Content::I64(v) => Unexpected::Signed(*v),
+            Content::F64(v) => Unexpected::Float(*v),
+            Content::Str(v) => Unexpected::Str(v),
+            Content::String(v) => Unexpected::Str(v),
+            Content::Seq(_) => Unexpected::Seq,
+            Content::Map(_) => Unexpected::Map,
         }
     }
     pub fn expect_const<'de, D: ::serde::Deserializer<'de>>(
@@ -1349,10 +907,7 @@ mod __private {
         struct Visitor(&'static str);
         impl<'de> ::serde::de::Visitor<'de> for Visitor {
             type Value = ();
-            fn expecting(
-                &self,
-                f: &mut ::core::fmt::Formatter<'_>,
-            ) -> ::core::fmt::Result {
+            fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
                 write!(f, "the string `{}`", self.0)
             }
             fn visit_str<E: ::serde::de::Error>(
@@ -1403,9 +958,7 @@ mod __private {
                     self,
                     v: &str,
                 ) -> ::core::result::Result<Key<'de>, E> {
-                    ::core::result::Result::Ok(
-                        Key(::std::borrow::Cow::Owned(v.to_string())),
-                    )
+                    ::core::result::Result::Ok(Key(::std::borrow::Cow::Owned(v.to_string())))
                 }
                 fn visit_string<E: ::serde::de::Error>(
                     self,
@@ -1416,5 +969,227 @@ mod __private {
             }
             deserializer.deserialize_str(Visitor)
         }
+    }
+    /// `Serialize` and `Deserialize` for a generated struct: each field by its wire name (`req`
+    /// fields must be present, `opt` fields may be absent but never `null` unless their type takes
+    /// `null`), a key given twice is an error, and unknown properties go to the named map field (or
+    /// are refused when the schema closes the object).
+    macro_rules! object {
+        ($name:ident { $($kind:ident $field:ident = $json:literal,)* } $($extra:ident)?) => {
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    let len = 0 $(+ __private::count!($kind self.$field))* $(+ self.$extra.len())?;
+                    let mut map = serializer.serialize_map(::core::option::Option::Some(len))?;
+                    $(__private::put!($kind map $json self.$field);)*
+                    $(for (key, value) in &self.$extra {
+                        ::serde::ser::SerializeMap::serialize_entry(&mut map, key, value)?;
+                    })?
+                    ::serde::ser::SerializeMap::end(map)
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    struct Visitor;
+                    impl<'de> ::serde::de::Visitor<'de> for Visitor {
+                        type Value = $name;
+                        fn expecting(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                            f.write_str(::core::concat!("struct ", ::core::stringify!($name)))
+                        }
+                        #[allow(unused_mut)]
+                        fn visit_map<A: ::serde::de::MapAccess<'de>>(self, mut map: A) -> ::core::result::Result<$name, A::Error> {
+                            $(let mut $field = ::core::option::Option::None;)*
+                            $(let mut $extra = ::core::default::Default::default();)?
+                            while let ::core::option::Option::Some(key) = map.next_key::<__private::Key<'de>>()? {
+                                match key.as_str() {
+                                    $($json => __private::once(&mut $field, $json, &mut map)?,)*
+                                    _ => __private::unknown!(key map [$($json),*] $($extra)?),
+                                }
+                            }
+                            ::core::result::Result::Ok($name {
+                                $($field: __private::take!($kind $field $json),)*
+                                $($extra,)?
+                            })
+                        }
+                    }
+                    deserializer.deserialize_map(Visitor)
+                }
+            }
+        };
+    }
+    pub(crate) use object;
+
+    /// How many entries a field writes: one when required, one when present when optional.
+    macro_rules! count {
+        (req $value:expr) => { 1usize };
+        (opt $value:expr) => { usize::from($value.is_some()) };
+    }
+    pub(crate) use count;
+
+    /// Write one field's entry (an absent optional field writes nothing).
+    macro_rules! put {
+        (req $map:ident $json:literal $value:expr) => {
+            ::serde::ser::SerializeMap::serialize_entry(&mut $map, $json, &$value)?
+        };
+        (opt $map:ident $json:literal $value:expr) => {
+            if let ::core::option::Option::Some(value) = &$value {
+                ::serde::ser::SerializeMap::serialize_entry(&mut $map, $json, value)?;
+            }
+        };
+    }
+    pub(crate) use put;
+
+    /// A field's value once the map is read: required fields must have been seen.
+    macro_rules! take {
+        (req $field:ident $json:literal) => {
+            $field.ok_or_else(|| <A::Error as ::serde::de::Error>::missing_field($json))?
+        };
+        (opt $field:ident $json:literal) => { $field };
+    }
+    pub(crate) use take;
+
+    /// A key the struct does not name: kept in the extra map, or refused.
+    macro_rules! unknown {
+        ($key:ident $map:ident [$($json:literal),*] $extra:ident) => {
+            __private::put_extra(&mut $extra, $key.into_string(), &mut $map)?
+        };
+        ($key:ident $map:ident [$($json:literal),*]) => {
+            return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::unknown_field($key.as_str(), &[$($json),*]))
+        };
+    }
+    pub(crate) use unknown;
+
+    /// `VALUE`, `Serialize` and `Deserialize` for a constant marker type.
+    macro_rules! constant {
+        ($name:ident = $value:literal) => {
+            impl $name {
+                /// The only value this type takes on the wire.
+                pub const VALUE: &'static str = $value;
+            }
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_str(Self::VALUE)
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    __private::expect_const(deserializer, Self::VALUE).map(|()| $name)
+                }
+            }
+        };
+    }
+    pub(crate) use constant;
+
+    /// `as_str`, conversions from strings, `Display`, `Serialize` and `Deserialize` for an open
+    /// string enum (a value it does not know becomes `Other`).
+    macro_rules! string_enum {
+        ($name:ident { $($variant:ident = $value:literal,)* }) => {
+            impl $name {
+                /// The value as it appears on the wire.
+                pub fn as_str(&self) -> &str {
+                    match self {
+                        $(Self::$variant => $value,)*
+                        Self::Other(value) => value.as_str(),
+                    }
+                }
+            }
+            impl ::core::convert::From<&str> for $name {
+                fn from(value: &str) -> Self {
+                    match value {
+                        $($value => Self::$variant,)*
+                        other => Self::Other(other.to_string()),
+                    }
+                }
+            }
+            impl ::core::convert::From<::std::string::String> for $name {
+                fn from(value: ::std::string::String) -> Self {
+                    match value.as_str() {
+                        $($value => Self::$variant,)*
+                        _ => Self::Other(value),
+                    }
+                }
+            }
+            impl ::core::fmt::Display for $name {
+                fn fmt(&self, f: &mut ::core::fmt::Formatter<'_>) -> ::core::fmt::Result {
+                    f.write_str(self.as_str())
+                }
+            }
+            impl ::serde::Serialize for $name {
+                fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                    serializer.serialize_str(self.as_str())
+                }
+            }
+            impl<'de> ::serde::Deserialize<'de> for $name {
+                fn deserialize<D: ::serde::Deserializer<'de>>(deserializer: D) -> ::core::result::Result<Self, D::Error> {
+                    <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
+                }
+            }
+        };
+    }
+    pub(crate) use string_enum;
+
+    /// Read a field's value into its slot; a second occurrence of the key is an error.
+    pub fn once<'de, T: ::serde::Deserialize<'de>, A: ::serde::de::MapAccess<'de>>(
+        slot: &mut ::core::option::Option<T>,
+        name: &'static str,
+        map: &mut A,
+    ) -> ::core::result::Result<(), A::Error> {
+        if slot.is_some() {
+            return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::duplicate_field(name));
+        }
+        *slot = ::core::option::Option::Some(map.next_value()?);
+        ::core::result::Result::Ok(())
+    }
+
+    /// A map that keeps the properties a struct does not name.
+    pub trait Extra<'de> {
+        /// Read the value of `key` into the map; a key given twice is an error.
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error>;
+    }
+
+    impl<'de> Extra<'de> for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error> {
+            if self.contains_key(&key) {
+                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            }
+            let value = map.next_value()?;
+            self.insert(key, value);
+            ::core::result::Result::Ok(())
+        }
+    }
+
+    impl<'de, T: ::serde::Deserialize<'de>> Extra<'de> for ::indexmap::IndexMap<::std::string::String, T> {
+        fn put<A: ::serde::de::MapAccess<'de>>(
+            &mut self,
+            key: ::std::string::String,
+            map: &mut A,
+        ) -> ::core::result::Result<(), A::Error> {
+            if self.contains_key(&key) {
+                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            }
+            let value = map.next_value()?;
+            self.insert(key, value);
+            ::core::result::Result::Ok(())
+        }
+    }
+
+    fn duplicate<E: ::serde::de::Error>(key: &str) -> E {
+        E::custom(::std::format!("duplicate field `{key}`"))
+    }
+
+    /// Keep an unknown property (see [`Extra`]).
+    pub fn put_extra<'de, M: Extra<'de>, A: ::serde::de::MapAccess<'de>>(
+        extra: &mut M,
+        key: ::std::string::String,
+        map: &mut A,
+    ) -> ::core::result::Result<(), A::Error> {
+        extra.put(key, map)
     }
 }
