@@ -222,21 +222,32 @@ fn replacing_a_type_the_schema_lacks_is_an_error() {
 fn no_overlay_generates_the_schema_as_published() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("out.rs");
-    let run = |extra: &[&str]| {
-        let out = bin()
-            .args(["generate", "--version", "2026-07-28", "--out"])
+    let run = |version: &str, extra: &[&str]| {
+        bin()
+            .args(["generate", "--version", version, "--out"])
             .arg(&file)
             .args(extra)
             .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        std::fs::read_to_string(&file).unwrap()
+            .unwrap()
     };
-    // The overlay gives ResultType its two values; as published it is a plain string.
-    assert!(run(&[]).contains("pub enum ResultType"));
-    assert!(!run(&["--no-overlay"]).contains("pub enum ResultType"));
+    // The overlay gives ResultType its two values; as published it is a plain string, and the
+    // error codes' integer constants are findings nothing accepts, so generation stops.
+    assert!(run("2026-07-28", &[]).status.success());
+    assert!(std::fs::read_to_string(&file)
+        .unwrap()
+        .contains("pub enum ResultType"));
+    let raw = run("2026-07-28", &["--no-overlay"]);
+    let err = String::from_utf8_lossy(&raw.stderr);
+    assert_eq!(raw.status.code(), Some(2), "{err}");
+    assert!(
+        err.contains("`ParseError`: non-string-const (const -32700 at .code)"),
+        "{err}"
+    );
+    // A version without an overlay generates the same with or without the option.
+    assert!(run("2025-06-18", &["--no-overlay"]).status.success());
+    let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/src/v2025_06_18.rs");
+    assert_eq!(
+        std::fs::read_to_string(&file).unwrap(),
+        std::fs::read_to_string(committed).unwrap()
+    );
 }
