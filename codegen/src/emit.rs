@@ -114,7 +114,10 @@ fn rust_ty(ty: &Ty) -> Result<TokenStream> {
     })
 }
 
-/// Which generated types implement `Default` (structs whose fields all do, and constants).
+/// Which generated types implement `Default`: constants, and structs whose required fields all
+/// have a default that is valid on the wire (constants, arrays, maps, and such structs). A
+/// required string, number, boolean, enum, union or untyped value has no valid default (an empty
+/// `protocolVersion` is not a version), so its struct gets a `new` taking the required values.
 fn default_types(model: &Model) -> BTreeSet<String> {
     let mut yes = BTreeSet::new();
     loop {
@@ -140,10 +143,61 @@ fn default_types(model: &Model) -> BTreeSet<String> {
 
 fn ty_default(ty: &Ty, yes: &BTreeSet<String>) -> bool {
     match ty {
-        Ty::Number => false,
+        Ty::Vec(_) | Ty::Map(_) => true,
         Ty::Named(n) => yes.contains(n),
-        _ => true,
+        _ => false,
     }
+}
+
+/// Whether `ty` is a constant marker type (a required field of it needs no argument).
+fn is_const(ty: &Ty, model: &Model) -> bool {
+    matches!(ty, Ty::Named(n) if matches!(model.get(n).map(|t| &t.kind), Some(Kind::Const(_))))
+}
+
+/// `new` for a struct without `Default`: the required values in schema order (constants are
+/// filled in), every optional field `None`. Adding an optional field to the schema does not
+/// change it, which is what makes it the evolution-safe way to build a value.
+fn emit_new(name: &Ident, fields: &[Field], extra: bool, model: &Model) -> Result<TokenStream> {
+    let mut params = Vec::new();
+    let mut inits = Vec::new();
+    for f in fields {
+        let fname = ident(&f.rust_name);
+        if !f.required {
+            inits.push(quote!(#fname: ::core::option::Option::None));
+        } else if is_const(&f.ty, model) {
+            inits.push(quote!(#fname: ::core::default::Default::default()));
+        } else {
+            let ty = rust_ty(&f.ty)?;
+            let (param, value) = if f.ty == Ty::String {
+                (
+                    quote!(impl ::core::convert::Into<::std::string::String>),
+                    quote!(#fname.into()),
+                )
+            } else {
+                (ty, quote!(#fname))
+            };
+            params.push(quote!(#fname: #param));
+            inits.push(if f.boxed {
+                quote!(#fname: ::std::boxed::Box::new(#value))
+            } else if f.ty == Ty::String {
+                quote!(#fname: #value)
+            } else {
+                quote!(#fname)
+            });
+        }
+    }
+    if extra {
+        inits.push(quote!(extra: ::core::default::Default::default()));
+    }
+    Ok(quote! {
+        impl #name {
+            /// A value with the required fields given and every optional one absent.
+            #[allow(clippy::too_many_arguments)]
+            pub fn new(#(#params),*) -> Self {
+                Self { #(#inits),* }
+            }
+        }
+    })
 }
 
 fn emit_type(t: &TypeDef, model: &Model, defaults: &BTreeSet<String>) -> Result<Emitted> {
@@ -156,13 +210,21 @@ fn emit_type(t: &TypeDef, model: &Model, defaults: &BTreeSet<String>) -> Result<
         }
         Kind::Const(value) => emit_const(&name, value, doc),
         Kind::StringEnum(values) => emit_enum(&name, values, doc),
-        Kind::Struct { fields, extra } => emit_struct(
-            &name,
-            fields,
-            extra.as_ref(),
-            doc,
-            defaults.contains(&t.name),
-        )?,
+        Kind::Struct { fields, extra } => {
+            let mut emitted = emit_struct(
+                &name,
+                fields,
+                extra.as_ref(),
+                doc,
+                defaults.contains(&t.name),
+            )?;
+            if !defaults.contains(&t.name) {
+                emitted
+                    .items
+                    .extend(emit_new(&name, fields, extra.is_some(), model)?);
+            }
+            emitted
+        }
         Kind::Union(variants) => emit_union(t, variants, model, doc)?.into(),
     })
 }
@@ -205,6 +267,7 @@ fn emit_enum(name: &Ident, values: &[String], doc: TokenStream) -> Emitted {
         items: quote! {
             #doc
             #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+            #[non_exhaustive]
             pub enum #name {
                 #( #[doc = #variant_docs] #variants, )*
                 /// A value this version of the schema does not know, kept as it came.
@@ -447,6 +510,7 @@ fn emit_union(
         #doc
         #[derive(Debug, Clone, PartialEq)]
         #[allow(clippy::large_enum_variant)]
+        #[non_exhaustive]
         pub enum #name { #(#defs)* }
         impl #name {
             /// Schema type names of the members, in declaration order (empty for inline members).

@@ -84,16 +84,6 @@ pub mod error_codes {
 }
 
 impl Error {
-    /// An error with `code` and `message` and no data.
-    pub fn new(code: i64, message: impl Into<String>) -> Self {
-        Error {
-            code,
-            data: None,
-            message: message.into(),
-            extra: Map::new(),
-        }
-    }
-
     /// Attach `data`.
     pub fn with_data(mut self, data: Value) -> Self {
         self.data = Some(data);
@@ -168,7 +158,7 @@ impl Error {
 
 impl JSONRPCErrorResponse {
     /// An error response to `id` (`None` when the request id could not be read).
-    pub fn new(id: Option<RequestId>, error: Error) -> Self {
+    pub fn for_request(id: Option<RequestId>, error: Error) -> Self {
         JSONRPCErrorResponse {
             error,
             id,
@@ -185,35 +175,10 @@ impl Result {
     }
 }
 
-impl JSONRPCResultResponse {
-    /// A success response to `id` carrying `result`.
-    pub fn new(id: RequestId, result: Result) -> Self {
-        JSONRPCResultResponse {
-            id,
-            jsonrpc: JsonrpcV2_0,
-            result,
-            extra: Map::new(),
-        }
-    }
-}
-
 impl ResultType {
     /// How a result without `resultType` is read: complete.
     pub fn or_complete(value: Option<&ResultType>) -> ResultType {
         value.cloned().unwrap_or(ResultType::Complete)
-    }
-}
-
-impl TextContent {
-    /// A text content block.
-    pub fn new(text: impl Into<String>) -> Self {
-        TextContent {
-            meta: None,
-            annotations: None,
-            text: text.into(),
-            type_: TypeText,
-            extra: Map::new(),
-        }
     }
 }
 
@@ -344,29 +309,6 @@ impl SamplingMessage {
             meta: None,
             content: SamplingMessageContent::TextContent(TextContent::new(text)),
             role: Role::User,
-            extra: Map::new(),
-        }
-    }
-}
-
-impl CreateMessageRequest {
-    /// A sampling request for `messages`, answered with at most `max_tokens` tokens.
-    pub fn new(messages: Vec<SamplingMessage>, max_tokens: i64) -> Self {
-        CreateMessageRequest {
-            method: MethodSamplingCreateMessage,
-            params: CreateMessageRequestParams {
-                include_context: None,
-                max_tokens,
-                messages,
-                metadata: None,
-                model_preferences: None,
-                stop_sequences: None,
-                system_prompt: None,
-                temperature: None,
-                tool_choice: None,
-                tools: None,
-                extra: Map::new(),
-            },
             extra: Map::new(),
         }
     }

@@ -30,7 +30,7 @@ pub struct Annotated {
 __private::object!(Annotated {
     opt annotations = "annotations",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BlobResourceContents {
     /// A base64-encoded string representing the binary data of the item.
     pub blob: ::std::string::String,
@@ -41,6 +41,21 @@ pub struct BlobResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl BlobResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        blob: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            blob: blob.into(),
+            mime_type: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(BlobResourceContents {
     req blob = "blob",
     opt mime_type = "mimeType",
@@ -50,7 +65,7 @@ __private::object!(BlobResourceContents {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodToolsCall;
 __private::constant!(MethodToolsCall = "tools/call");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequestParams {
     pub arguments: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -59,17 +74,39 @@ pub struct CallToolRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CallToolRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            arguments: ::core::option::Option::None,
+            name: name.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CallToolRequestParams {
     opt arguments = "arguments",
     req name = "name",
 } extra);
 /// Used by the client to invoke a tool provided by the server.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequest {
     pub method: MethodToolsCall,
     pub params: CallToolRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CallToolRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CallToolRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CallToolRequest {
     req method = "method",
@@ -77,6 +114,7 @@ __private::object!(CallToolRequest {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CallToolResultContentItem {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -260,6 +298,17 @@ pub struct CancelledNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CancelledNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: RequestId) -> Self {
+        Self {
+            reason: ::core::option::Option::None,
+            request_id,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CancelledNotificationParams {
     opt reason = "reason",
     req request_id = "requestId",
@@ -277,6 +326,17 @@ pub struct CancelledNotification {
     pub params: CancelledNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CancelledNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CancelledNotificationParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CancelledNotification {
     req method = "method",
@@ -329,6 +389,7 @@ __private::object!(ClientCapabilities {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientNotification {
     /// A `CancelledNotification`.
     CancelledNotification(CancelledNotification),
@@ -559,6 +620,7 @@ impl ::core::convert::From<RootsListChangedNotification> for ClientNotification 
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientRequest {
     /// A `InitializeRequest`.
     InitializeRequest(InitializeRequest),
@@ -1031,6 +1093,7 @@ impl ::core::convert::From<CompleteRequest> for ClientRequest {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientResult {
     /// A `Result`.
     Result(Result),
@@ -1167,7 +1230,7 @@ impl ::core::convert::From<ListRootsResult> for ClientResult {
 pub struct MethodCompletionComplete;
 __private::constant!(MethodCompletionComplete = "completion/complete");
 /// The argument's information
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
     pub name: ::std::string::String,
@@ -1176,12 +1239,27 @@ pub struct CompleteRequestParamsArgument {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CompleteRequestParamsArgument {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            value: value.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CompleteRequestParamsArgument {
     req name = "name",
     req value = "value",
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CompleteRequestParamsRef {
     /// A `PromptReference`.
     PromptReference(PromptReference),
@@ -1313,6 +1391,20 @@ pub struct CompleteRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CompleteRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        argument: CompleteRequestParamsArgument,
+        ref_: CompleteRequestParamsRef,
+    ) -> Self {
+        Self {
+            argument,
+            ref_,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CompleteRequestParams {
     req argument = "argument",
     req ref_ = "ref",
@@ -1324,6 +1416,17 @@ pub struct CompleteRequest {
     pub params: CompleteRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CompleteRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CompleteRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CompleteRequest {
     req method = "method",
@@ -1366,6 +1469,7 @@ pub struct MethodSamplingCreateMessage;
 __private::constant!(MethodSamplingCreateMessage = "sampling/createMessage");
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CreateMessageRequestParamsIncludeContext {
     /// `allServers`
     AllServers,
@@ -1389,7 +1493,7 @@ pub struct CreateMessageRequestParamsMetadata {
 }
 __private::object!(CreateMessageRequestParamsMetadata {
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
     pub include_context: ::core::option::Option<
@@ -1409,6 +1513,23 @@ pub struct CreateMessageRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CreateMessageRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(max_tokens: i64, messages: ::std::vec::Vec<SamplingMessage>) -> Self {
+        Self {
+            include_context: ::core::option::Option::None,
+            max_tokens,
+            messages,
+            metadata: ::core::option::Option::None,
+            model_preferences: ::core::option::Option::None,
+            stop_sequences: ::core::option::Option::None,
+            system_prompt: ::core::option::Option::None,
+            temperature: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CreateMessageRequestParams {
     opt include_context = "includeContext",
     req max_tokens = "maxTokens",
@@ -1420,12 +1541,23 @@ __private::object!(CreateMessageRequestParams {
     opt temperature = "temperature",
 } extra);
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageRequest {
     pub method: MethodSamplingCreateMessage,
     pub params: CreateMessageRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CreateMessageRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CreateMessageRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CreateMessageRequest {
     req method = "method",
@@ -1433,6 +1565,7 @@ __private::object!(CreateMessageRequest {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CreateMessageResultContent {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -1566,6 +1699,24 @@ pub struct CreateMessageResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CreateMessageResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        content: CreateMessageResultContent,
+        model: impl ::core::convert::Into<::std::string::String>,
+        role: Role,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            content,
+            model: model.into(),
+            role,
+            stop_reason: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CreateMessageResult {
     opt meta = "_meta",
     req content = "content",
@@ -1596,6 +1747,7 @@ __private::object!(EmbeddedResourceAnnotations {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum EmbeddedResourceResource {
     /// A `TextResourceContents`.
     TextResourceContents(TextResourceContents),
@@ -1722,6 +1874,18 @@ pub struct EmbeddedResource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl EmbeddedResource {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(resource: EmbeddedResourceResource) -> Self {
+        Self {
+            annotations: ::core::option::Option::None,
+            resource,
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(EmbeddedResource {
     opt annotations = "annotations",
     req resource = "resource",
@@ -1732,7 +1896,7 @@ pub type EmptyResult = Result;
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPromptsGet;
 __private::constant!(MethodPromptsGet = "prompts/get");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequestParams {
     /// Arguments to use for templating the prompt.
     pub arguments: ::core::option::Option<
@@ -1743,17 +1907,39 @@ pub struct GetPromptRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl GetPromptRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            arguments: ::core::option::Option::None,
+            name: name.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(GetPromptRequestParams {
     opt arguments = "arguments",
     req name = "name",
 } extra);
 /// Used by the client to get a prompt provided by the server.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequest {
     pub method: MethodPromptsGet,
     pub params: GetPromptRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl GetPromptRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: GetPromptRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(GetPromptRequest {
     req method = "method",
@@ -1801,7 +1987,7 @@ __private::object!(ImageContentAnnotations {
 pub struct TypeImage;
 __private::constant!(TypeImage = "image");
 /// An image provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ImageContent {
     pub annotations: ::core::option::Option<ImageContentAnnotations>,
     /// The base64-encoded image data.
@@ -1812,6 +1998,22 @@ pub struct ImageContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ImageContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        data: impl ::core::convert::Into<::std::string::String>,
+        mime_type: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            annotations: ::core::option::Option::None,
+            data: data.into(),
+            mime_type: mime_type.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ImageContent {
     opt annotations = "annotations",
     req data = "data",
@@ -1819,12 +2021,26 @@ __private::object!(ImageContent {
     req type_ = "type",
 } extra);
 /// Describes the name and version of an MCP implementation.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Implementation {
     pub name: ::std::string::String,
     pub version: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Implementation {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        version: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            version: version.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Implementation {
     req name = "name",
@@ -1834,7 +2050,7 @@ __private::object!(Implementation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodInitialize;
 __private::constant!(MethodInitialize = "initialize");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeRequestParams {
     pub capabilities: ClientCapabilities,
     pub client_info: Implementation,
@@ -1843,25 +2059,52 @@ pub struct InitializeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl InitializeRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        capabilities: ClientCapabilities,
+        client_info: Implementation,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            capabilities,
+            client_info,
+            protocol_version: protocol_version.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(InitializeRequestParams {
     req capabilities = "capabilities",
     req client_info = "clientInfo",
     req protocol_version = "protocolVersion",
 } extra);
 /// This request is sent from the client to the server when it first connects, asking it to begin initialization.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeRequest {
     pub method: MethodInitialize,
     pub params: InitializeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl InitializeRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: InitializeRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(InitializeRequest {
     req method = "method",
     req params = "params",
 } extra);
 /// After receiving an initialize request from the client, the server sends this response.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeResult {
     /// This result property is reserved by the protocol to allow clients and servers to attach additional metadata to their responses.
     pub meta: ::core::option::Option<
@@ -1877,6 +2120,24 @@ pub struct InitializeResult {
     pub server_info: Implementation,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl InitializeResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        capabilities: ServerCapabilities,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
+        server_info: Implementation,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            capabilities,
+            instructions: ::core::option::Option::None,
+            protocol_version: protocol_version.into(),
+            server_info,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(InitializeResult {
     opt meta = "_meta",
@@ -1913,7 +2174,7 @@ __private::object!(InitializedNotification {
     req method = "method",
     opt params = "params",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCErrorError {
     /// The error type that occurred.
     pub code: i64,
@@ -1923,6 +2184,21 @@ pub struct JSONRPCErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCErrorError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCErrorError {
     req code = "code",
@@ -1942,6 +2218,18 @@ pub struct JSONRPCError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl JSONRPCError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(error: JSONRPCErrorError, id: RequestId) -> Self {
+        Self {
+            error,
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(JSONRPCError {
     req error = "error",
     req id = "id",
@@ -1949,6 +2237,7 @@ __private::object!(JSONRPCError {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum JSONRPCMessage {
     /// A `JSONRPCRequest`.
     JSONRPCRequest(JSONRPCRequest),
@@ -2124,13 +2413,25 @@ __private::object!(JSONRPCNotificationParams {
     opt meta = "_meta",
 } extra);
 /// A notification which does not expect a response.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCNotification {
     pub jsonrpc: JsonrpcV2_0,
     pub method: ::std::string::String,
     pub params: ::core::option::Option<JSONRPCNotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCNotification {
     req jsonrpc = "jsonrpc",
@@ -2166,6 +2467,22 @@ pub struct JSONRPCRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl JSONRPCRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: RequestId,
+        method: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(JSONRPCRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -2180,6 +2497,18 @@ pub struct JSONRPCResponse {
     pub result: Result,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: Result) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCResponse {
     req id = "id",
@@ -2433,6 +2762,7 @@ __private::object!(ListToolsResult {
 /// These map to syslog message severities, as specified in RFC-5424:
 /// <https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1>
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LoggingLevel {
     /// `alert`
     Alert,
@@ -2478,6 +2808,18 @@ pub struct LoggingMessageNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl LoggingMessageNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(data: ::serde_json::Value, level: LoggingLevel) -> Self {
+        Self {
+            data,
+            level,
+            logger: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(LoggingMessageNotificationParams {
     req data = "data",
     req level = "level",
@@ -2490,6 +2832,17 @@ pub struct LoggingMessageNotification {
     pub params: LoggingMessageNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl LoggingMessageNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: LoggingMessageNotificationParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(LoggingMessageNotification {
     req method = "method",
@@ -2571,12 +2924,23 @@ pub struct NotificationParams {
 __private::object!(NotificationParams {
     opt meta = "_meta",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Notification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Notification {
     req method = "method",
@@ -2593,12 +2957,23 @@ pub struct PaginatedRequestParams {
 __private::object!(PaginatedRequestParams {
     opt cursor = "cursor",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaginatedRequest {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PaginatedRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PaginatedRequest {
     req method = "method",
@@ -2670,6 +3045,18 @@ pub struct ProgressNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProgressNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(progress: ::serde_json::Number, progress_token: ProgressToken) -> Self {
+        Self {
+            progress,
+            progress_token,
+            total: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ProgressNotificationParams {
     req progress = "progress",
     req progress_token = "progressToken",
@@ -2683,6 +3070,17 @@ pub struct ProgressNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProgressNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ProgressNotificationParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ProgressNotification {
     req method = "method",
     req params = "params",
@@ -2690,6 +3088,7 @@ __private::object!(ProgressNotification {
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ProgressToken {
     /// A JSON string.
     String(::std::string::String),
@@ -2789,7 +3188,7 @@ impl ::core::convert::From<i64> for ProgressToken {
     }
 }
 /// A prompt or prompt template that the server offers.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
     /// A list of arguments to use for templating the prompt.
     pub arguments: ::core::option::Option<::std::vec::Vec<PromptArgument>>,
@@ -2800,13 +3199,25 @@ pub struct Prompt {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Prompt {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            arguments: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            name: name.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Prompt {
     opt arguments = "arguments",
     opt description = "description",
     req name = "name",
 } extra);
 /// Describes an argument that a prompt can accept.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
     pub description: ::core::option::Option<::std::string::String>,
@@ -2816,6 +3227,18 @@ pub struct PromptArgument {
     pub required: ::core::option::Option<bool>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PromptArgument {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            description: ::core::option::Option::None,
+            name: name.into(),
+            required: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PromptArgument {
     opt description = "description",
@@ -2852,6 +3275,7 @@ __private::object!(PromptListChangedNotification {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum PromptMessageContent {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -3002,6 +3426,17 @@ pub struct PromptMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl PromptMessage {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(content: PromptMessageContent, role: Role) -> Self {
+        Self {
+            content,
+            role,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(PromptMessage {
     req content = "content",
     req role = "role",
@@ -3011,13 +3446,24 @@ __private::object!(PromptMessage {
 pub struct TypeRefPrompt;
 __private::constant!(TypeRefPrompt = "ref/prompt");
 /// Identifies a prompt.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptReference {
     /// The name of the prompt or prompt template
     pub name: ::std::string::String,
     pub type_: TypeRefPrompt,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PromptReference {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            name: name.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PromptReference {
     req name = "name",
@@ -3027,23 +3473,44 @@ __private::object!(PromptReference {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesRead;
 __private::constant!(MethodResourcesRead = "resources/read");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequestParams {
     /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ReadResourceRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ReadResourceRequestParams {
     req uri = "uri",
 } extra);
 /// Sent from the client to the server, to read a specific resource URI.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequest {
     pub method: MethodResourcesRead,
     pub params: ReadResourceRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ReadResourceRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ReadResourceRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ReadResourceRequest {
     req method = "method",
@@ -3051,6 +3518,7 @@ __private::object!(ReadResourceRequest {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ReadResourceResultContentsItem {
     /// A `TextResourceContents`.
     TextResourceContents(TextResourceContents),
@@ -3195,12 +3663,23 @@ pub struct RequestParams {
 __private::object!(RequestParams {
     opt meta = "_meta",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<RequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Request {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Request {
     req method = "method",
@@ -3209,6 +3688,7 @@ __private::object!(Request {
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum RequestId {
     /// A JSON string.
     String(::std::string::String),
@@ -3327,7 +3807,7 @@ __private::object!(ResourceAnnotations {
     opt priority = "priority",
 } extra);
 /// A known resource that the server is capable of reading.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Resource {
     pub annotations: ::core::option::Option<ResourceAnnotations>,
     /// A description of what this resource represents.
@@ -3349,6 +3829,24 @@ pub struct Resource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Resource {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            size: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Resource {
     opt annotations = "annotations",
     opt description = "description",
@@ -3358,7 +3856,7 @@ __private::object!(Resource {
     req uri = "uri",
 } extra);
 /// The contents of a specific resource or sub-resource.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceContents {
     /// The MIME type of this resource, if known.
     pub mime_type: ::core::option::Option<::std::string::String>,
@@ -3366,6 +3864,17 @@ pub struct ResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            mime_type: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceContents {
     opt mime_type = "mimeType",
@@ -3404,13 +3913,24 @@ __private::object!(ResourceListChangedNotification {
 pub struct TypeRefResource;
 __private::constant!(TypeRefResource = "ref/resource");
 /// A reference to a resource or resource template definition.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceReference {
     pub type_: TypeRefResource,
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceReference {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            type_: ::core::default::Default::default(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceReference {
     req type_ = "type",
@@ -3436,7 +3956,7 @@ __private::object!(ResourceTemplateAnnotations {
     opt priority = "priority",
 } extra);
 /// A template description for resources available on the server.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceTemplate {
     pub annotations: ::core::option::Option<ResourceTemplateAnnotations>,
     /// A description of what this template is for.
@@ -3454,6 +3974,23 @@ pub struct ResourceTemplate {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceTemplate {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri_template: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            uri_template: uri_template.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceTemplate {
     opt annotations = "annotations",
     opt description = "description",
@@ -3465,23 +4002,44 @@ __private::object!(ResourceTemplate {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsResourcesUpdated;
 __private::constant!(MethodNotificationsResourcesUpdated = "notifications/resources/updated");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceUpdatedNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceUpdatedNotificationParams {
     req uri = "uri",
 } extra);
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceUpdatedNotification {
     pub method: MethodNotificationsResourcesUpdated,
     pub params: ResourceUpdatedNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceUpdatedNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ResourceUpdatedNotificationParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceUpdatedNotification {
     req method = "method",
@@ -3501,6 +4059,7 @@ __private::object!(Result {
 } extra);
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Role {
     /// `assistant`
     Assistant,
@@ -3514,7 +4073,7 @@ __private::string_enum!(Role {
     User = "user",
 });
 /// Represents a root directory or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Root {
     /// An optional name for the root. This can be used to provide a human-readable
     /// identifier for the root, which may be useful for display purposes or for
@@ -3526,6 +4085,17 @@ pub struct Root {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Root {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            name: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Root {
     opt name = "name",
@@ -3563,6 +4133,7 @@ __private::object!(RootsListChangedNotification {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum SamplingMessageContent {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -3688,6 +4259,17 @@ pub struct SamplingMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SamplingMessage {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(content: SamplingMessageContent, role: Role) -> Self {
+        Self {
+            content,
+            role,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SamplingMessage {
     req content = "content",
     req role = "role",
@@ -3770,6 +4352,7 @@ __private::object!(ServerCapabilities {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerNotification {
     /// A `CancelledNotification`.
     CancelledNotification(CancelledNotification),
@@ -4099,6 +4682,7 @@ impl ::core::convert::From<LoggingMessageNotification> for ServerNotification {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerRequest {
     /// A `PingRequest`.
     PingRequest(PingRequest),
@@ -4284,6 +4868,7 @@ impl ::core::convert::From<ListRootsRequest> for ServerRequest {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerResult {
     /// A `Result`.
     Result(Result),
@@ -4596,6 +5181,16 @@ pub struct SetLevelRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SetLevelRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(level: LoggingLevel) -> Self {
+        Self {
+            level,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SetLevelRequestParams {
     req level = "level",
 } extra);
@@ -4607,6 +5202,17 @@ pub struct SetLevelRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SetLevelRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: SetLevelRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SetLevelRequest {
     req method = "method",
     req params = "params",
@@ -4615,23 +5221,44 @@ __private::object!(SetLevelRequest {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesSubscribe;
 __private::constant!(MethodResourcesSubscribe = "resources/subscribe");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscribeRequestParams {
     /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SubscribeRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SubscribeRequestParams {
     req uri = "uri",
 } extra);
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscribeRequest {
     pub method: MethodResourcesSubscribe,
     pub params: SubscribeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl SubscribeRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: SubscribeRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(SubscribeRequest {
     req method = "method",
@@ -4661,7 +5288,7 @@ __private::object!(TextContentAnnotations {
 pub struct TypeText;
 __private::constant!(TypeText = "text");
 /// Text provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextContent {
     pub annotations: ::core::option::Option<TextContentAnnotations>,
     /// The text content of the message.
@@ -4670,12 +5297,24 @@ pub struct TextContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TextContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            annotations: ::core::option::Option::None,
+            text: text.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(TextContent {
     opt annotations = "annotations",
     req text = "text",
     req type_ = "type",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextResourceContents {
     /// The MIME type of this resource, if known.
     pub mime_type: ::core::option::Option<::std::string::String>,
@@ -4685,6 +5324,21 @@ pub struct TextResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl TextResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        text: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            mime_type: ::core::option::Option::None,
+            text: text.into(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(TextResourceContents {
     opt mime_type = "mimeType",
@@ -4719,7 +5373,7 @@ __private::object!(ToolInputSchema {
     req type_ = "type",
 } extra);
 /// Definition for a tool the client can call.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     /// A human-readable description of the tool.
     pub description: ::core::option::Option<::std::string::String>,
@@ -4729,6 +5383,21 @@ pub struct Tool {
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Tool {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        input_schema: ToolInputSchema,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            description: ::core::option::Option::None,
+            input_schema,
+            name: name.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Tool {
     opt description = "description",
@@ -4767,23 +5436,44 @@ __private::object!(ToolListChangedNotification {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesUnsubscribe;
 __private::constant!(MethodResourcesUnsubscribe = "resources/unsubscribe");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnsubscribeRequestParams {
     /// The URI of the resource to unsubscribe from.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl UnsubscribeRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(UnsubscribeRequestParams {
     req uri = "uri",
 } extra);
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnsubscribeRequest {
     pub method: MethodResourcesUnsubscribe,
     pub params: UnsubscribeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl UnsubscribeRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: UnsubscribeRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(UnsubscribeRequest {
     req method = "method",

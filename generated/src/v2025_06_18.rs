@@ -34,7 +34,7 @@ __private::object!(Annotations {
 pub struct TypeAudio;
 __private::constant!(TypeAudio = "audio");
 /// Audio provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AudioContent {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -50,6 +50,23 @@ pub struct AudioContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl AudioContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        data: impl ::core::convert::Into<::std::string::String>,
+        mime_type: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            data: data.into(),
+            mime_type: mime_type.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(AudioContent {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -58,7 +75,7 @@ __private::object!(AudioContent {
     req type_ = "type",
 } extra);
 /// Base interface for metadata with name (identifier) and title (display name) properties.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -72,11 +89,22 @@ pub struct BaseMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl BaseMetadata {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            name: name.into(),
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(BaseMetadata {
     req name = "name",
     opt title = "title",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BlobResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -90,6 +118,22 @@ pub struct BlobResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl BlobResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        blob: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            blob: blob.into(),
+            mime_type: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(BlobResourceContents {
     opt meta = "_meta",
@@ -120,7 +164,7 @@ __private::object!(BooleanSchema {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodToolsCall;
 __private::constant!(MethodToolsCall = "tools/call");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequestParams {
     pub arguments: ::core::option::Option<
         ::serde_json::Map<::std::string::String, ::serde_json::Value>,
@@ -129,17 +173,39 @@ pub struct CallToolRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CallToolRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            arguments: ::core::option::Option::None,
+            name: name.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CallToolRequestParams {
     opt arguments = "arguments",
     req name = "name",
 } extra);
 /// Used by the client to invoke a tool provided by the server.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequest {
     pub method: MethodToolsCall,
     pub params: CallToolRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CallToolRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CallToolRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CallToolRequest {
     req method = "method",
@@ -195,6 +261,17 @@ pub struct CancelledNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CancelledNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: RequestId) -> Self {
+        Self {
+            reason: ::core::option::Option::None,
+            request_id,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CancelledNotificationParams {
     opt reason = "reason",
     req request_id = "requestId",
@@ -212,6 +289,17 @@ pub struct CancelledNotification {
     pub params: CancelledNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CancelledNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CancelledNotificationParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CancelledNotification {
     req method = "method",
@@ -275,6 +363,7 @@ __private::object!(ClientCapabilities {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientNotification {
     /// A `CancelledNotification`.
     CancelledNotification(CancelledNotification),
@@ -505,6 +594,7 @@ impl ::core::convert::From<RootsListChangedNotification> for ClientNotification 
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientRequest {
     /// A `InitializeRequest`.
     InitializeRequest(InitializeRequest),
@@ -977,6 +1067,7 @@ impl ::core::convert::From<CompleteRequest> for ClientRequest {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientResult {
     /// A `Result`.
     Result(Result),
@@ -1134,7 +1225,7 @@ impl ::core::convert::From<ElicitResult> for ClientResult {
 pub struct MethodCompletionComplete;
 __private::constant!(MethodCompletionComplete = "completion/complete");
 /// The argument's information
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
     pub name: ::std::string::String,
@@ -1142,6 +1233,20 @@ pub struct CompleteRequestParamsArgument {
     pub value: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CompleteRequestParamsArgument {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            value: value.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CompleteRequestParamsArgument {
     req name = "name",
@@ -1162,6 +1267,7 @@ __private::object!(CompleteRequestParamsContext {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CompleteRequestParamsRef {
     /// A `PromptReference`.
     PromptReference(PromptReference),
@@ -1295,6 +1401,21 @@ pub struct CompleteRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CompleteRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        argument: CompleteRequestParamsArgument,
+        ref_: CompleteRequestParamsRef,
+    ) -> Self {
+        Self {
+            argument,
+            context: ::core::option::Option::None,
+            ref_,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CompleteRequestParams {
     req argument = "argument",
     opt context = "context",
@@ -1307,6 +1428,17 @@ pub struct CompleteRequest {
     pub params: CompleteRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CompleteRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CompleteRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CompleteRequest {
     req method = "method",
@@ -1345,6 +1477,7 @@ __private::object!(CompleteResult {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -1533,6 +1666,7 @@ pub struct MethodSamplingCreateMessage;
 __private::constant!(MethodSamplingCreateMessage = "sampling/createMessage");
 /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CreateMessageRequestParamsIncludeContext {
     /// `allServers`
     AllServers,
@@ -1556,7 +1690,7 @@ pub struct CreateMessageRequestParamsMetadata {
 }
 __private::object!(CreateMessageRequestParamsMetadata {
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt. The client MAY ignore this request.
     pub include_context: ::core::option::Option<
@@ -1578,6 +1712,23 @@ pub struct CreateMessageRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CreateMessageRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(max_tokens: i64, messages: ::std::vec::Vec<SamplingMessage>) -> Self {
+        Self {
+            include_context: ::core::option::Option::None,
+            max_tokens,
+            messages,
+            metadata: ::core::option::Option::None,
+            model_preferences: ::core::option::Option::None,
+            stop_sequences: ::core::option::Option::None,
+            system_prompt: ::core::option::Option::None,
+            temperature: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CreateMessageRequestParams {
     opt include_context = "includeContext",
     req max_tokens = "maxTokens",
@@ -1589,12 +1740,23 @@ __private::object!(CreateMessageRequestParams {
     opt temperature = "temperature",
 } extra);
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageRequest {
     pub method: MethodSamplingCreateMessage,
     pub params: CreateMessageRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CreateMessageRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CreateMessageRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CreateMessageRequest {
     req method = "method",
@@ -1602,6 +1764,7 @@ __private::object!(CreateMessageRequest {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CreateMessageResultContent {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -1755,6 +1918,24 @@ pub struct CreateMessageResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CreateMessageResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        content: CreateMessageResultContent,
+        model: impl ::core::convert::Into<::std::string::String>,
+        role: Role,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            content,
+            model: model.into(),
+            role,
+            stop_reason: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CreateMessageResult {
     opt meta = "_meta",
     req content = "content",
@@ -1790,7 +1971,7 @@ __private::object!(ElicitRequestParamsRequestedSchema {
     opt required = "required",
     req type_ = "type",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequestParams {
     /// The message to present to the user.
     pub message: ::std::string::String,
@@ -1800,17 +1981,42 @@ pub struct ElicitRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ElicitRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        message: impl ::core::convert::Into<::std::string::String>,
+        requested_schema: ElicitRequestParamsRequestedSchema,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            requested_schema,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ElicitRequestParams {
     req message = "message",
     req requested_schema = "requestedSchema",
 } extra);
 /// A request from the server to elicit additional information from the user via the client.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequest {
     pub method: MethodElicitationCreate,
     pub params: ElicitRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ElicitRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ElicitRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ElicitRequest {
     req method = "method",
@@ -1821,6 +2027,7 @@ __private::object!(ElicitRequest {
 /// - "decline": User explicitly declined the action
 /// - "cancel": User dismissed without making an explicit choice
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ElicitResultAction {
     /// `accept`
     Accept,
@@ -1838,6 +2045,7 @@ __private::string_enum!(ElicitResultAction {
 });
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ElicitResultContentValue {
     /// A JSON string.
     String(::std::string::String),
@@ -1976,6 +2184,18 @@ pub struct ElicitResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ElicitResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(action: ElicitResultAction) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            action,
+            content: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ElicitResult {
     opt meta = "_meta",
     req action = "action",
@@ -1983,6 +2203,7 @@ __private::object!(ElicitResult {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum EmbeddedResourceResource {
     /// A `TextResourceContents`.
     TextResourceContents(TextResourceContents),
@@ -2114,6 +2335,19 @@ pub struct EmbeddedResource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl EmbeddedResource {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(resource: EmbeddedResourceResource) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            resource,
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(EmbeddedResource {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -2146,7 +2380,7 @@ __private::object!(EnumSchema {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodPromptsGet;
 __private::constant!(MethodPromptsGet = "prompts/get");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequestParams {
     /// Arguments to use for templating the prompt.
     pub arguments: ::core::option::Option<
@@ -2157,17 +2391,39 @@ pub struct GetPromptRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl GetPromptRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            arguments: ::core::option::Option::None,
+            name: name.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(GetPromptRequestParams {
     opt arguments = "arguments",
     req name = "name",
 } extra);
 /// Used by the client to get a prompt provided by the server.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequest {
     pub method: MethodPromptsGet,
     pub params: GetPromptRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl GetPromptRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: GetPromptRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(GetPromptRequest {
     req method = "method",
@@ -2196,7 +2452,7 @@ __private::object!(GetPromptResult {
 pub struct TypeImage;
 __private::constant!(TypeImage = "image");
 /// An image provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ImageContent {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -2212,6 +2468,23 @@ pub struct ImageContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ImageContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        data: impl ::core::convert::Into<::std::string::String>,
+        mime_type: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            data: data.into(),
+            mime_type: mime_type.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ImageContent {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -2220,7 +2493,7 @@ __private::object!(ImageContent {
     req type_ = "type",
 } extra);
 /// Describes the name and version of an MCP implementation, with an optional title for UI representation.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Implementation {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -2235,6 +2508,21 @@ pub struct Implementation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Implementation {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        version: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            title: ::core::option::Option::None,
+            version: version.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Implementation {
     req name = "name",
     opt title = "title",
@@ -2244,7 +2532,7 @@ __private::object!(Implementation {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodInitialize;
 __private::constant!(MethodInitialize = "initialize");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeRequestParams {
     pub capabilities: ClientCapabilities,
     pub client_info: Implementation,
@@ -2253,25 +2541,52 @@ pub struct InitializeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl InitializeRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        capabilities: ClientCapabilities,
+        client_info: Implementation,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            capabilities,
+            client_info,
+            protocol_version: protocol_version.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(InitializeRequestParams {
     req capabilities = "capabilities",
     req client_info = "clientInfo",
     req protocol_version = "protocolVersion",
 } extra);
 /// This request is sent from the client to the server when it first connects, asking it to begin initialization.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeRequest {
     pub method: MethodInitialize,
     pub params: InitializeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl InitializeRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: InitializeRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(InitializeRequest {
     req method = "method",
     req params = "params",
 } extra);
 /// After receiving an initialize request from the client, the server sends this response.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeResult {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -2287,6 +2602,24 @@ pub struct InitializeResult {
     pub server_info: Implementation,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl InitializeResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        capabilities: ServerCapabilities,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
+        server_info: Implementation,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            capabilities,
+            instructions: ::core::option::Option::None,
+            protocol_version: protocol_version.into(),
+            server_info,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(InitializeResult {
     opt meta = "_meta",
@@ -2323,7 +2656,7 @@ __private::object!(InitializedNotification {
     req method = "method",
     opt params = "params",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCErrorError {
     /// The error type that occurred.
     pub code: i64,
@@ -2333,6 +2666,21 @@ pub struct JSONRPCErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCErrorError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCErrorError {
     req code = "code",
@@ -2352,6 +2700,18 @@ pub struct JSONRPCError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl JSONRPCError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(error: JSONRPCErrorError, id: RequestId) -> Self {
+        Self {
+            error,
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(JSONRPCError {
     req error = "error",
     req id = "id",
@@ -2360,6 +2720,7 @@ __private::object!(JSONRPCError {
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum JSONRPCMessage {
     /// A `JSONRPCRequest`.
     JSONRPCRequest(JSONRPCRequest),
@@ -2535,13 +2896,25 @@ __private::object!(JSONRPCNotificationParams {
     opt meta = "_meta",
 } extra);
 /// A notification which does not expect a response.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCNotification {
     pub jsonrpc: JsonrpcV2_0,
     pub method: ::std::string::String,
     pub params: ::core::option::Option<JSONRPCNotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCNotification {
     req jsonrpc = "jsonrpc",
@@ -2579,6 +2952,22 @@ pub struct JSONRPCRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl JSONRPCRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: RequestId,
+        method: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(JSONRPCRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -2593,6 +2982,18 @@ pub struct JSONRPCResponse {
     pub result: Result,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: Result) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCResponse {
     req id = "id",
@@ -2848,6 +3249,7 @@ __private::object!(ListToolsResult {
 /// These map to syslog message severities, as specified in RFC-5424:
 /// <https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1>
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LoggingLevel {
     /// `alert`
     Alert,
@@ -2893,6 +3295,18 @@ pub struct LoggingMessageNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl LoggingMessageNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(data: ::serde_json::Value, level: LoggingLevel) -> Self {
+        Self {
+            data,
+            level,
+            logger: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(LoggingMessageNotificationParams {
     req data = "data",
     req level = "level",
@@ -2905,6 +3319,17 @@ pub struct LoggingMessageNotification {
     pub params: LoggingMessageNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl LoggingMessageNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: LoggingMessageNotificationParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(LoggingMessageNotification {
     req method = "method",
@@ -2986,18 +3411,30 @@ pub struct NotificationParams {
 __private::object!(NotificationParams {
     opt meta = "_meta",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<NotificationParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Notification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Notification {
     req method = "method",
     opt params = "params",
 } extra);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum NumberSchemaType {
     /// `integer`
     Integer,
@@ -3020,6 +3457,20 @@ pub struct NumberSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl NumberSchema {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: NumberSchemaType) -> Self {
+        Self {
+            description: ::core::option::Option::None,
+            maximum: ::core::option::Option::None,
+            minimum: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            type_,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(NumberSchema {
     opt description = "description",
     opt maximum = "maximum",
@@ -3038,12 +3489,23 @@ pub struct PaginatedRequestParams {
 __private::object!(PaginatedRequestParams {
     opt cursor = "cursor",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaginatedRequest {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PaginatedRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PaginatedRequest {
     req method = "method",
@@ -3106,6 +3568,7 @@ __private::object!(PingRequest {
 /// without nested objects or arrays.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum PrimitiveSchemaDefinition {
     /// A `StringSchema`.
     StringSchema(StringSchema),
@@ -3281,6 +3744,19 @@ pub struct ProgressNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProgressNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(progress: ::serde_json::Number, progress_token: ProgressToken) -> Self {
+        Self {
+            message: ::core::option::Option::None,
+            progress,
+            progress_token,
+            total: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ProgressNotificationParams {
     opt message = "message",
     req progress = "progress",
@@ -3295,6 +3771,17 @@ pub struct ProgressNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProgressNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ProgressNotificationParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ProgressNotification {
     req method = "method",
     req params = "params",
@@ -3302,6 +3789,7 @@ __private::object!(ProgressNotification {
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ProgressToken {
     /// A JSON string.
     String(::std::string::String),
@@ -3401,7 +3889,7 @@ impl ::core::convert::From<i64> for ProgressToken {
     }
 }
 /// A prompt or prompt template that the server offers.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -3423,6 +3911,20 @@ pub struct Prompt {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Prompt {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            arguments: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            name: name.into(),
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Prompt {
     opt meta = "_meta",
     opt arguments = "arguments",
@@ -3431,7 +3933,7 @@ __private::object!(Prompt {
     opt title = "title",
 } extra);
 /// Describes an argument that a prompt can accept.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
     pub description: ::core::option::Option<::std::string::String>,
@@ -3448,6 +3950,19 @@ pub struct PromptArgument {
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PromptArgument {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            description: ::core::option::Option::None,
+            name: name.into(),
+            required: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PromptArgument {
     opt description = "description",
@@ -3494,6 +4009,17 @@ pub struct PromptMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl PromptMessage {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(content: ContentBlock, role: Role) -> Self {
+        Self {
+            content,
+            role,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(PromptMessage {
     req content = "content",
     req role = "role",
@@ -3503,7 +4029,7 @@ __private::object!(PromptMessage {
 pub struct TypeRefPrompt;
 __private::constant!(TypeRefPrompt = "ref/prompt");
 /// Identifies a prompt.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -3518,6 +4044,18 @@ pub struct PromptReference {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl PromptReference {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            name: name.into(),
+            title: ::core::option::Option::None,
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(PromptReference {
     req name = "name",
     opt title = "title",
@@ -3527,23 +4065,44 @@ __private::object!(PromptReference {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesRead;
 __private::constant!(MethodResourcesRead = "resources/read");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequestParams {
     /// The URI of the resource to read. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ReadResourceRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ReadResourceRequestParams {
     req uri = "uri",
 } extra);
 /// Sent from the client to the server, to read a specific resource URI.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequest {
     pub method: MethodResourcesRead,
     pub params: ReadResourceRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ReadResourceRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ReadResourceRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ReadResourceRequest {
     req method = "method",
@@ -3551,6 +4110,7 @@ __private::object!(ReadResourceRequest {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ReadResourceResultContentsItem {
     /// A `TextResourceContents`.
     TextResourceContents(TextResourceContents),
@@ -3697,12 +4257,23 @@ pub struct RequestParams {
 __private::object!(RequestParams {
     opt meta = "_meta",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<RequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Request {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Request {
     req method = "method",
@@ -3711,6 +4282,7 @@ __private::object!(Request {
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum RequestId {
     /// A JSON string.
     String(::std::string::String),
@@ -3810,7 +4382,7 @@ impl ::core::convert::From<i64> for RequestId {
     }
 }
 /// A known resource that the server is capable of reading.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Resource {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -3842,6 +4414,26 @@ pub struct Resource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Resource {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            size: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Resource {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -3853,7 +4445,7 @@ __private::object!(Resource {
     req uri = "uri",
 } extra);
 /// The contents of a specific resource or sub-resource.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -3865,6 +4457,18 @@ pub struct ResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceContents {
     opt meta = "_meta",
@@ -3878,7 +4482,7 @@ __private::constant!(TypeResourceLink = "resource_link");
 /// A resource that the server is capable of reading, included in a prompt or tool call result.
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceLink {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -3910,6 +4514,27 @@ pub struct ResourceLink {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceLink {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            size: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            type_: ::core::default::Default::default(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceLink {
     opt meta = "_meta",
@@ -3951,7 +4576,7 @@ __private::object!(ResourceListChangedNotification {
     opt params = "params",
 } extra);
 /// A template description for resources available on the server.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceTemplate {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -3979,6 +4604,25 @@ pub struct ResourceTemplate {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceTemplate {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri_template: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            title: ::core::option::Option::None,
+            uri_template: uri_template.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceTemplate {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -3993,13 +4637,24 @@ __private::object!(ResourceTemplate {
 pub struct TypeRefResource;
 __private::constant!(TypeRefResource = "ref/resource");
 /// A reference to a resource or resource template definition.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceTemplateReference {
     pub type_: TypeRefResource,
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceTemplateReference {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            type_: ::core::default::Default::default(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceTemplateReference {
     req type_ = "type",
@@ -4009,23 +4664,44 @@ __private::object!(ResourceTemplateReference {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsResourcesUpdated;
 __private::constant!(MethodNotificationsResourcesUpdated = "notifications/resources/updated");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceUpdatedNotificationParams {
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceUpdatedNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceUpdatedNotificationParams {
     req uri = "uri",
 } extra);
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceUpdatedNotification {
     pub method: MethodNotificationsResourcesUpdated,
     pub params: ResourceUpdatedNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceUpdatedNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ResourceUpdatedNotificationParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceUpdatedNotification {
     req method = "method",
@@ -4045,6 +4721,7 @@ __private::object!(Result {
 } extra);
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Role {
     /// `assistant`
     Assistant,
@@ -4058,7 +4735,7 @@ __private::string_enum!(Role {
     User = "user",
 });
 /// Represents a root directory or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Root {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -4074,6 +4751,18 @@ pub struct Root {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Root {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            name: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Root {
     opt meta = "_meta",
@@ -4112,6 +4801,7 @@ __private::object!(RootsListChangedNotification {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum SamplingMessageContent {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -4257,6 +4947,17 @@ pub struct SamplingMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SamplingMessage {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(content: SamplingMessageContent, role: Role) -> Self {
+        Self {
+            content,
+            role,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SamplingMessage {
     req content = "content",
     req role = "role",
@@ -4350,6 +5051,7 @@ __private::object!(ServerCapabilities {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerNotification {
     /// A `CancelledNotification`.
     CancelledNotification(CancelledNotification),
@@ -4679,6 +5381,7 @@ impl ::core::convert::From<LoggingMessageNotification> for ServerNotification {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerRequest {
     /// A `PingRequest`.
     PingRequest(PingRequest),
@@ -4892,6 +5595,7 @@ impl ::core::convert::From<ElicitRequest> for ServerRequest {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerResult {
     /// A `Result`.
     Result(Result),
@@ -5204,6 +5908,16 @@ pub struct SetLevelRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SetLevelRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(level: LoggingLevel) -> Self {
+        Self {
+            level,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SetLevelRequestParams {
     req level = "level",
 } extra);
@@ -5215,11 +5929,23 @@ pub struct SetLevelRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SetLevelRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: SetLevelRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SetLevelRequest {
     req method = "method",
     req params = "params",
 } extra);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StringSchemaFormat {
     /// `date`
     Date,
@@ -5261,23 +5987,44 @@ __private::object!(StringSchema {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesSubscribe;
 __private::constant!(MethodResourcesSubscribe = "resources/subscribe");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscribeRequestParams {
     /// The URI of the resource to subscribe to. The URI can use any protocol; it is up to the server how to interpret it.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SubscribeRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SubscribeRequestParams {
     req uri = "uri",
 } extra);
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscribeRequest {
     pub method: MethodResourcesSubscribe,
     pub params: SubscribeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl SubscribeRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: SubscribeRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(SubscribeRequest {
     req method = "method",
@@ -5288,7 +6035,7 @@ __private::object!(SubscribeRequest {
 pub struct TypeText;
 __private::constant!(TypeText = "text");
 /// Text provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextContent {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -5302,13 +6049,26 @@ pub struct TextContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TextContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            text: text.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(TextContent {
     opt meta = "_meta",
     opt annotations = "annotations",
     req text = "text",
     req type_ = "type",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -5322,6 +6082,22 @@ pub struct TextResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl TextResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        text: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            text: text.into(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(TextResourceContents {
     opt meta = "_meta",
@@ -5377,7 +6153,7 @@ __private::object!(ToolOutputSchema {
     req type_ = "type",
 } extra);
 /// Definition for a tool the client can call.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     /// See \[General fields: `_meta`\](/specification/2025-06-18/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -5407,6 +6183,25 @@ pub struct Tool {
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Tool {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        input_schema: ToolInputSchema,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            input_schema,
+            name: name.into(),
+            output_schema: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Tool {
     opt meta = "_meta",
@@ -5496,23 +6291,44 @@ __private::object!(ToolListChangedNotification {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodResourcesUnsubscribe;
 __private::constant!(MethodResourcesUnsubscribe = "resources/unsubscribe");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnsubscribeRequestParams {
     /// The URI of the resource to unsubscribe from.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl UnsubscribeRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(UnsubscribeRequestParams {
     req uri = "uri",
 } extra);
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnsubscribeRequest {
     pub method: MethodResourcesUnsubscribe,
     pub params: UnsubscribeRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl UnsubscribeRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: UnsubscribeRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(UnsubscribeRequest {
     req method = "method",

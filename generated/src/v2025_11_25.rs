@@ -34,7 +34,7 @@ __private::object!(Annotations {
 pub struct TypeAudio;
 __private::constant!(TypeAudio = "audio");
 /// Audio provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AudioContent {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -50,6 +50,23 @@ pub struct AudioContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl AudioContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        data: impl ::core::convert::Into<::std::string::String>,
+        mime_type: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            data: data.into(),
+            mime_type: mime_type.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(AudioContent {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -58,7 +75,7 @@ __private::object!(AudioContent {
     req type_ = "type",
 } extra);
 /// Base interface for metadata with name (identifier) and title (display name) properties.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -72,11 +89,22 @@ pub struct BaseMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl BaseMetadata {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            name: name.into(),
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(BaseMetadata {
     req name = "name",
     opt title = "title",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BlobResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -90,6 +118,22 @@ pub struct BlobResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl BlobResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        blob: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            blob: blob.into(),
+            mime_type: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(BlobResourceContents {
     opt meta = "_meta",
@@ -134,6 +178,19 @@ pub struct CallToolRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CallToolRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: CallToolRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CallToolRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -152,7 +209,7 @@ __private::object!(CallToolRequestParamsMeta {
     opt progress_token = "progressToken",
 } extra);
 /// Parameters for a `tools/call` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<CallToolRequestParamsMeta>,
@@ -171,6 +228,19 @@ pub struct CallToolRequestParams {
     pub task: ::core::option::Option<TaskMetadata>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CallToolRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            arguments: ::core::option::Option::None,
+            name: name.into(),
+            task: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CallToolRequestParams {
     opt meta = "_meta",
@@ -217,12 +287,22 @@ __private::object!(CallToolResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodTasksCancel;
 __private::constant!(MethodTasksCancel = "tasks/cancel");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CancelTaskRequestParams {
     /// The task identifier to cancel.
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CancelTaskRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            task_id: task_id.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CancelTaskRequestParams {
     req task_id = "taskId",
@@ -237,6 +317,19 @@ pub struct CancelTaskRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CancelTaskRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: CancelTaskRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CancelTaskRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -246,6 +339,7 @@ __private::object!(CancelTaskRequest {
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CancelTaskResultTtl {
     /// A JSON integer.
     Integer(i64),
@@ -369,6 +463,29 @@ pub struct CancelTaskResult {
     pub ttl: CancelTaskResultTtl,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CancelTaskResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        created_at: impl ::core::convert::Into<::std::string::String>,
+        last_updated_at: impl ::core::convert::Into<::std::string::String>,
+        status: TaskStatus,
+        task_id: impl ::core::convert::Into<::std::string::String>,
+        ttl: CancelTaskResultTtl,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            poll_interval: ::core::option::Option::None,
+            status,
+            status_message: ::core::option::Option::None,
+            task_id: task_id.into(),
+            ttl,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CancelTaskResult {
     opt meta = "_meta",
@@ -619,6 +736,7 @@ __private::object!(ClientCapabilities {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientNotification {
     /// A `CancelledNotification`.
     CancelledNotification(CancelledNotification),
@@ -879,6 +997,7 @@ impl ::core::convert::From<RootsListChangedNotification> for ClientNotification 
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientRequest {
     /// A `InitializeRequest`.
     InitializeRequest(InitializeRequest),
@@ -1465,6 +1584,7 @@ impl ::core::convert::From<CompleteRequest> for ClientRequest {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientResult {
     /// A `Result`.
     Result(Result),
@@ -1741,6 +1861,19 @@ pub struct CompleteRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CompleteRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: CompleteRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CompleteRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -1759,7 +1892,7 @@ __private::object!(CompleteRequestParamsMeta {
     opt progress_token = "progressToken",
 } extra);
 /// The argument's information
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
     pub name: ::std::string::String,
@@ -1767,6 +1900,20 @@ pub struct CompleteRequestParamsArgument {
     pub value: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CompleteRequestParamsArgument {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            value: value.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CompleteRequestParamsArgument {
     req name = "name",
@@ -1787,6 +1934,7 @@ __private::object!(CompleteRequestParamsContext {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CompleteRequestParamsRef {
     /// A `PromptReference`.
     PromptReference(PromptReference),
@@ -1923,6 +2071,22 @@ pub struct CompleteRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CompleteRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        argument: CompleteRequestParamsArgument,
+        ref_: CompleteRequestParamsRef,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            argument,
+            context: ::core::option::Option::None,
+            ref_,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CompleteRequestParams {
     opt meta = "_meta",
     req argument = "argument",
@@ -1962,6 +2126,7 @@ __private::object!(CompleteResult {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -2158,6 +2323,19 @@ pub struct CreateMessageRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CreateMessageRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: CreateMessageRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CreateMessageRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -2181,6 +2359,7 @@ __private::object!(CreateMessageRequestParamsMeta {
 /// Default is "none". Values "thisServer" and "allServers" are soft-deprecated. Servers SHOULD only use these values if the client
 /// declares ClientCapabilities.sampling.context. These values may be removed in future spec releases.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CreateMessageRequestParamsIncludeContext {
     /// `allServers`
     AllServers,
@@ -2205,7 +2384,7 @@ pub struct CreateMessageRequestParamsMetadata {
 __private::object!(CreateMessageRequestParamsMetadata {
 } extra);
 /// Parameters for a `sampling/createMessage` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<CreateMessageRequestParamsMeta>,
@@ -2247,6 +2426,27 @@ pub struct CreateMessageRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CreateMessageRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(max_tokens: i64, messages: ::std::vec::Vec<SamplingMessage>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            include_context: ::core::option::Option::None,
+            max_tokens,
+            messages,
+            metadata: ::core::option::Option::None,
+            model_preferences: ::core::option::Option::None,
+            stop_sequences: ::core::option::Option::None,
+            system_prompt: ::core::option::Option::None,
+            task: ::core::option::Option::None,
+            temperature: ::core::option::Option::None,
+            tool_choice: ::core::option::Option::None,
+            tools: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CreateMessageRequestParams {
     opt meta = "_meta",
     opt include_context = "includeContext",
@@ -2263,6 +2463,7 @@ __private::object!(CreateMessageRequestParams {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CreateMessageResultContent {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -2494,6 +2695,24 @@ pub struct CreateMessageResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CreateMessageResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        content: CreateMessageResultContent,
+        model: impl ::core::convert::Into<::std::string::String>,
+        role: Role,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            content,
+            model: model.into(),
+            role,
+            stop_reason: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CreateMessageResult {
     opt meta = "_meta",
     req content = "content",
@@ -2511,6 +2730,17 @@ pub struct CreateTaskResult {
     pub task: Task,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CreateTaskResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task: Task) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            task,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CreateTaskResult {
     opt meta = "_meta",
@@ -2531,6 +2761,19 @@ pub struct ElicitRequest {
     pub params: ElicitRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ElicitRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: ElicitRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ElicitRequest {
     req id = "id",
@@ -2578,7 +2821,7 @@ __private::object!(ElicitRequestFormParamsRequestedSchema {
     req type_ = "type",
 } extra);
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequestFormParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<ElicitRequestFormParamsMeta>,
@@ -2599,6 +2842,23 @@ pub struct ElicitRequestFormParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ElicitRequestFormParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        message: impl ::core::convert::Into<::std::string::String>,
+        requested_schema: ElicitRequestFormParamsRequestedSchema,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            message: message.into(),
+            mode: ::core::option::Option::None,
+            requested_schema,
+            task: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ElicitRequestFormParams {
     opt meta = "_meta",
     req message = "message",
@@ -2609,6 +2869,7 @@ __private::object!(ElicitRequestFormParams {
 /// The parameters for a request to elicit additional information from the user via the client.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ElicitRequestParams {
     /// A `ElicitRequestURLParams`.
     ElicitRequestURLParams(ElicitRequestURLParams),
@@ -2780,7 +3041,7 @@ __private::object!(ElicitRequestURLParamsMeta {
 pub struct ModeUrl;
 __private::constant!(ModeUrl = "url");
 /// The parameters for a request to elicit information from the user via a URL in the client.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequestURLParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<ElicitRequestURLParamsMeta>,
@@ -2803,6 +3064,25 @@ pub struct ElicitRequestURLParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ElicitRequestURLParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        elicitation_id: impl ::core::convert::Into<::std::string::String>,
+        message: impl ::core::convert::Into<::std::string::String>,
+        url: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            elicitation_id: elicitation_id.into(),
+            message: message.into(),
+            mode: ::core::default::Default::default(),
+            task: ::core::option::Option::None,
+            url: url.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ElicitRequestURLParams {
     opt meta = "_meta",
     req elicitation_id = "elicitationId",
@@ -2816,6 +3096,7 @@ __private::object!(ElicitRequestURLParams {
 /// - "decline": User explicitly decline the action
 /// - "cancel": User dismissed without making an explicit choice
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ElicitResultAction {
     /// `accept`
     Accept,
@@ -2833,6 +3114,7 @@ __private::string_enum!(ElicitResultAction {
 });
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ElicitResultContentValue {
     /// A JSON array.
     Array(::std::vec::Vec<::std::string::String>),
@@ -2992,6 +3274,18 @@ pub struct ElicitResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ElicitResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(action: ElicitResultAction) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            action,
+            content: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ElicitResult {
     opt meta = "_meta",
     req action = "action",
@@ -3001,24 +3295,48 @@ __private::object!(ElicitResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsElicitationComplete;
 __private::constant!(MethodNotificationsElicitationComplete = "notifications/elicitation/complete");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitationCompleteNotificationParams {
     /// The ID of the elicitation that completed.
     pub elicitation_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ElicitationCompleteNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        elicitation_id: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            elicitation_id: elicitation_id.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ElicitationCompleteNotificationParams {
     req elicitation_id = "elicitationId",
 } extra);
 /// An optional notification from the server to the client, informing it of a completion of a out-of-band elicitation request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitationCompleteNotification {
     pub jsonrpc: JsonrpcV2_0,
     pub method: MethodNotificationsElicitationComplete,
     pub params: ElicitationCompleteNotificationParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ElicitationCompleteNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ElicitationCompleteNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ElicitationCompleteNotification {
     req jsonrpc = "jsonrpc",
@@ -3027,6 +3345,7 @@ __private::object!(ElicitationCompleteNotification {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum EmbeddedResourceResource {
     /// A `TextResourceContents`.
     TextResourceContents(TextResourceContents),
@@ -3158,6 +3477,19 @@ pub struct EmbeddedResource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl EmbeddedResource {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(resource: EmbeddedResourceResource) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            resource,
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(EmbeddedResource {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -3167,6 +3499,7 @@ __private::object!(EmbeddedResource {
 pub type EmptyResult = Result;
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum EnumSchema {
     /// A `UntitledSingleSelectEnumSchema`.
     UntitledSingleSelectEnumSchema(UntitledSingleSelectEnumSchema),
@@ -3373,7 +3706,7 @@ impl ::core::convert::From<LegacyTitledEnumSchema> for EnumSchema {
         Self::LegacyTitledEnumSchema(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     /// The error type that occurred.
     pub code: i64,
@@ -3383,6 +3716,21 @@ pub struct Error {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Error {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Error {
     req code = "code",
@@ -3403,6 +3751,19 @@ pub struct GetPromptRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl GetPromptRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: GetPromptRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(GetPromptRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -3421,7 +3782,7 @@ __private::object!(GetPromptRequestParamsMeta {
     opt progress_token = "progressToken",
 } extra);
 /// Parameters for a `prompts/get` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<GetPromptRequestParamsMeta>,
@@ -3433,6 +3794,18 @@ pub struct GetPromptRequestParams {
     pub name: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl GetPromptRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            arguments: ::core::option::Option::None,
+            name: name.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(GetPromptRequestParams {
     opt meta = "_meta",
@@ -3461,12 +3834,22 @@ __private::object!(GetPromptResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodTasksResult;
 __private::constant!(MethodTasksResult = "tasks/result");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetTaskPayloadRequestParams {
     /// The task identifier to retrieve results for.
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl GetTaskPayloadRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            task_id: task_id.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(GetTaskPayloadRequestParams {
     req task_id = "taskId",
@@ -3480,6 +3863,19 @@ pub struct GetTaskPayloadRequest {
     pub params: GetTaskPayloadRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl GetTaskPayloadRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: GetTaskPayloadRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(GetTaskPayloadRequest {
     req id = "id",
@@ -3506,12 +3902,22 @@ __private::object!(GetTaskPayloadResult {
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodTasksGet;
 __private::constant!(MethodTasksGet = "tasks/get");
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetTaskRequestParams {
     /// The task identifier to query.
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl GetTaskRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            task_id: task_id.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(GetTaskRequestParams {
     req task_id = "taskId",
@@ -3526,6 +3932,19 @@ pub struct GetTaskRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl GetTaskRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: GetTaskRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(GetTaskRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -3535,6 +3954,7 @@ __private::object!(GetTaskRequest {
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum GetTaskResultTtl {
     /// A JSON integer.
     Integer(i64),
@@ -3659,6 +4079,29 @@ pub struct GetTaskResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl GetTaskResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        created_at: impl ::core::convert::Into<::std::string::String>,
+        last_updated_at: impl ::core::convert::Into<::std::string::String>,
+        status: TaskStatus,
+        task_id: impl ::core::convert::Into<::std::string::String>,
+        ttl: GetTaskResultTtl,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            poll_interval: ::core::option::Option::None,
+            status,
+            status_message: ::core::option::Option::None,
+            task_id: task_id.into(),
+            ttl,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(GetTaskResult {
     opt meta = "_meta",
     req created_at = "createdAt",
@@ -3675,6 +4118,7 @@ __private::object!(GetTaskResult {
 ///
 /// If not provided, the client should assume the icon can be used with any theme.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum IconTheme {
     /// `dark`
     Dark,
@@ -3688,7 +4132,7 @@ __private::string_enum!(IconTheme {
     Light = "light",
 });
 /// An optionally-sized icon that can be displayed in a user interface.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Icon {
     /// Optional MIME type override if the source MIME type is missing or generic.
     /// For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
@@ -3715,6 +4159,19 @@ pub struct Icon {
     pub theme: ::core::option::Option<IconTheme>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Icon {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(src: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            mime_type: ::core::option::Option::None,
+            sizes: ::core::option::Option::None,
+            src: src.into(),
+            theme: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Icon {
     opt mime_type = "mimeType",
@@ -3746,7 +4203,7 @@ __private::object!(Icons {
 pub struct TypeImage;
 __private::constant!(TypeImage = "image");
 /// An image provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ImageContent {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -3762,6 +4219,23 @@ pub struct ImageContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ImageContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        data: impl ::core::convert::Into<::std::string::String>,
+        mime_type: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            data: data.into(),
+            mime_type: mime_type.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ImageContent {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -3770,7 +4244,7 @@ __private::object!(ImageContent {
     req type_ = "type",
 } extra);
 /// Describes the MCP implementation.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Implementation {
     /// An optional human-readable description of what this implementation does.
     ///
@@ -3803,6 +4277,24 @@ pub struct Implementation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Implementation {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        version: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            name: name.into(),
+            title: ::core::option::Option::None,
+            version: version.into(),
+            website_url: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Implementation {
     opt description = "description",
     opt icons = "icons",
@@ -3825,6 +4317,19 @@ pub struct InitializeRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl InitializeRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: InitializeRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(InitializeRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -3843,7 +4348,7 @@ __private::object!(InitializeRequestParamsMeta {
     opt progress_token = "progressToken",
 } extra);
 /// Parameters for an `initialize` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<InitializeRequestParamsMeta>,
@@ -3854,6 +4359,23 @@ pub struct InitializeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl InitializeRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        capabilities: ClientCapabilities,
+        client_info: Implementation,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            capabilities,
+            client_info,
+            protocol_version: protocol_version.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(InitializeRequestParams {
     opt meta = "_meta",
     req capabilities = "capabilities",
@@ -3861,7 +4383,7 @@ __private::object!(InitializeRequestParams {
     req protocol_version = "protocolVersion",
 } extra);
 /// After receiving an initialize request from the client, the server sends this response.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InitializeResult {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -3877,6 +4399,24 @@ pub struct InitializeResult {
     pub server_info: Implementation,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl InitializeResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        capabilities: ServerCapabilities,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
+        server_info: Implementation,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            capabilities,
+            instructions: ::core::option::Option::None,
+            protocol_version: protocol_version.into(),
+            server_info,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(InitializeResult {
     opt meta = "_meta",
@@ -3904,13 +4444,25 @@ __private::object!(InitializedNotification {
     opt params = "params",
 } extra);
 /// A response to a request that indicates an error occurred.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCErrorResponse {
     pub error: Error,
     pub id: ::core::option::Option<RequestId>,
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCErrorResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(error: Error) -> Self {
+        Self {
+            error,
+            id: ::core::option::Option::None,
+            jsonrpc: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCErrorResponse {
     req error = "error",
@@ -3920,6 +4472,7 @@ __private::object!(JSONRPCErrorResponse {
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum JSONRPCMessage {
     /// A `JSONRPCRequest`.
     JSONRPCRequest(JSONRPCRequest),
@@ -4077,7 +4630,7 @@ impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCMessage {
     }
 }
 /// A notification which does not expect a response.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCNotification {
     pub jsonrpc: JsonrpcV2_0,
     pub method: ::std::string::String,
@@ -4086,6 +4639,18 @@ pub struct JSONRPCNotification {
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCNotification {
     req jsonrpc = "jsonrpc",
@@ -4104,6 +4669,22 @@ pub struct JSONRPCRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl JSONRPCRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: RequestId,
+        method: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(JSONRPCRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4113,6 +4694,7 @@ __private::object!(JSONRPCRequest {
 /// A response to a request, containing either the result or error.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum JSONRPCResponse {
     /// A `JSONRPCResultResponse`.
     JSONRPCResultResponse(JSONRPCResultResponse),
@@ -4232,6 +4814,18 @@ pub struct JSONRPCResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl JSONRPCResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: Result) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(JSONRPCResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4278,6 +4872,19 @@ pub struct ListPromptsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ListPromptsRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ListPromptsRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4317,6 +4924,19 @@ pub struct ListResourceTemplatesRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ListResourceTemplatesRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ListResourceTemplatesRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4355,6 +4975,19 @@ pub struct ListResourcesRequest {
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ListResourcesRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ListResourcesRequest {
     req id = "id",
@@ -4401,6 +5034,19 @@ pub struct ListRootsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ListRootsRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ListRootsRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4437,6 +5083,19 @@ pub struct ListTasksRequest {
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ListTasksRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ListTasksRequest {
     req id = "id",
@@ -4477,6 +5136,19 @@ pub struct ListToolsRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ListToolsRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ListToolsRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4507,6 +5179,7 @@ __private::object!(ListToolsResult {
 /// These map to syslog message severities, as specified in RFC-5424:
 /// <https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1>
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LoggingLevel {
     /// `alert`
     Alert,
@@ -4550,6 +5223,18 @@ pub struct LoggingMessageNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl LoggingMessageNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: LoggingMessageNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(LoggingMessageNotification {
     req jsonrpc = "jsonrpc",
     req method = "method",
@@ -4570,6 +5255,19 @@ pub struct LoggingMessageNotificationParams {
     pub logger: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl LoggingMessageNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(data: ::serde_json::Value, level: LoggingLevel) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            data,
+            level,
+            logger: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(LoggingMessageNotificationParams {
     opt meta = "_meta",
@@ -4643,6 +5341,7 @@ __private::object!(ModelPreferences {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum MultiSelectEnumSchema {
     /// A `UntitledMultiSelectEnumSchema`.
     UntitledMultiSelectEnumSchema(UntitledMultiSelectEnumSchema),
@@ -4753,7 +5452,7 @@ impl ::core::convert::From<TitledMultiSelectEnumSchema> for MultiSelectEnumSchem
         Self::TitledMultiSelectEnumSchema(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<
@@ -4761,6 +5460,17 @@ pub struct Notification {
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Notification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Notification {
     req method = "method",
@@ -4779,6 +5489,7 @@ __private::object!(NotificationParams {
     opt meta = "_meta",
 } extra);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum NumberSchemaType {
     /// `integer`
     Integer,
@@ -4802,6 +5513,21 @@ pub struct NumberSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl NumberSchema {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: NumberSchemaType) -> Self {
+        Self {
+            default: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            maximum: ::core::option::Option::None,
+            minimum: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            type_,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(NumberSchema {
     opt default = "default",
     opt description = "description",
@@ -4818,6 +5544,22 @@ pub struct PaginatedRequest {
     pub params: ::core::option::Option<PaginatedRequestParams>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PaginatedRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: RequestId,
+        method: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PaginatedRequest {
     req id = "id",
@@ -4881,6 +5623,19 @@ pub struct PingRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl PingRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(PingRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4891,6 +5646,7 @@ __private::object!(PingRequest {
 /// without nested objects or arrays.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum PrimitiveSchemaDefinition {
     /// A `StringSchema`.
     StringSchema(StringSchema),
@@ -5164,6 +5920,18 @@ pub struct ProgressNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProgressNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ProgressNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ProgressNotification {
     req jsonrpc = "jsonrpc",
     req method = "method",
@@ -5187,6 +5955,20 @@ pub struct ProgressNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProgressNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(progress: ::serde_json::Number, progress_token: ProgressToken) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            message: ::core::option::Option::None,
+            progress,
+            progress_token,
+            total: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ProgressNotificationParams {
     opt meta = "_meta",
     opt message = "message",
@@ -5197,6 +5979,7 @@ __private::object!(ProgressNotificationParams {
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ProgressToken {
     /// A JSON string.
     String(::std::string::String),
@@ -5296,7 +6079,7 @@ impl ::core::convert::From<i64> for ProgressToken {
     }
 }
 /// A prompt or prompt template that the server offers.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -5328,6 +6111,21 @@ pub struct Prompt {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Prompt {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            arguments: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            name: name.into(),
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Prompt {
     opt meta = "_meta",
     opt arguments = "arguments",
@@ -5337,7 +6135,7 @@ __private::object!(Prompt {
     opt title = "title",
 } extra);
 /// Describes an argument that a prompt can accept.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
     pub description: ::core::option::Option<::std::string::String>,
@@ -5354,6 +6152,19 @@ pub struct PromptArgument {
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PromptArgument {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            description: ::core::option::Option::None,
+            name: name.into(),
+            required: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PromptArgument {
     opt description = "description",
@@ -5390,6 +6201,17 @@ pub struct PromptMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl PromptMessage {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(content: ContentBlock, role: Role) -> Self {
+        Self {
+            content,
+            role,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(PromptMessage {
     req content = "content",
     req role = "role",
@@ -5399,7 +6221,7 @@ __private::object!(PromptMessage {
 pub struct TypeRefPrompt;
 __private::constant!(TypeRefPrompt = "ref/prompt");
 /// Identifies a prompt.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -5413,6 +6235,18 @@ pub struct PromptReference {
     pub type_: TypeRefPrompt,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PromptReference {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            name: name.into(),
+            title: ::core::option::Option::None,
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PromptReference {
     req name = "name",
@@ -5433,6 +6267,19 @@ pub struct ReadResourceRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ReadResourceRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: ReadResourceRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ReadResourceRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -5451,7 +6298,7 @@ __private::object!(ReadResourceRequestParamsMeta {
     opt progress_token = "progressToken",
 } extra);
 /// Parameters for a `resources/read` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<ReadResourceRequestParamsMeta>,
@@ -5460,12 +6307,24 @@ pub struct ReadResourceRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ReadResourceRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ReadResourceRequestParams {
     opt meta = "_meta",
     req uri = "uri",
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ReadResourceResultContentsItem {
     /// A `TextResourceContents`.
     TextResourceContents(TextResourceContents),
@@ -5593,17 +6452,27 @@ __private::object!(ReadResourceResult {
 } extra);
 /// Metadata for associating messages with a task.
 /// Include this in the `_meta` field under the key `io.modelcontextprotocol/related-task`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RelatedTaskMetadata {
     /// The task identifier this message is associated with.
     pub task_id: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl RelatedTaskMetadata {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(task_id: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            task_id: task_id.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(RelatedTaskMetadata {
     req task_id = "taskId",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<
@@ -5612,6 +6481,17 @@ pub struct Request {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Request {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Request {
     req method = "method",
     opt params = "params",
@@ -5619,6 +6499,7 @@ __private::object!(Request {
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum RequestId {
     /// A JSON string.
     String(::std::string::String),
@@ -5740,7 +6621,7 @@ __private::object!(RequestParams {
     opt meta = "_meta",
 } extra);
 /// A known resource that the server is capable of reading.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Resource {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -5782,6 +6663,27 @@ pub struct Resource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Resource {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            size: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Resource {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -5794,7 +6696,7 @@ __private::object!(Resource {
     req uri = "uri",
 } extra);
 /// The contents of a specific resource or sub-resource.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -5806,6 +6708,18 @@ pub struct ResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceContents {
     opt meta = "_meta",
@@ -5819,7 +6733,7 @@ __private::constant!(TypeResourceLink = "resource_link");
 /// A resource that the server is capable of reading, included in a prompt or tool call result.
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of `resources/list` requests.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceLink {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -5861,6 +6775,28 @@ pub struct ResourceLink {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceLink {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            size: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            type_: ::core::default::Default::default(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceLink {
     opt meta = "_meta",
@@ -5904,7 +6840,7 @@ __private::object!(ResourceRequestParamsMeta {
     opt progress_token = "progressToken",
 } extra);
 /// Common parameters when working with resources.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<ResourceRequestParamsMeta>,
@@ -5913,12 +6849,23 @@ pub struct ResourceRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceRequestParams {
     opt meta = "_meta",
     req uri = "uri",
 } extra);
 /// A template description for resources available on the server.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceTemplate {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -5956,6 +6903,26 @@ pub struct ResourceTemplate {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceTemplate {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri_template: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            title: ::core::option::Option::None,
+            uri_template: uri_template.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceTemplate {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -5971,13 +6938,24 @@ __private::object!(ResourceTemplate {
 pub struct TypeRefResource;
 __private::constant!(TypeRefResource = "ref/resource");
 /// A reference to a resource or resource template definition.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceTemplateReference {
     pub type_: TypeRefResource,
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceTemplateReference {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            type_: ::core::default::Default::default(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceTemplateReference {
     req type_ = "type",
@@ -5988,7 +6966,7 @@ __private::object!(ResourceTemplateReference {
 pub struct MethodNotificationsResourcesUpdated;
 __private::constant!(MethodNotificationsResourcesUpdated = "notifications/resources/updated");
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceUpdatedNotification {
     pub jsonrpc: JsonrpcV2_0,
     pub method: MethodNotificationsResourcesUpdated,
@@ -5996,13 +6974,25 @@ pub struct ResourceUpdatedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceUpdatedNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ResourceUpdatedNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceUpdatedNotification {
     req jsonrpc = "jsonrpc",
     req method = "method",
     req params = "params",
 } extra);
 /// Parameters for a `notifications/resources/updated` notification.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceUpdatedNotificationParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -6012,6 +7002,17 @@ pub struct ResourceUpdatedNotificationParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceUpdatedNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceUpdatedNotificationParams {
     opt meta = "_meta",
@@ -6031,6 +7032,7 @@ __private::object!(Result {
 } extra);
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Role {
     /// `assistant`
     Assistant,
@@ -6044,7 +7046,7 @@ __private::string_enum!(Role {
     User = "user",
 });
 /// Represents a root directory or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Root {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -6060,6 +7062,18 @@ pub struct Root {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Root {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            name: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Root {
     opt meta = "_meta",
@@ -6088,6 +7102,7 @@ __private::object!(RootsListChangedNotification {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum SamplingMessageContent {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -6305,6 +7320,18 @@ pub struct SamplingMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SamplingMessage {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(content: SamplingMessageContent, role: Role) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            content,
+            role,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SamplingMessage {
     opt meta = "_meta",
     req content = "content",
@@ -6312,6 +7339,7 @@ __private::object!(SamplingMessage {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum SamplingMessageContentBlock {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -6651,6 +7679,7 @@ __private::object!(ServerCapabilities {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerNotification {
     /// A `CancelledNotification`.
     CancelledNotification(CancelledNotification),
@@ -7044,6 +8073,7 @@ impl ::core::convert::From<ElicitationCompleteNotification> for ServerNotificati
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerRequest {
     /// A `PingRequest`.
     PingRequest(PingRequest),
@@ -7369,6 +8399,7 @@ impl ::core::convert::From<ElicitRequest> for ServerRequest {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerResult {
     /// A `Result`.
     Result(Result),
@@ -7794,6 +8825,19 @@ pub struct SetLevelRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SetLevelRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: SetLevelRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SetLevelRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -7821,12 +8865,24 @@ pub struct SetLevelRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SetLevelRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(level: LoggingLevel) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            level,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SetLevelRequestParams {
     opt meta = "_meta",
     req level = "level",
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum SingleSelectEnumSchema {
     /// A `UntitledSingleSelectEnumSchema`.
     UntitledSingleSelectEnumSchema(UntitledSingleSelectEnumSchema),
@@ -7938,6 +8994,7 @@ impl ::core::convert::From<TitledSingleSelectEnumSchema> for SingleSelectEnumSch
     }
 }
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StringSchemaFormat {
     /// `date`
     Date,
@@ -7991,6 +9048,19 @@ pub struct SubscribeRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SubscribeRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: SubscribeRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SubscribeRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -8009,7 +9079,7 @@ __private::object!(SubscribeRequestParamsMeta {
     opt progress_token = "progressToken",
 } extra);
 /// Parameters for a `resources/subscribe` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscribeRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<SubscribeRequestParamsMeta>,
@@ -8018,6 +9088,17 @@ pub struct SubscribeRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SubscribeRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SubscribeRequestParams {
     opt meta = "_meta",
     req uri = "uri",
@@ -8025,6 +9106,7 @@ __private::object!(SubscribeRequestParams {
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum TaskTtl {
     /// A JSON integer.
     Integer(i64),
@@ -8145,6 +9227,28 @@ pub struct Task {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Task {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        created_at: impl ::core::convert::Into<::std::string::String>,
+        last_updated_at: impl ::core::convert::Into<::std::string::String>,
+        status: TaskStatus,
+        task_id: impl ::core::convert::Into<::std::string::String>,
+        ttl: TaskTtl,
+    ) -> Self {
+        Self {
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            poll_interval: ::core::option::Option::None,
+            status,
+            status_message: ::core::option::Option::None,
+            task_id: task_id.into(),
+            ttl,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Task {
     req created_at = "createdAt",
     req last_updated_at = "lastUpdatedAt",
@@ -8198,6 +9302,7 @@ __private::object!(TaskMetadata {
 } extra);
 /// The status of a task.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum TaskStatus {
     /// `cancelled`
     Cancelled,
@@ -8232,6 +9337,18 @@ pub struct TaskStatusNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TaskStatusNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: TaskStatusNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(TaskStatusNotification {
     req jsonrpc = "jsonrpc",
     req method = "method",
@@ -8240,6 +9357,7 @@ __private::object!(TaskStatusNotification {
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum TaskStatusNotificationParamsTtl {
     /// A JSON integer.
     Integer(i64),
@@ -8364,6 +9482,29 @@ pub struct TaskStatusNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TaskStatusNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        created_at: impl ::core::convert::Into<::std::string::String>,
+        last_updated_at: impl ::core::convert::Into<::std::string::String>,
+        status: TaskStatus,
+        task_id: impl ::core::convert::Into<::std::string::String>,
+        ttl: TaskStatusNotificationParamsTtl,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            created_at: created_at.into(),
+            last_updated_at: last_updated_at.into(),
+            poll_interval: ::core::option::Option::None,
+            status,
+            status_message: ::core::option::Option::None,
+            task_id: task_id.into(),
+            ttl,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(TaskStatusNotificationParams {
     opt meta = "_meta",
     req created_at = "createdAt",
@@ -8379,7 +9520,7 @@ __private::object!(TaskStatusNotificationParams {
 pub struct TypeText;
 __private::constant!(TypeText = "text");
 /// Text provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextContent {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -8393,13 +9534,26 @@ pub struct TextContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TextContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            text: text.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(TextContent {
     opt meta = "_meta",
     opt annotations = "annotations",
     req text = "text",
     req type_ = "type",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextResourceContents {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -8414,13 +9568,29 @@ pub struct TextResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TextResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        text: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            text: text.into(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(TextResourceContents {
     opt meta = "_meta",
     opt mime_type = "mimeType",
     req text = "text",
     req uri = "uri",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// The constant enum value.
     pub const_: ::std::string::String,
@@ -8428,6 +9598,20 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        const_: impl ::core::convert::Into<::std::string::String>,
+        title: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            const_: const_.into(),
+            title: title.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(TitledMultiSelectEnumSchemaItemsAnyOfItem {
     req const_ = "const",
@@ -8476,7 +9660,7 @@ __private::object!(TitledMultiSelectEnumSchema {
     opt title = "title",
     req type_ = "type",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// The enum value.
     pub const_: ::std::string::String,
@@ -8484,6 +9668,20 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl TitledSingleSelectEnumSchemaOneOfItem {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        const_: impl ::core::convert::Into<::std::string::String>,
+        title: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            const_: const_.into(),
+            title: title.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(TitledSingleSelectEnumSchemaOneOfItem {
     req const_ = "const",
@@ -8566,7 +9764,7 @@ __private::object!(ToolOutputSchema {
     req type_ = "type",
 } extra);
 /// Definition for a tool the client can call.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<
@@ -8611,6 +9809,27 @@ pub struct Tool {
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Tool {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        input_schema: ToolInputSchema,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            execution: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            input_schema,
+            name: name.into(),
+            output_schema: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Tool {
     opt meta = "_meta",
@@ -8675,6 +9894,7 @@ __private::object!(ToolAnnotations {
 /// - "required": Model MUST use at least one tool before completing
 /// - "none": Model MUST NOT use any tools
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ToolChoiceMode {
     /// `auto`
     Auto,
@@ -8714,6 +9934,7 @@ __private::object!(ToolChoice {
 ///
 /// Default: "forbidden"
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ToolExecutionTaskSupport {
     /// `forbidden`
     Forbidden,
@@ -8771,7 +9992,7 @@ __private::object!(ToolListChangedNotification {
 pub struct TypeToolResult;
 __private::constant!(TypeToolResult = "tool_result");
 /// The result of a tool use, provided by the user back to the assistant.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolResultContent {
     /// Optional metadata about the tool result. Clients SHOULD preserve this field when
     /// including tool results in subsequent sampling requests to enable caching optimizations.
@@ -8804,6 +10025,24 @@ pub struct ToolResultContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ToolResultContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        content: ::std::vec::Vec<ContentBlock>,
+        tool_use_id: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            content,
+            is_error: ::core::option::Option::None,
+            structured_content: ::core::option::Option::None,
+            tool_use_id: tool_use_id.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ToolResultContent {
     opt meta = "_meta",
     req content = "content",
@@ -8817,7 +10056,7 @@ __private::object!(ToolResultContent {
 pub struct TypeToolUse;
 __private::constant!(TypeToolUse = "tool_use");
 /// A request from the assistant to call a tool.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolUseContent {
     /// Optional metadata about the tool use. Clients SHOULD preserve this field when
     /// including tool uses in subsequent sampling requests to enable caching optimizations.
@@ -8838,6 +10077,24 @@ pub struct ToolUseContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ToolUseContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: impl ::core::convert::Into<::std::string::String>,
+        input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            id: id.into(),
+            input,
+            name: name.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ToolUseContent {
     opt meta = "_meta",
     req id = "id",
@@ -8854,7 +10111,7 @@ pub struct URLElicitationRequiredErrorErrorData {
 __private::object!(URLElicitationRequiredErrorErrorData {
     req elicitations = "elicitations",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct URLElicitationRequiredErrorError {
     pub code: i64,
     pub data: URLElicitationRequiredErrorErrorData,
@@ -8863,19 +10120,47 @@ pub struct URLElicitationRequiredErrorError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl URLElicitationRequiredErrorError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        data: URLElicitationRequiredErrorErrorData,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(URLElicitationRequiredErrorError {
     req code = "code",
     req data = "data",
     req message = "message",
 } extra);
 /// An error response that indicates that the server requires the client to provide additional information via an elicitation request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct URLElicitationRequiredError {
     pub error: URLElicitationRequiredErrorError,
     pub id: ::core::option::Option<RequestId>,
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl URLElicitationRequiredError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(error: URLElicitationRequiredErrorError) -> Self {
+        Self {
+            error,
+            id: ::core::option::Option::None,
+            jsonrpc: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(URLElicitationRequiredError {
     req error = "error",
@@ -8896,6 +10181,19 @@ pub struct UnsubscribeRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl UnsubscribeRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: UnsubscribeRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(UnsubscribeRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -8914,7 +10212,7 @@ __private::object!(UnsubscribeRequestParamsMeta {
     opt progress_token = "progressToken",
 } extra);
 /// Parameters for a `resources/unsubscribe` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnsubscribeRequestParams {
     /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
     pub meta: ::core::option::Option<UnsubscribeRequestParamsMeta>,
@@ -8922,6 +10220,17 @@ pub struct UnsubscribeRequestParams {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl UnsubscribeRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(UnsubscribeRequestParams {
     opt meta = "_meta",

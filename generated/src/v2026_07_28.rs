@@ -34,7 +34,7 @@ __private::object!(Annotations {
 pub struct TypeAudio;
 __private::constant!(TypeAudio = "audio");
 /// Audio provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct AudioContent {
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
@@ -47,6 +47,23 @@ pub struct AudioContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl AudioContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        data: impl ::core::convert::Into<::std::string::String>,
+        mime_type: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            data: data.into(),
+            mime_type: mime_type.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(AudioContent {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -55,7 +72,7 @@ __private::object!(AudioContent {
     req type_ = "type",
 } extra);
 /// Base interface for metadata with name (identifier) and title (display name) properties.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BaseMetadata {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -69,11 +86,22 @@ pub struct BaseMetadata {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl BaseMetadata {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            name: name.into(),
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(BaseMetadata {
     req name = "name",
     opt title = "title",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct BlobResourceContents {
     pub meta: ::core::option::Option<MetaObject>,
     /// A base64-encoded string representing the binary data of the item.
@@ -84,6 +112,22 @@ pub struct BlobResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl BlobResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        blob: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            blob: blob.into(),
+            mime_type: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(BlobResourceContents {
     opt meta = "_meta",
@@ -121,6 +165,7 @@ __private::object!(BooleanSchema {
 ///   authorization contexts (e.g., a different access token requires a
 ///   different cache).
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CacheScope {
     /// `private`
     Private,
@@ -168,6 +213,19 @@ pub struct CacheableResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CacheableResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(cache_scope: CacheScope, ttl_ms: i64) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            cache_scope,
+            result_type: ::core::option::Option::None,
+            ttl_ms,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CacheableResult {
     opt meta = "_meta",
     req cache_scope = "cacheScope",
@@ -192,6 +250,19 @@ pub struct CallToolRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CallToolRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: CallToolRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CallToolRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -199,7 +270,7 @@ __private::object!(CallToolRequest {
     req params = "params",
 } extra);
 /// Parameters for a `tools/call` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CallToolRequestParams {
     pub meta: RequestMetaObject,
     /// Arguments to use for the tool call.
@@ -212,6 +283,23 @@ pub struct CallToolRequestParams {
     pub request_state: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CallToolRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        meta: RequestMetaObject,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta,
+            arguments: ::core::option::Option::None,
+            input_responses: ::core::option::Option::None,
+            name: name.into(),
+            request_state: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CallToolRequestParams {
     req meta = "_meta",
@@ -264,6 +352,7 @@ __private::object!(CallToolResult {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CallToolResultResponseResult {
     /// A `InputRequiredResult`.
     InputRequiredResult(InputRequiredResult),
@@ -416,6 +505,18 @@ pub struct CallToolResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CallToolResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: CallToolResultResponseResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CallToolResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -440,6 +541,18 @@ pub struct CancelledNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CancelledNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CancelledNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CancelledNotification {
     req jsonrpc = "jsonrpc",
     req method = "method",
@@ -457,6 +570,18 @@ pub struct CancelledNotificationParams {
     pub request_id: RequestId,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CancelledNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(request_id: RequestId) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            reason: ::core::option::Option::None,
+            request_id,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CancelledNotificationParams {
     opt meta = "_meta",
@@ -559,6 +684,18 @@ pub struct ClientNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ClientNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CancelledNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ClientNotification {
     req jsonrpc = "jsonrpc",
     req method = "method",
@@ -566,6 +703,7 @@ __private::object!(ClientNotification {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ClientRequest {
     /// A `DiscoverRequest`.
     DiscoverRequest(DiscoverRequest),
@@ -973,6 +1111,19 @@ pub struct CompleteRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CompleteRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: CompleteRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CompleteRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -980,7 +1131,7 @@ __private::object!(CompleteRequest {
     req params = "params",
 } extra);
 /// The argument's information
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParamsArgument {
     /// The name of the argument
     pub name: ::std::string::String,
@@ -988,6 +1139,20 @@ pub struct CompleteRequestParamsArgument {
     pub value: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CompleteRequestParamsArgument {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        value: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            name: name.into(),
+            value: value.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CompleteRequestParamsArgument {
     req name = "name",
@@ -1008,6 +1173,7 @@ __private::object!(CompleteRequestParamsContext {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CompleteRequestParamsRef {
     /// A `PromptReference`.
     PromptReference(PromptReference),
@@ -1143,6 +1309,23 @@ pub struct CompleteRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CompleteRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        meta: RequestMetaObject,
+        argument: CompleteRequestParamsArgument,
+        ref_: CompleteRequestParamsRef,
+    ) -> Self {
+        Self {
+            meta,
+            argument,
+            context: ::core::option::Option::None,
+            ref_,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CompleteRequestParams {
     req meta = "_meta",
     req argument = "argument",
@@ -1195,6 +1378,18 @@ pub struct CompleteResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CompleteResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: CompleteResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CompleteResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -1202,6 +1397,7 @@ __private::object!(CompleteResultResponse {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ContentBlock {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -1389,12 +1585,23 @@ impl ::core::convert::From<EmbeddedResource> for ContentBlock {
 pub struct MethodSamplingCreateMessage;
 __private::constant!(MethodSamplingCreateMessage = "sampling/createMessage");
 /// A request from the server to sample an LLM via the client. The client has full discretion over which model to select. The client should also inform the user before beginning sampling, to allow them to inspect the request (human in the loop) and decide whether to approve it.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageRequest {
     pub method: MethodSamplingCreateMessage,
     pub params: CreateMessageRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl CreateMessageRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: CreateMessageRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(CreateMessageRequest {
     req method = "method",
@@ -1407,6 +1614,7 @@ __private::object!(CreateMessageRequest {
 /// omit this field or use `"none"`, and SHOULD only use the deprecated values if the client declares
 /// `ClientCapabilities.sampling.context`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum CreateMessageRequestParamsIncludeContext {
     /// `allServers`
     AllServers,
@@ -1423,7 +1631,7 @@ __private::string_enum!(CreateMessageRequestParamsIncludeContext {
     ThisServer = "thisServer",
 });
 /// Parameters for a `sampling/createMessage` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageRequestParams {
     /// A request to include context from one or more MCP servers (including the caller), to be attached to the prompt.
     /// The client MAY ignore this request.
@@ -1459,6 +1667,25 @@ pub struct CreateMessageRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CreateMessageRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(max_tokens: i64, messages: ::std::vec::Vec<SamplingMessage>) -> Self {
+        Self {
+            include_context: ::core::option::Option::None,
+            max_tokens,
+            messages,
+            metadata: ::core::option::Option::None,
+            model_preferences: ::core::option::Option::None,
+            stop_sequences: ::core::option::Option::None,
+            system_prompt: ::core::option::Option::None,
+            temperature: ::core::option::Option::None,
+            tool_choice: ::core::option::Option::None,
+            tools: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CreateMessageRequestParams {
     opt include_context = "includeContext",
     req max_tokens = "maxTokens",
@@ -1473,6 +1700,7 @@ __private::object!(CreateMessageRequestParams {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum CreateMessageResultContent {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -1701,6 +1929,24 @@ pub struct CreateMessageResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl CreateMessageResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        content: CreateMessageResultContent,
+        model: impl ::core::convert::Into<::std::string::String>,
+        role: Role,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            content,
+            model: model.into(),
+            role,
+            stop_reason: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(CreateMessageResult {
     opt meta = "_meta",
     req content = "content",
@@ -1726,6 +1972,19 @@ pub struct DiscoverRequest {
     pub params: RequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl DiscoverRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: RequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(DiscoverRequest {
     req id = "id",
@@ -1798,6 +2057,18 @@ pub struct DiscoverResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl DiscoverResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: DiscoverResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(DiscoverResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -1814,6 +2085,17 @@ pub struct ElicitRequest {
     pub params: ElicitRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ElicitRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ElicitRequestParams) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ElicitRequest {
     req method = "method",
@@ -1848,7 +2130,7 @@ __private::object!(ElicitRequestFormParamsRequestedSchema {
     req type_ = "type",
 } extra);
 /// The parameters for a request to elicit non-sensitive information from the user via a form in the client.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequestFormParams {
     /// The message to present to the user describing what information is being requested.
     pub message: ::std::string::String,
@@ -1860,6 +2142,21 @@ pub struct ElicitRequestFormParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ElicitRequestFormParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        message: impl ::core::convert::Into<::std::string::String>,
+        requested_schema: ElicitRequestFormParamsRequestedSchema,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            mode: ::core::option::Option::None,
+            requested_schema,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ElicitRequestFormParams {
     req message = "message",
     opt mode = "mode",
@@ -1868,6 +2165,7 @@ __private::object!(ElicitRequestFormParams {
 /// The parameters for a request to elicit additional information from the user via the client.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ElicitRequestParams {
     /// A `ElicitRequestFormParams`.
     ElicitRequestFormParams(ElicitRequestFormParams),
@@ -2028,7 +2326,7 @@ impl ::core::convert::From<ElicitRequestURLParams> for ElicitRequestParams {
 pub struct ModeUrl;
 __private::constant!(ModeUrl = "url");
 /// The parameters for a request to elicit information from the user via a URL in the client.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ElicitRequestURLParams {
     /// The message to present to the user explaining why the interaction is needed.
     pub message: ::std::string::String,
@@ -2038,6 +2336,21 @@ pub struct ElicitRequestURLParams {
     pub url: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ElicitRequestURLParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        message: impl ::core::convert::Into<::std::string::String>,
+        url: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            message: message.into(),
+            mode: ::core::default::Default::default(),
+            url: url.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ElicitRequestURLParams {
     req message = "message",
@@ -2049,6 +2362,7 @@ __private::object!(ElicitRequestURLParams {
 /// - `"decline"`: User explicitly declined the action
 /// - `"cancel"`: User dismissed without making an explicit choice
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ElicitResultAction {
     /// `accept`
     Accept,
@@ -2066,6 +2380,7 @@ __private::string_enum!(ElicitResultAction {
 });
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ElicitResultContentValue {
     /// A JSON array.
     Array(::std::vec::Vec<::std::string::String>),
@@ -2220,12 +2535,24 @@ pub struct ElicitResult {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ElicitResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(action: ElicitResultAction) -> Self {
+        Self {
+            action,
+            content: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ElicitResult {
     req action = "action",
     opt content = "content",
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum EmbeddedResourceResource {
     /// A `TextResourceContents`.
     TextResourceContents(TextResourceContents),
@@ -2354,6 +2681,19 @@ pub struct EmbeddedResource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl EmbeddedResource {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(resource: EmbeddedResourceResource) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            resource,
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(EmbeddedResource {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -2364,6 +2704,7 @@ __private::object!(EmbeddedResource {
 pub type EmptyResult = Result;
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum EnumSchema {
     /// A `UntitledSingleSelectEnumSchema`.
     UntitledSingleSelectEnumSchema(UntitledSingleSelectEnumSchema),
@@ -2570,7 +2911,7 @@ impl ::core::convert::From<LegacyTitledEnumSchema> for EnumSchema {
         Self::LegacyTitledEnumSchema(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     /// The error type that occurred.
     pub code: i64,
@@ -2580,6 +2921,21 @@ pub struct Error {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Error {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Error {
     req code = "code",
@@ -2600,6 +2956,19 @@ pub struct GetPromptRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl GetPromptRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: GetPromptRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(GetPromptRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -2607,7 +2976,7 @@ __private::object!(GetPromptRequest {
     req params = "params",
 } extra);
 /// Parameters for a `prompts/get` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptRequestParams {
     pub meta: RequestMetaObject,
     /// Arguments to use for templating the prompt.
@@ -2620,6 +2989,23 @@ pub struct GetPromptRequestParams {
     pub request_state: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl GetPromptRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        meta: RequestMetaObject,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta,
+            arguments: ::core::option::Option::None,
+            input_responses: ::core::option::Option::None,
+            name: name.into(),
+            request_state: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(GetPromptRequestParams {
     req meta = "_meta",
@@ -2654,6 +3040,7 @@ __private::object!(GetPromptResult {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum GetPromptResultResponseResult {
     /// A `InputRequiredResult`.
     InputRequiredResult(InputRequiredResult),
@@ -2806,12 +3193,24 @@ pub struct GetPromptResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl GetPromptResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: GetPromptResultResponseResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(GetPromptResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
     req result = "result",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HeaderMismatchErrorError {
     pub code: i64,
     /// Additional information about the error. The value of this member is defined by the sender (e.g. detailed error information, nested errors etc.).
@@ -2820,6 +3219,21 @@ pub struct HeaderMismatchErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl HeaderMismatchErrorError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(HeaderMismatchErrorError {
     req code = "code",
@@ -2830,13 +3244,25 @@ __private::object!(HeaderMismatchErrorError {
 /// headers do not match the corresponding values in the request body, or
 /// because required headers are missing or malformed. For HTTP, the response
 /// status code MUST be `400 Bad Request`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct HeaderMismatchError {
     pub error: HeaderMismatchErrorError,
     pub id: ::core::option::Option<RequestId>,
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl HeaderMismatchError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(error: HeaderMismatchErrorError) -> Self {
+        Self {
+            error,
+            id: ::core::option::Option::None,
+            jsonrpc: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(HeaderMismatchError {
     req error = "error",
@@ -2849,6 +3275,7 @@ __private::object!(HeaderMismatchError {
 ///
 /// If not provided, the client should assume the icon can be used with any theme.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum IconTheme {
     /// `dark`
     Dark,
@@ -2862,7 +3289,7 @@ __private::string_enum!(IconTheme {
     Light = "light",
 });
 /// An optionally-sized icon that can be displayed in a user interface.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Icon {
     /// Optional MIME type override if the source MIME type is missing or generic.
     /// For example: `"image/png"`, `"image/jpeg"`, or `"image/svg+xml"`.
@@ -2889,6 +3316,19 @@ pub struct Icon {
     pub theme: ::core::option::Option<IconTheme>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Icon {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(src: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            mime_type: ::core::option::Option::None,
+            sizes: ::core::option::Option::None,
+            src: src.into(),
+            theme: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Icon {
     opt mime_type = "mimeType",
@@ -2920,7 +3360,7 @@ __private::object!(Icons {
 pub struct TypeImage;
 __private::constant!(TypeImage = "image");
 /// An image provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ImageContent {
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
@@ -2933,6 +3373,23 @@ pub struct ImageContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ImageContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        data: impl ::core::convert::Into<::std::string::String>,
+        mime_type: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            data: data.into(),
+            mime_type: mime_type.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ImageContent {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -2941,7 +3398,7 @@ __private::object!(ImageContent {
     req type_ = "type",
 } extra);
 /// Describes the MCP implementation.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Implementation {
     /// An optional human-readable description of what this implementation does.
     ///
@@ -2975,6 +3432,24 @@ pub struct Implementation {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Implementation {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        version: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            name: name.into(),
+            title: ::core::option::Option::None,
+            version: version.into(),
+            website_url: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Implementation {
     opt description = "description",
     opt icons = "icons",
@@ -2985,6 +3460,7 @@ __private::object!(Implementation {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum InputRequest {
     /// A `CreateMessageRequest`.
     CreateMessageRequest(CreateMessageRequest),
@@ -3207,6 +3683,7 @@ __private::object!(InputRequiredResult {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum InputResponse {
     /// A `CreateMessageResult`.
     CreateMessageResult(CreateMessageResult),
@@ -3338,13 +3815,25 @@ impl ::core::convert::From<ElicitResult> for InputResponse {
         Self::ElicitResult(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InputResponseRequestParams {
     pub meta: RequestMetaObject,
     pub input_responses: ::core::option::Option<InputResponses>,
     pub request_state: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl InputResponseRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(meta: RequestMetaObject) -> Self {
+        Self {
+            meta,
+            input_responses: ::core::option::Option::None,
+            request_state: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(InputResponseRequestParams {
     req meta = "_meta",
@@ -3356,7 +3845,7 @@ __private::object!(InputResponseRequestParams {
 /// values are the client's result for each request.
 pub type InputResponses = ::indexmap::IndexMap<::std::string::String, InputResponse>;
 /// A JSON-RPC error indicating that an internal error occurred on the receiver. This error is returned when the receiver encounters an unexpected condition that prevents it from fulfilling the request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InternalError {
     /// The error type that occurred.
     pub code: i64,
@@ -3366,6 +3855,21 @@ pub struct InternalError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl InternalError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(InternalError {
     req code = "code",
@@ -3382,7 +3886,7 @@ __private::object!(InternalError {
 /// - **Logging**: Invalid log level
 /// - **Elicitation**: Server requests an elicitation mode not declared in client capabilities
 /// - **Sampling**: Missing tool result or tool results mixed with other content
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InvalidParamsError {
     /// The error type that occurred.
     pub code: i64,
@@ -3393,13 +3897,28 @@ pub struct InvalidParamsError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl InvalidParamsError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(InvalidParamsError {
     req code = "code",
     opt data = "data",
     req message = "message",
 } extra);
 /// A JSON-RPC error indicating that the request is not a valid request object. This error is returned when the message structure does not conform to the JSON-RPC 2.0 specification requirements for a request (e.g., missing required fields like `jsonrpc` or `method`, or using invalid types for these fields).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct InvalidRequestError {
     /// The error type that occurred.
     pub code: i64,
@@ -3410,6 +3929,21 @@ pub struct InvalidRequestError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl InvalidRequestError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(InvalidRequestError {
     req code = "code",
     opt data = "data",
@@ -3418,13 +3952,25 @@ __private::object!(InvalidRequestError {
 pub type JSONArray = ::std::vec::Vec<::serde_json::Value>;
 pub type JSONObject = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
 /// A response to a request that indicates an error occurred.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCErrorResponse {
     pub error: Error,
     pub id: ::core::option::Option<RequestId>,
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCErrorResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(error: Error) -> Self {
+        Self {
+            error,
+            id: ::core::option::Option::None,
+            jsonrpc: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCErrorResponse {
     req error = "error",
@@ -3434,6 +3980,7 @@ __private::object!(JSONRPCErrorResponse {
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum JSONRPCMessage {
     /// A `JSONRPCRequest`.
     JSONRPCRequest(JSONRPCRequest),
@@ -3591,7 +4138,7 @@ impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCMessage {
     }
 }
 /// A notification which does not expect a response.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCNotification {
     pub jsonrpc: JsonrpcV2_0,
     pub method: ::std::string::String,
@@ -3600,6 +4147,18 @@ pub struct JSONRPCNotification {
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl JSONRPCNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(JSONRPCNotification {
     req jsonrpc = "jsonrpc",
@@ -3618,6 +4177,22 @@ pub struct JSONRPCRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl JSONRPCRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: RequestId,
+        method: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(JSONRPCRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -3627,6 +4202,7 @@ __private::object!(JSONRPCRequest {
 /// A response to a request, containing either the result or error.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum JSONRPCResponse {
     /// A `JSONRPCResultResponse`.
     JSONRPCResultResponse(JSONRPCResultResponse),
@@ -3746,6 +4322,18 @@ pub struct JSONRPCResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl JSONRPCResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: Result) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(JSONRPCResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -3792,6 +4380,19 @@ pub struct ListPromptsRequest {
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ListPromptsRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: PaginatedRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ListPromptsRequest {
     req id = "id",
@@ -3855,6 +4456,18 @@ pub struct ListPromptsResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ListPromptsResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: ListPromptsResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ListPromptsResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -3873,6 +4486,19 @@ pub struct ListResourceTemplatesRequest {
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ListResourceTemplatesRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: PaginatedRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ListResourceTemplatesRequest {
     req id = "id",
@@ -3936,6 +4562,18 @@ pub struct ListResourceTemplatesResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ListResourceTemplatesResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: ListResourceTemplatesResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ListResourceTemplatesResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -3954,6 +4592,19 @@ pub struct ListResourcesRequest {
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ListResourcesRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: PaginatedRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ListResourcesRequest {
     req id = "id",
@@ -4017,6 +4668,18 @@ pub struct ListResourcesResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ListResourcesResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: ListResourcesResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ListResourcesResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4078,6 +4741,19 @@ pub struct ListToolsRequest {
     pub params: PaginatedRequestParams,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ListToolsRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: PaginatedRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ListToolsRequest {
     req id = "id",
@@ -4141,6 +4817,18 @@ pub struct ListToolsResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ListToolsResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: ListToolsResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ListToolsResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4151,6 +4839,7 @@ __private::object!(ListToolsResultResponse {
 /// These map to syslog message severities, as specified in RFC-5424:
 /// <https://datatracker.ietf.org/doc/html/rfc5424#section-6.2.1>
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum LoggingLevel {
     /// `alert`
     Alert,
@@ -4194,6 +4883,18 @@ pub struct LoggingMessageNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl LoggingMessageNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: LoggingMessageNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(LoggingMessageNotification {
     req jsonrpc = "jsonrpc",
     req method = "method",
@@ -4211,6 +4912,19 @@ pub struct LoggingMessageNotificationParams {
     pub logger: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl LoggingMessageNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(data: ::serde_json::Value, level: LoggingLevel) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            data,
+            level,
+            logger: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(LoggingMessageNotificationParams {
     opt meta = "_meta",
@@ -4239,7 +4953,7 @@ pub type MetaObject = ::serde_json::Map<::std::string::String, ::serde_json::Val
 /// In MCP, a server returns this error when a client invokes a method the server does not implement — either a genuinely unknown method, or one gated behind a server capability the server did not advertise (e.g., calling `prompts/list` when the `prompts` capability was not advertised).
 ///
 /// A request that requires a client capability the client did not declare is signalled instead by `MissingRequiredClientCapabilityError` (`-32021`).
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MethodNotFoundError {
     /// The error type that occurred.
     pub code: i64,
@@ -4249,6 +4963,21 @@ pub struct MethodNotFoundError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl MethodNotFoundError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(MethodNotFoundError {
     req code = "code",
@@ -4265,7 +4994,7 @@ pub struct MissingRequiredClientCapabilityErrorErrorData {
 __private::object!(MissingRequiredClientCapabilityErrorErrorData {
     req required_capabilities = "requiredCapabilities",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MissingRequiredClientCapabilityErrorError {
     pub code: i64,
     pub data: MissingRequiredClientCapabilityErrorErrorData,
@@ -4273,6 +5002,22 @@ pub struct MissingRequiredClientCapabilityErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl MissingRequiredClientCapabilityErrorError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        data: MissingRequiredClientCapabilityErrorErrorData,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(MissingRequiredClientCapabilityErrorError {
     req code = "code",
@@ -4282,13 +5027,25 @@ __private::object!(MissingRequiredClientCapabilityErrorError {
 /// Returned when processing a request requires a capability the client did not
 /// declare in `clientCapabilities`. For HTTP, the response status code MUST be
 /// `400 Bad Request`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct MissingRequiredClientCapabilityError {
     pub error: MissingRequiredClientCapabilityErrorError,
     pub id: ::core::option::Option<RequestId>,
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl MissingRequiredClientCapabilityError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(error: MissingRequiredClientCapabilityErrorError) -> Self {
+        Self {
+            error,
+            id: ::core::option::Option::None,
+            jsonrpc: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(MissingRequiredClientCapabilityError {
     req error = "error",
@@ -4361,6 +5118,7 @@ __private::object!(ModelPreferences {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum MultiSelectEnumSchema {
     /// A `UntitledMultiSelectEnumSchema`.
     UntitledMultiSelectEnumSchema(UntitledMultiSelectEnumSchema),
@@ -4471,7 +5229,7 @@ impl ::core::convert::From<TitledMultiSelectEnumSchema> for MultiSelectEnumSchem
         Self::TitledMultiSelectEnumSchema(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<
@@ -4479,6 +5237,17 @@ pub struct Notification {
     >,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Notification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Notification {
     req method = "method",
@@ -4515,6 +5284,7 @@ __private::object!(NotificationParams {
     opt meta = "_meta",
 } extra);
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum NumberSchemaType {
     /// `integer`
     Integer,
@@ -4538,6 +5308,21 @@ pub struct NumberSchema {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl NumberSchema {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(type_: NumberSchemaType) -> Self {
+        Self {
+            default: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            maximum: ::core::option::Option::None,
+            minimum: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            type_,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(NumberSchema {
     opt default = "default",
     opt description = "description",
@@ -4555,6 +5340,23 @@ pub struct PaginatedRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl PaginatedRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: RequestId,
+        method: impl ::core::convert::Into<::std::string::String>,
+        params: PaginatedRequestParams,
+    ) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: method.into(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(PaginatedRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -4562,7 +5364,7 @@ __private::object!(PaginatedRequest {
     req params = "params",
 } extra);
 /// Common params for paginated requests.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PaginatedRequestParams {
     pub meta: RequestMetaObject,
     /// An opaque token representing the current pagination position.
@@ -4570,6 +5372,17 @@ pub struct PaginatedRequestParams {
     pub cursor: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PaginatedRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(meta: RequestMetaObject) -> Self {
+        Self {
+            meta,
+            cursor: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PaginatedRequestParams {
     req meta = "_meta",
@@ -4598,7 +5411,7 @@ __private::object!(PaginatedResult {
     opt result_type = "resultType",
 } extra);
 /// A JSON-RPC error indicating that invalid JSON was received by the server. This error is returned when the server cannot parse the JSON text of a message.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ParseError {
     /// The error type that occurred.
     pub code: i64,
@@ -4609,6 +5422,21 @@ pub struct ParseError {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ParseError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data: ::core::option::Option::None,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ParseError {
     req code = "code",
     opt data = "data",
@@ -4618,6 +5446,7 @@ __private::object!(ParseError {
 /// without nested objects or arrays.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum PrimitiveSchemaDefinition {
     /// A `StringSchema`.
     StringSchema(StringSchema),
@@ -4891,6 +5720,18 @@ pub struct ProgressNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProgressNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ProgressNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ProgressNotification {
     req jsonrpc = "jsonrpc",
     req method = "method",
@@ -4911,6 +5752,20 @@ pub struct ProgressNotificationParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ProgressNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(progress: ::serde_json::Number, progress_token: ProgressToken) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            message: ::core::option::Option::None,
+            progress,
+            progress_token,
+            total: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ProgressNotificationParams {
     opt meta = "_meta",
     opt message = "message",
@@ -4921,6 +5776,7 @@ __private::object!(ProgressNotificationParams {
 /// A progress token, used to associate progress notifications with the original request.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ProgressToken {
     /// A JSON string.
     String(::std::string::String),
@@ -5020,7 +5876,7 @@ impl ::core::convert::From<i64> for ProgressToken {
     }
 }
 /// A prompt or prompt template that the server offers.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
     pub meta: ::core::option::Option<MetaObject>,
     /// A list of arguments to use for templating the prompt.
@@ -5049,6 +5905,21 @@ pub struct Prompt {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Prompt {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            arguments: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            name: name.into(),
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Prompt {
     opt meta = "_meta",
     opt arguments = "arguments",
@@ -5058,7 +5929,7 @@ __private::object!(Prompt {
     opt title = "title",
 } extra);
 /// Describes an argument that a prompt can accept.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptArgument {
     /// A human-readable description of the argument.
     pub description: ::core::option::Option<::std::string::String>,
@@ -5075,6 +5946,19 @@ pub struct PromptArgument {
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PromptArgument {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            description: ::core::option::Option::None,
+            name: name.into(),
+            required: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PromptArgument {
     opt description = "description",
@@ -5111,6 +5995,17 @@ pub struct PromptMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl PromptMessage {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(content: ContentBlock, role: Role) -> Self {
+        Self {
+            content,
+            role,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(PromptMessage {
     req content = "content",
     req role = "role",
@@ -5120,7 +6015,7 @@ __private::object!(PromptMessage {
 pub struct TypeRefPrompt;
 __private::constant!(TypeRefPrompt = "ref/prompt");
 /// Identifies a prompt.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct PromptReference {
     /// Intended for programmatic or logical use, but used as a display name in past specs or fallback (if title isn't present).
     pub name: ::std::string::String,
@@ -5134,6 +6029,18 @@ pub struct PromptReference {
     pub type_: TypeRefPrompt,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl PromptReference {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(name: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            name: name.into(),
+            title: ::core::option::Option::None,
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(PromptReference {
     req name = "name",
@@ -5154,6 +6061,19 @@ pub struct ReadResourceRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ReadResourceRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: ReadResourceRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ReadResourceRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -5161,7 +6081,7 @@ __private::object!(ReadResourceRequest {
     req params = "params",
 } extra);
 /// Parameters for a `resources/read` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceRequestParams {
     pub meta: RequestMetaObject,
     pub input_responses: ::core::option::Option<InputResponses>,
@@ -5171,6 +6091,22 @@ pub struct ReadResourceRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ReadResourceRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        meta: RequestMetaObject,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta,
+            input_responses: ::core::option::Option::None,
+            request_state: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ReadResourceRequestParams {
     req meta = "_meta",
     opt input_responses = "inputResponses",
@@ -5179,6 +6115,7 @@ __private::object!(ReadResourceRequestParams {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ReadResourceResultContentsItem {
     /// A `TextResourceContents`.
     TextResourceContents(TextResourceContents),
@@ -5334,6 +6271,7 @@ __private::object!(ReadResourceResult {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ReadResourceResultResponseResult {
     /// A `InputRequiredResult`.
     InputRequiredResult(InputRequiredResult),
@@ -5488,12 +6426,24 @@ pub struct ReadResourceResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ReadResourceResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: ReadResourceResultResponseResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ReadResourceResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
     req result = "result",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Request {
     pub method: ::std::string::String,
     pub params: ::core::option::Option<
@@ -5502,6 +6452,17 @@ pub struct Request {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Request {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(method: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            method: method.into(),
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Request {
     req method = "method",
     opt params = "params",
@@ -5509,6 +6470,7 @@ __private::object!(Request {
 /// A uniquely identifying ID for a request in JSON-RPC.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum RequestId {
     /// A JSON string.
     String(::std::string::String),
@@ -5608,7 +6570,7 @@ impl ::core::convert::From<i64> for RequestId {
     }
 }
 /// Extends `MetaObject` with additional request-specific fields. All key naming rules from `MetaObject` apply.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RequestMetaObject {
     /// The client's capabilities for this specific request. Required.
     ///
@@ -5646,6 +6608,23 @@ pub struct RequestMetaObject {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl RequestMetaObject {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        client_capabilities: ClientCapabilities,
+        protocol_version: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            client_capabilities,
+            client_info: ::core::option::Option::None,
+            log_level: ::core::option::Option::None,
+            protocol_version: protocol_version.into(),
+            progress_token: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(RequestMetaObject {
     req client_capabilities = "io.modelcontextprotocol/clientCapabilities",
     opt client_info = "io.modelcontextprotocol/clientInfo",
@@ -5654,17 +6633,27 @@ __private::object!(RequestMetaObject {
     opt progress_token = "progressToken",
 } extra);
 /// Common params for any request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct RequestParams {
     pub meta: RequestMetaObject,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl RequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(meta: RequestMetaObject) -> Self {
+        Self {
+            meta,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(RequestParams {
     req meta = "_meta",
 } extra);
 /// A known resource that the server is capable of reading.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Resource {
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
@@ -5703,6 +6692,27 @@ pub struct Resource {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Resource {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            size: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Resource {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -5715,7 +6725,7 @@ __private::object!(Resource {
     req uri = "uri",
 } extra);
 /// The contents of a specific resource or sub-resource.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceContents {
     pub meta: ::core::option::Option<MetaObject>,
     /// The MIME type of this resource, if known.
@@ -5724,6 +6734,18 @@ pub struct ResourceContents {
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceContents {
     opt meta = "_meta",
@@ -5737,7 +6759,7 @@ __private::constant!(TypeResourceLink = "resource_link");
 /// A resource that the server is capable of reading, included in a prompt or tool call result.
 ///
 /// Note: resource links returned by tools are not guaranteed to appear in the results of `ListResourcesRequestresources/list` requests.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceLink {
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
@@ -5777,6 +6799,28 @@ pub struct ResourceLink {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceLink {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            size: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            type_: ::core::default::Default::default(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceLink {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -5808,7 +6852,7 @@ __private::object!(ResourceListChangedNotification {
     opt params = "params",
 } extra);
 /// Common params for resource-related requests.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceRequestParams {
     pub meta: RequestMetaObject,
     /// The URI of the resource. The URI can use any protocol; it is up to the server how to interpret it.
@@ -5816,12 +6860,26 @@ pub struct ResourceRequestParams {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        meta: RequestMetaObject,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceRequestParams {
     req meta = "_meta",
     req uri = "uri",
 } extra);
 /// A template description for resources available on the server.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceTemplate {
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
@@ -5856,6 +6914,26 @@ pub struct ResourceTemplate {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceTemplate {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        name: impl ::core::convert::Into<::std::string::String>,
+        uri_template: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            name: name.into(),
+            title: ::core::option::Option::None,
+            uri_template: uri_template.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceTemplate {
     opt meta = "_meta",
     opt annotations = "annotations",
@@ -5871,13 +6949,24 @@ __private::object!(ResourceTemplate {
 pub struct TypeRefResource;
 __private::constant!(TypeRefResource = "ref/resource");
 /// A reference to a resource or resource template definition.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceTemplateReference {
     pub type_: TypeRefResource,
     /// The URI or URI template of the resource.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceTemplateReference {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            type_: ::core::default::Default::default(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceTemplateReference {
     req type_ = "type",
@@ -5888,7 +6977,7 @@ __private::object!(ResourceTemplateReference {
 pub struct MethodNotificationsResourcesUpdated;
 __private::constant!(MethodNotificationsResourcesUpdated = "notifications/resources/updated");
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This is only sent for resources the client opted in to via the `resourceSubscriptions` field of a `SubscriptionsListenRequestsubscriptions/listen` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceUpdatedNotification {
     pub jsonrpc: JsonrpcV2_0,
     pub method: MethodNotificationsResourcesUpdated,
@@ -5896,19 +6985,42 @@ pub struct ResourceUpdatedNotification {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ResourceUpdatedNotification {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(params: ResourceUpdatedNotificationParams) -> Self {
+        Self {
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ResourceUpdatedNotification {
     req jsonrpc = "jsonrpc",
     req method = "method",
     req params = "params",
 } extra);
 /// Parameters for a `notifications/resources/updated` notification.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ResourceUpdatedNotificationParams {
     pub meta: ::core::option::Option<NotificationMetaObject>,
     /// The URI of the resource that has been updated. This might be a sub-resource of the one that the client actually subscribed to.
     pub uri: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl ResourceUpdatedNotificationParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(ResourceUpdatedNotificationParams {
     opt meta = "_meta",
@@ -5960,6 +7072,7 @@ __private::object!(ResultMetaObject {
 /// complete - the request completed successfully and the result contains the final content.
 /// input_required - the request requires additional input and the result contains an `InputRequiredResult` object with instructions for the client to provide additional input before retrying the original request.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ResultType {
     /// `complete`
     Complete,
@@ -5974,6 +7087,7 @@ __private::string_enum!(ResultType {
 });
 /// The sender or recipient of messages and data in a conversation.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum Role {
     /// `assistant`
     Assistant,
@@ -5987,7 +7101,7 @@ __private::string_enum!(Role {
     User = "user",
 });
 /// Represents a root directory or file that the server can operate on.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Root {
     pub meta: ::core::option::Option<MetaObject>,
     /// An optional name for the root. This can be used to provide a human-readable
@@ -6001,6 +7115,18 @@ pub struct Root {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Root {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(uri: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            name: ::core::option::Option::None,
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Root {
     opt meta = "_meta",
     opt name = "name",
@@ -6008,6 +7134,7 @@ __private::object!(Root {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum SamplingMessageContent {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -6222,6 +7349,18 @@ pub struct SamplingMessage {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SamplingMessage {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(content: SamplingMessageContent, role: Role) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            content,
+            role,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SamplingMessage {
     opt meta = "_meta",
     req content = "content",
@@ -6229,6 +7368,7 @@ __private::object!(SamplingMessage {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum SamplingMessageContentBlock {
     /// A `TextContent`.
     TextContent(TextContent),
@@ -6499,6 +7639,7 @@ __private::object!(ServerCapabilities {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerNotification {
     /// A `CancelledNotification`.
     CancelledNotification(CancelledNotification),
@@ -6865,6 +8006,7 @@ impl ::core::convert::From<LoggingMessageNotification> for ServerNotification {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum ServerResult {
     /// A `Result`.
     Result(Result),
@@ -7272,6 +8414,7 @@ impl ::core::convert::From<CompleteResult> for ServerResult {
 }
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum SingleSelectEnumSchema {
     /// A `UntitledSingleSelectEnumSchema`.
     UntitledSingleSelectEnumSchema(UntitledSingleSelectEnumSchema),
@@ -7383,6 +8526,7 @@ impl ::core::convert::From<TitledSingleSelectEnumSchema> for SingleSelectEnumSch
     }
 }
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum StringSchemaFormat {
     /// `date`
     Date,
@@ -7508,6 +8652,19 @@ pub struct SubscriptionsListenRequest {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SubscriptionsListenRequest {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, params: SubscriptionsListenRequestParams) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            method: ::core::default::Default::default(),
+            params,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SubscriptionsListenRequest {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -7515,7 +8672,7 @@ __private::object!(SubscriptionsListenRequest {
     req params = "params",
 } extra);
 /// Parameters for a `SubscriptionsListenRequestsubscriptions/listen` request.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct SubscriptionsListenRequestParams {
     pub meta: RequestMetaObject,
     /// The notifications the client opts in to on this stream. The server
@@ -7524,6 +8681,17 @@ pub struct SubscriptionsListenRequestParams {
     pub notifications: SubscriptionFilter,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl SubscriptionsListenRequestParams {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(meta: RequestMetaObject, notifications: SubscriptionFilter) -> Self {
+        Self {
+            meta,
+            notifications,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(SubscriptionsListenRequestParams {
     req meta = "_meta",
@@ -7547,6 +8715,17 @@ pub struct SubscriptionsListenResult {
     pub result_type: ::core::option::Option<ResultType>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl SubscriptionsListenResult {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(meta: SubscriptionsListenResultMetaObject) -> Self {
+        Self {
+            meta,
+            result_type: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(SubscriptionsListenResult {
     req meta = "_meta",
@@ -7577,6 +8756,17 @@ pub struct SubscriptionsListenResultMetaObject {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SubscriptionsListenResultMetaObject {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(subscription_id: RequestId) -> Self {
+        Self {
+            server_info: ::core::option::Option::None,
+            subscription_id,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SubscriptionsListenResultMetaObject {
     opt server_info = "io.modelcontextprotocol/serverInfo",
     req subscription_id = "io.modelcontextprotocol/subscriptionId",
@@ -7591,6 +8781,18 @@ pub struct SubscriptionsListenResultResponse {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl SubscriptionsListenResultResponse {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: RequestId, result: SubscriptionsListenResult) -> Self {
+        Self {
+            id,
+            jsonrpc: ::core::default::Default::default(),
+            result,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(SubscriptionsListenResultResponse {
     req id = "id",
     req jsonrpc = "jsonrpc",
@@ -7601,7 +8803,7 @@ __private::object!(SubscriptionsListenResultResponse {
 pub struct TypeText;
 __private::constant!(TypeText = "text");
 /// Text provided to or from an LLM.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextContent {
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional annotations for the client.
@@ -7612,13 +8814,26 @@ pub struct TextContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TextContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            text: text.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(TextContent {
     opt meta = "_meta",
     opt annotations = "annotations",
     req text = "text",
     req type_ = "type",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TextResourceContents {
     pub meta: ::core::option::Option<MetaObject>,
     /// The MIME type of this resource, if known.
@@ -7630,13 +8845,29 @@ pub struct TextResourceContents {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl TextResourceContents {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        text: impl ::core::convert::Into<::std::string::String>,
+        uri: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            mime_type: ::core::option::Option::None,
+            text: text.into(),
+            uri: uri.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(TextResourceContents {
     opt meta = "_meta",
     opt mime_type = "mimeType",
     req text = "text",
     req uri = "uri",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     /// The constant enum value.
     pub const_: ::std::string::String,
@@ -7644,6 +8875,20 @@ pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl TitledMultiSelectEnumSchemaItemsAnyOfItem {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        const_: impl ::core::convert::Into<::std::string::String>,
+        title: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            const_: const_.into(),
+            title: title.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(TitledMultiSelectEnumSchemaItemsAnyOfItem {
     req const_ = "const",
@@ -7692,7 +8937,7 @@ __private::object!(TitledMultiSelectEnumSchema {
     opt title = "title",
     req type_ = "type",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct TitledSingleSelectEnumSchemaOneOfItem {
     /// The enum value.
     pub const_: ::std::string::String,
@@ -7700,6 +8945,20 @@ pub struct TitledSingleSelectEnumSchemaOneOfItem {
     pub title: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl TitledSingleSelectEnumSchemaOneOfItem {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        const_: impl ::core::convert::Into<::std::string::String>,
+        title: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            const_: const_.into(),
+            title: title.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(TitledSingleSelectEnumSchemaOneOfItem {
     req const_ = "const",
@@ -7766,7 +9025,7 @@ __private::object!(ToolOutputSchema {
     opt schema = "$schema",
 } extra);
 /// Definition for a tool the client can call.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tool {
     pub meta: ::core::option::Option<MetaObject>,
     /// Optional additional tool information.
@@ -7818,6 +9077,26 @@ pub struct Tool {
     pub title: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Tool {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        input_schema: ToolInputSchema,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            annotations: ::core::option::Option::None,
+            description: ::core::option::Option::None,
+            icons: ::core::option::Option::None,
+            input_schema,
+            name: name.into(),
+            output_schema: ::core::option::Option::None,
+            title: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Tool {
     opt meta = "_meta",
@@ -7881,6 +9160,7 @@ __private::object!(ToolAnnotations {
 /// - `"required"`: Model MUST use at least one tool before completing
 /// - `"none"`: Model MUST NOT use any tools
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum ToolChoiceMode {
     /// `auto`
     Auto,
@@ -7933,7 +9213,7 @@ __private::object!(ToolListChangedNotification {
 pub struct TypeToolResult;
 __private::constant!(TypeToolResult = "tool_result");
 /// The result of a tool use, provided by the user back to the assistant.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolResultContent {
     /// Optional metadata about the tool result. Clients SHOULD preserve this field when
     /// including tool results in subsequent sampling requests to enable caching optimizations.
@@ -7961,6 +9241,24 @@ pub struct ToolResultContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ToolResultContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        content: ::std::vec::Vec<ContentBlock>,
+        tool_use_id: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            content,
+            is_error: ::core::option::Option::None,
+            structured_content: ::core::option::Option::None,
+            tool_use_id: tool_use_id.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ToolResultContent {
     opt meta = "_meta",
     req content = "content",
@@ -7974,7 +9272,7 @@ __private::object!(ToolResultContent {
 pub struct TypeToolUse;
 __private::constant!(TypeToolUse = "tool_use");
 /// A request from the assistant to call a tool.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct ToolUseContent {
     /// Optional metadata about the tool use. Clients SHOULD preserve this field when
     /// including tool uses in subsequent sampling requests to enable caching optimizations.
@@ -7991,6 +9289,24 @@ pub struct ToolUseContent {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl ToolUseContent {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        id: impl ::core::convert::Into<::std::string::String>,
+        input: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        name: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            meta: ::core::option::Option::None,
+            id: id.into(),
+            input,
+            name: name.into(),
+            type_: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(ToolUseContent {
     opt meta = "_meta",
     req id = "id",
@@ -7998,7 +9314,7 @@ __private::object!(ToolUseContent {
     req name = "name",
     req type_ = "type",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnsupportedProtocolVersionErrorErrorData {
     /// The protocol version that was requested by the client.
     pub requested: ::std::string::String,
@@ -8008,11 +9324,25 @@ pub struct UnsupportedProtocolVersionErrorErrorData {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl UnsupportedProtocolVersionErrorErrorData {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        requested: impl ::core::convert::Into<::std::string::String>,
+        supported: ::std::vec::Vec<::std::string::String>,
+    ) -> Self {
+        Self {
+            requested: requested.into(),
+            supported,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(UnsupportedProtocolVersionErrorErrorData {
     req requested = "requested",
     req supported = "supported",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnsupportedProtocolVersionErrorError {
     pub code: i64,
     pub data: UnsupportedProtocolVersionErrorErrorData,
@@ -8020,6 +9350,22 @@ pub struct UnsupportedProtocolVersionErrorError {
     pub message: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl UnsupportedProtocolVersionErrorError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(
+        code: i64,
+        data: UnsupportedProtocolVersionErrorErrorData,
+        message: impl ::core::convert::Into<::std::string::String>,
+    ) -> Self {
+        Self {
+            code,
+            data,
+            message: message.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(UnsupportedProtocolVersionErrorError {
     req code = "code",
@@ -8030,13 +9376,25 @@ __private::object!(UnsupportedProtocolVersionErrorError {
 /// unsupported (e.g., a known experimental or draft version the server has
 /// chosen not to implement). For HTTP, the response status code MUST be
 /// `400 Bad Request`.
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct UnsupportedProtocolVersionError {
     pub error: UnsupportedProtocolVersionErrorError,
     pub id: ::core::option::Option<RequestId>,
     pub jsonrpc: JsonrpcV2_0,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl UnsupportedProtocolVersionError {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(error: UnsupportedProtocolVersionErrorError) -> Self {
+        Self {
+            error,
+            id: ::core::option::Option::None,
+            jsonrpc: ::core::default::Default::default(),
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(UnsupportedProtocolVersionError {
     req error = "error",

@@ -372,7 +372,8 @@ impl mcp_runtime::ToolHandler for JsonSchemaTool {
                 "additionalProperties": false
             }
         });
-        serde_json::from_value(t).unwrap_or_default()
+        serde_json::from_value(t)
+            .unwrap_or_else(|_| schema::Tool::new(Default::default(), "json_schema_2020_12_tool"))
     }
 
     fn fingerprint(&self) -> &'static str {

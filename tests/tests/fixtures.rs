@@ -151,7 +151,7 @@ fn error_responses_with_their_codes() {
     ];
     for (i, (error, code)) in cases.into_iter().enumerate() {
         assert_eq!(error.code, code);
-        let resp = s::JSONRPCErrorResponse::new(Some((i as i64).into()), error);
+        let resp = s::JSONRPCErrorResponse::for_request(Some((i as i64).into()), error);
         let v = serde_json::to_value(&resp).unwrap();
         let msg: s::JSONRPCMessage = exact(&v);
         assert_eq!(msg.variant_name(), "JSONRPCErrorResponse", "{v}");
@@ -299,7 +299,10 @@ fn constructors_build_valid_messages() {
         )
         .with_request(
             "greet",
-            s::CreateMessageRequest::new(vec![s::SamplingMessage::user("Hi")], 50),
+            s::CreateMessageRequest::new(s::CreateMessageRequestParams::new(
+                50,
+                vec![s::SamplingMessage::user("Hi")],
+            )),
         )
         .with_request("roots", s::ListRootsRequest::new())
         .with_state("opaque");

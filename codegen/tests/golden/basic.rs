@@ -7,6 +7,7 @@ pub struct MethodPing;
 __private::constant!(MethodPing = "ping");
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum PingId {
     /// A JSON string.
     String(::std::string::String),
@@ -123,6 +124,18 @@ pub struct Ping {
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Ping {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(id: PingId) -> Self {
+        Self {
+            method: ::core::default::Default::default(),
+            id,
+            params: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Ping {
     req method = "method",
     req id = "id",
@@ -133,6 +146,7 @@ __private::object!(Ping {
 pub struct MethodPong;
 __private::constant!(MethodPong = "pong");
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
+#[non_exhaustive]
 pub enum PongLevel {
     /// `low`
     Low,
@@ -160,6 +174,7 @@ __private::object!(Pong {
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum Message {
     /// A `Ping`.
     Ping(Ping),
@@ -307,24 +322,42 @@ impl ::core::convert::From<Pong> for Message {
         Self::Pong(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Text {
     pub text: ::std::string::String,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
+impl Text {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            text: text.into(),
+            extra: ::core::default::Default::default(),
+        }
+    }
+}
 __private::object!(Text {
     req text = "text",
 } extra);
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Blob {
     pub blob: ::std::string::String,
+}
+impl Blob {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(blob: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self { blob: blob.into() }
+    }
 }
 __private::object!(Blob {
     req blob = "blob",
 });
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
+#[non_exhaustive]
 pub enum Contents {
     /// A `Text`.
     Text(Text),
@@ -425,12 +458,23 @@ impl ::core::convert::From<Blob> for Contents {
         Self::Blob(value)
     }
 }
-#[derive(Debug, Clone, PartialEq, Default)]
+#[derive(Debug, Clone, PartialEq)]
 pub struct Tagged {
     pub text: ::std::string::String,
     pub lang: ::core::option::Option<::std::string::String>,
     /// Properties the schema does not name, kept in order so nothing is lost on a round trip.
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+}
+impl Tagged {
+    /// A value with the required fields given and every optional one absent.
+    #[allow(clippy::too_many_arguments)]
+    pub fn new(text: impl ::core::convert::Into<::std::string::String>) -> Self {
+        Self {
+            text: text.into(),
+            lang: ::core::option::Option::None,
+            extra: ::core::default::Default::default(),
+        }
+    }
 }
 __private::object!(Tagged {
     req text = "text",

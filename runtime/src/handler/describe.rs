@@ -44,16 +44,14 @@ pub fn tool(
             ..Default::default()
         });
     Tool {
-        name: spec.name.to_string(),
         title: spec.title.map(str::to_string),
         description: spec.description.map(str::to_string),
-        input_schema,
         output_schema: output_schema.map(|mut extra| ToolOutputSchema {
             schema: take_schema_keyword(&mut extra),
             extra,
         }),
         annotations,
-        ..Default::default()
+        ..Tool::new(input_schema, spec.name)
     }
 }
 
@@ -99,18 +97,16 @@ pub fn prompt(
     let arguments: Vec<PromptArgument> = args
         .iter()
         .map(|(n, d, required)| PromptArgument {
-            name: n.to_string(),
             description: d.map(str::to_string),
             required: Some(*required),
-            ..Default::default()
+            ..PromptArgument::new(*n)
         })
         .collect();
     Prompt {
-        name: name.to_string(),
         title: title.map(str::to_string),
         description: description.map(str::to_string),
         arguments: (!arguments.is_empty()).then_some(arguments),
-        ..Default::default()
+        ..Prompt::new(name)
     }
 }
 
@@ -139,24 +135,20 @@ impl ResourceSpec<'_> {
 /// A resource descriptor, for a URI without template variables.
 pub fn resource(spec: &ResourceSpec<'_>) -> Option<Resource> {
     (!spec.is_template()).then(|| Resource {
-        uri: spec.uri.to_string(),
-        name: spec.name.to_string(),
         title: spec.title.map(str::to_string),
         description: spec.description.map(str::to_string),
         mime_type: spec.mime_type.map(str::to_string),
-        ..Default::default()
+        ..Resource::new(spec.name, spec.uri)
     })
 }
 
 /// A resource template descriptor, for a URI with template variables.
 pub fn resource_template(spec: &ResourceSpec<'_>) -> Option<ResourceTemplate> {
     spec.is_template().then(|| ResourceTemplate {
-        uri_template: spec.uri.to_string(),
-        name: spec.name.to_string(),
         title: spec.title.map(str::to_string),
         description: spec.description.map(str::to_string),
         mime_type: spec.mime_type.map(str::to_string),
-        ..Default::default()
+        ..ResourceTemplate::new(spec.name, spec.uri)
     })
 }
 

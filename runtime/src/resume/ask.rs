@@ -6,9 +6,10 @@ use crate::handler::{AskError, ElicitForm};
 use indexmap::IndexMap;
 use mcp_schema::{
     ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,
-    ClientCapabilitiesSampling, CreateMessageRequest, CreateMessageResult, ElicitRequest,
-    ElicitResult, ElicitResultAction, ElicitResultContentValue, InputRequest, InputResponse,
-    ListRootsRequest, ListRootsResult, Role, Root, SamplingMessage, Tool,
+    ClientCapabilitiesSampling, CreateMessageRequest, CreateMessageRequestParams,
+    CreateMessageResult, ElicitRequest, ElicitResult, ElicitResultAction, ElicitResultContentValue,
+    InputRequest, InputResponse, ListRootsRequest, ListRootsResult, Role, Root, SamplingMessage,
+    Tool,
 };
 use serde::de::DeserializeOwned;
 use serde::Serialize;
@@ -227,7 +228,8 @@ impl<T: ElicitForm + Send + 'static> IntoFuture for Elicit<T> {
                         Elicited::Cancel,
                         kept_action(ElicitResultAction::Cancel, None),
                     )),
-                    ElicitResultAction::Other(_) => None,
+                    // An action this runtime does not know (or a newer schema adds).
+                    _ => None,
                 }
             },
         ))
@@ -282,7 +284,7 @@ impl IntoFuture for ElicitUrl {
                     ElicitResultAction::Accept => Elicited::Accept(()),
                     ElicitResultAction::Decline => Elicited::Decline,
                     ElicitResultAction::Cancel => Elicited::Cancel,
-                    ElicitResultAction::Other(_) => return None,
+                    _ => return None,
                 };
                 Some((outcome, kept_action(action, None)))
             },
@@ -300,14 +302,17 @@ impl Sampling {
     /// A request with one user message.
     pub fn user(text: impl Into<String>) -> Self {
         Sampling {
-            request: CreateMessageRequest::new(vec![SamplingMessage::user(text)], 1000),
+            request: CreateMessageRequest::new(CreateMessageRequestParams::new(
+                1000,
+                vec![SamplingMessage::user(text)],
+            )),
         }
     }
 
     /// A request with these messages.
     pub fn messages(messages: Vec<SamplingMessage>) -> Self {
         Sampling {
-            request: CreateMessageRequest::new(messages, 1000),
+            request: CreateMessageRequest::new(CreateMessageRequestParams::new(1000, messages)),
         }
     }
 

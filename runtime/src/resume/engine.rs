@@ -17,7 +17,7 @@ use std::sync::{Arc, Mutex, MutexGuard};
 use std::task::{Context, Poll};
 
 /// What the handler sees of the request it serves.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone)]
 pub struct RequestInfo {
     /// The request's method (`tools/call`, `prompts/get`, `resources/read`).
     pub method: String,
@@ -28,6 +28,22 @@ pub struct RequestInfo {
     /// The request's whole `_meta`, as sent: protocol version, client capabilities and info, log
     /// level, progress token, and any other key in `extra`.
     pub meta: RequestMetaObject,
+}
+
+impl Default for RequestInfo {
+    /// No method or target, no caller, and the `_meta` of the newest protocol version with no
+    /// client capabilities.
+    fn default() -> Self {
+        RequestInfo {
+            method: String::new(),
+            target: String::new(),
+            principal: None,
+            meta: RequestMetaObject::new(
+                ClientCapabilities::default(),
+                mcp_schema::LATEST_PROTOCOL_VERSION,
+            ),
+        }
+    }
 }
 
 impl RequestInfo {

@@ -21,7 +21,8 @@ fn severity(level: &LoggingLevel) -> u8 {
         LoggingLevel::Critical => 5,
         LoggingLevel::Alert => 6,
         LoggingLevel::Emergency => 7,
-        LoggingLevel::Other(_) => 1,
+        // A level this runtime does not know counts as info.
+        _ => 1,
     }
 }
 

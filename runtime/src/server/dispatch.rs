@@ -107,6 +107,9 @@ impl Server {
             ClientRequest::ReadResourceRequest(r) => {
                 return Some(Box::pin(self.read_resource(r, principal, notifier, live)).await)
             }
+            // A member of a newer schema; `Incoming::parse` already answers those as unknown
+            // methods, so this is only a safe default.
+            other => Reply::error(None, Error::method_not_found(other.variant_name())),
         };
         Some(reply)
     }

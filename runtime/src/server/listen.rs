@@ -67,14 +67,12 @@ fn notification(
                 .flatten()
                 .any(|s| covers(s, &uri)) =>
         {
-            encode(&ResourceUpdatedNotification {
-                params: ResourceUpdatedNotificationParams {
+            encode(&ResourceUpdatedNotification::new(
+                ResourceUpdatedNotificationParams {
                     meta: Some(meta.clone()),
-                    uri,
-                    ..Default::default()
+                    ..ResourceUpdatedNotificationParams::new(uri)
                 },
-                ..Default::default()
-            })
+            ))
         }
         _ => None,
     }

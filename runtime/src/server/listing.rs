@@ -172,12 +172,14 @@ impl Server {
 
     pub(crate) fn complete(&self, params: &CompleteRequestParams) -> CompleteResult {
         let target = match &params.ref_ {
-            CompleteRequestParamsRef::PromptReference(p) => p.name.as_str(),
-            CompleteRequestParamsRef::ResourceTemplateReference(r) => r.uri.as_str(),
+            CompleteRequestParamsRef::PromptReference(p) => Some(p.name.as_str()),
+            CompleteRequestParamsRef::ResourceTemplateReference(r) => Some(r.uri.as_str()),
+            // A kind of reference this runtime does not know: nothing to complete.
+            _ => None,
         };
-        let mut values = match &self.completion {
-            Some(f) => f(target, &params.argument.name, &params.argument.value),
-            None => Vec::new(),
+        let mut values = match (target, &self.completion) {
+            (Some(target), Some(f)) => f(target, &params.argument.name, &params.argument.value),
+            _ => Vec::new(),
         };
         let total = values.len();
         values.truncate(MAX_COMPLETIONS);

@@ -329,11 +329,7 @@ impl ServerBuilder {
             codec = hook(codec);
         }
         Ok(Server {
-            info: Implementation {
-                name: self.name,
-                version: self.version,
-                ..Default::default()
-            },
+            info: Implementation::new(self.name, self.version),
             instructions: self.instructions,
             tools,
             prompts,

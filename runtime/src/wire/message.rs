@@ -113,6 +113,12 @@ impl Incoming {
     /// Read one message; a request must be of one of the `supported` protocol versions.
     pub(crate) fn parse(bytes: &[u8], supported: &[&str]) -> Incoming {
         match serde_json::from_slice::<ClientRequest>(bytes) {
+            Ok(request) if !known(&request) => {
+                let id = serde_json::to_value(&request)
+                    .ok()
+                    .and_then(|v| serde_json::from_value(v.get("id")?.clone()).ok());
+                reject(id, Error::method_not_found(request.variant_name()), None)
+            }
             Ok(request) => match version_error(request_meta(&request), supported) {
                 None => Incoming::Request(Box::new(request)),
                 Some(error) => {
@@ -160,6 +166,7 @@ fn diagnose(bytes: &[u8], typed: serde_json::Error, supported: &[&str]) -> Incom
         JSONRPCMessage::JSONRPCResultResponse(_) | JSONRPCMessage::JSONRPCErrorResponse(_) => {
             return Incoming::Response
         }
+        _ => return reject_envelope(&value),
     };
     let JSONRPCRequest {
         id, method, params, ..
@@ -300,6 +307,29 @@ fn reject_envelope(value: &Value) -> Incoming {
     reject(id, why, None)
 }
 
+/// Whether this runtime serves the request's member. `ClientRequest` is `#[non_exhaustive]`: a
+/// member added by a newer mcp-schema is answered as an unknown method when parsed, so the
+/// accessors below never see one (their fallbacks only keep them total).
+fn known(r: &ClientRequest) -> bool {
+    matches!(
+        r,
+        ClientRequest::DiscoverRequest(_)
+            | ClientRequest::ListResourcesRequest(_)
+            | ClientRequest::ListResourceTemplatesRequest(_)
+            | ClientRequest::ReadResourceRequest(_)
+            | ClientRequest::SubscriptionsListenRequest(_)
+            | ClientRequest::ListPromptsRequest(_)
+            | ClientRequest::GetPromptRequest(_)
+            | ClientRequest::ListToolsRequest(_)
+            | ClientRequest::CallToolRequest(_)
+            | ClientRequest::CompleteRequest(_)
+    )
+}
+
+/// The id and `_meta` the accessors give for a member this runtime does not know.
+static UNKNOWN_ID: RequestId = RequestId::Integer(0);
+static UNKNOWN_META: std::sync::OnceLock<RequestMetaObject> = std::sync::OnceLock::new();
+
 /// The id of a typed request.
 pub(crate) fn request_id(r: &ClientRequest) -> &RequestId {
     match r {
@@ -313,6 +343,7 @@ pub(crate) fn request_id(r: &ClientRequest) -> &RequestId {
         ClientRequest::ListToolsRequest(r) => &r.id,
         ClientRequest::CallToolRequest(r) => &r.id,
         ClientRequest::CompleteRequest(r) => &r.id,
+        _ => &UNKNOWN_ID,
     }
 }
 
@@ -329,6 +360,9 @@ pub(crate) fn request_meta(r: &ClientRequest) -> &RequestMetaObject {
         ClientRequest::ListToolsRequest(r) => &r.params.meta,
         ClientRequest::CallToolRequest(r) => &r.params.meta,
         ClientRequest::CompleteRequest(r) => &r.params.meta,
+        _ => UNKNOWN_META.get_or_init(|| {
+            RequestMetaObject::new(Default::default(), mcp_schema::LATEST_PROTOCOL_VERSION)
+        }),
     }
 }
 
@@ -347,6 +381,7 @@ pub(crate) fn request_head(r: &ClientRequest) -> RequestHead<'_> {
         ClientRequest::ListToolsRequest(_) => (methods::TOOLS_LIST, None),
         ClientRequest::CallToolRequest(r) => (methods::TOOLS_CALL, Some(r.params.name.as_str())),
         ClientRequest::CompleteRequest(_) => (methods::COMPLETION_COMPLETE, None),
+        other => (other.variant_name(), None),
     };
     RequestHead {
         method,
@@ -374,7 +409,7 @@ struct ResultEnvelope<'a> {
 impl Reply {
     /// The error reply to request `id`.
     pub fn error(id: Option<RequestId>, error: Error) -> Self {
-        Reply::Error(Box::new(JSONRPCErrorResponse::new(id, error)))
+        Reply::Error(Box::new(JSONRPCErrorResponse::for_request(id, error)))
     }
 
     /// The result reply to request `id`.
@@ -406,7 +441,7 @@ impl Reply {
                 Reply::Error(e) => e.id.clone(),
             };
             let error = Error::internal(format!("the reply does not serialize: {e}"));
-            serde_json::to_string(&JSONRPCErrorResponse::new(id, error)).unwrap_or_default()
+            serde_json::to_string(&JSONRPCErrorResponse::for_request(id, error)).unwrap_or_default()
         })
     }
 

@@ -49,12 +49,14 @@ fn answer(_key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientEr
                     json!({"action": "accept", "content": sample_object(&schema)})
                 }
                 ElicitRequestParams::ElicitRequestURLParams(_) => json!({"action": "accept"}),
+                other => return Err(ClientError::Unanswerable(other.variant_name().to_string())),
             },
             InputRequest::CreateMessageRequest(_) => json!({
                 "role": "assistant", "model": "conformance-client",
                 "content": {"type": "text", "text": "ok"}
             }),
             InputRequest::ListRootsRequest(_) => json!({"roots": []}),
+            other => return Err(ClientError::Unanswerable(other.variant_name().to_string())),
         })
     })
 }
