@@ -1,6 +1,11 @@
 //! Golden tests: a small schema beside its expected Rust output, so every change to the
-//! generator shows up as a reviewable diff. `UPDATE_GOLDEN=1 cargo test -p mcp-codegen --test golden`
-//! rewrites the expected files.
+//! generator shows up as a reviewable diff. The support module every generated file ends with
+//! (`mod __private`: the serde macros and dispatch helpers) is the same for every schema, so it
+//! is kept once, in `golden/support.rs`, and each `<name>.rs` holds only the schema's own types.
+//! `UPDATE_GOLDEN=1 cargo test -p mcp-codegen --test golden` rewrites the expected files.
+
+/// Where the shared support module starts in a generated file.
+const SUPPORT: &str = "/// Support code for the generated types; not a public API.\n";
 
 use std::path::Path;
 
@@ -22,9 +27,18 @@ fn golden_outputs_match() {
             .generate_string()
             .unwrap()
             .code;
+        let at = code.find(SUPPORT).expect("every generated file ends with the support module");
+        let (code, support) = code.split_at(at);
+        let support_path = dir.join("support.rs");
         if std::env::var_os("UPDATE_GOLDEN").is_some() {
-            std::fs::write(&expected_path, &code).unwrap();
+            std::fs::write(&expected_path, code).unwrap();
+            std::fs::write(&support_path, support).unwrap();
         }
+        assert!(
+            std::fs::read_to_string(&support_path).unwrap_or_default() == support,
+            "{} differs from the generator's support module; review and run with UPDATE_GOLDEN=1",
+            support_path.display()
+        );
         let expected = std::fs::read_to_string(&expected_path).unwrap_or_else(|e| {
             panic!(
                 "{}: {e} (run with UPDATE_GOLDEN=1)",

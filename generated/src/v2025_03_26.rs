@@ -6774,12 +6774,15 @@ mod __private {
             key: ::std::string::String,
             map: &mut A,
         ) -> ::core::result::Result<(), A::Error> {
-            if self.contains_key(&key) {
-                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            match self.entry(key) {
+                ::serde_json::map::Entry::Vacant(slot) => {
+                    slot.insert(map.next_value()?);
+                    ::core::result::Result::Ok(())
+                }
+                ::serde_json::map::Entry::Occupied(slot) => {
+                    ::core::result::Result::Err(duplicate::<A::Error>(slot.key()))
+                }
             }
-            let value = map.next_value()?;
-            self.insert(key, value);
-            ::core::result::Result::Ok(())
         }
     }
 
@@ -6789,12 +6792,15 @@ mod __private {
             key: ::std::string::String,
             map: &mut A,
         ) -> ::core::result::Result<(), A::Error> {
-            if self.contains_key(&key) {
-                return ::core::result::Result::Err(duplicate::<A::Error>(&key));
+            match self.entry(key) {
+                ::indexmap::map::Entry::Vacant(slot) => {
+                    slot.insert(map.next_value()?);
+                    ::core::result::Result::Ok(())
+                }
+                ::indexmap::map::Entry::Occupied(slot) => {
+                    ::core::result::Result::Err(duplicate::<A::Error>(slot.key()))
+                }
             }
-            let value = map.next_value()?;
-            self.insert(key, value);
-            ::core::result::Result::Ok(())
         }
     }
 
