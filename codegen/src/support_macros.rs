@@ -156,6 +156,7 @@ macro_rules! string_enum {
 pub(crate) use string_enum;
 
 /// Read a field's value into its slot; a second occurrence of the key is an error.
+#[inline]
 pub fn once<'de, T: ::serde::Deserialize<'de>, A: ::serde::de::MapAccess<'de>>(
     slot: &mut ::core::option::Option<T>,
     name: &'static str,
@@ -219,6 +220,7 @@ fn duplicate<E: ::serde::de::Error>(key: &str) -> E {
 }
 
 /// Keep an unknown property (see [`Extra`]).
+#[inline]
 pub fn put_extra<'de, M: Extra<'de>, A: ::serde::de::MapAccess<'de>>(
     extra: &mut M,
     key: ::std::string::String,

@@ -27,7 +27,9 @@ fn golden_outputs_match() {
             .generate_string()
             .unwrap()
             .code;
-        let at = code.find(SUPPORT).expect("every generated file ends with the support module");
+        let at = code
+            .find(SUPPORT)
+            .expect("every generated file ends with the support module");
         let (code, support) = code.split_at(at);
         let support_path = dir.join("support.rs");
         if std::env::var_os("UPDATE_GOLDEN").is_some() {

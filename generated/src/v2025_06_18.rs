@@ -7026,6 +7026,7 @@ mod __private {
     pub(crate) use string_enum;
 
     /// Read a field's value into its slot; a second occurrence of the key is an error.
+    #[inline]
     pub fn once<'de, T: ::serde::Deserialize<'de>, A: ::serde::de::MapAccess<'de>>(
         slot: &mut ::core::option::Option<T>,
         name: &'static str,
@@ -7089,6 +7090,7 @@ mod __private {
     }
 
     /// Keep an unknown property (see [`Extra`]).
+    #[inline]
     pub fn put_extra<'de, M: Extra<'de>, A: ::serde::de::MapAccess<'de>>(
         extra: &mut M,
         key: ::std::string::String,
