@@ -6,6 +6,8 @@ use serde_json::json;
 #[allow(dead_code)]
 mod golden {
     include!("../../codegen/tests/golden/basic.rs");
+    // The golden keeps the shared support module apart; the generated file ends with it.
+    include!("../../codegen/tests/golden/support.rs");
 }
 
 #[test]
