@@ -8,13 +8,23 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 
-cargo package -q --allow-dirty -p mcp-codegen -p mcp-schema -p mcp-macros -p mcp-runtime
+# cargo verifies each package against the others through a temporary local registry, and keeps
+# what it extracted from that registry under CARGO_HOME; an extraction left by an earlier run of
+# the same version would be used instead of this run's packages, so it goes first.
+# Cargo also never rebuilds a registry crate it has built before (a registry version is taken as
+# immutable), so verification builds in a target directory of its own, emptied first.
+pkg_target="$target/package-verify"
+rm -rf "$pkg_target"
+for stale in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-{codegen,schema,macros,runtime}-0.1.0; do
+  rm -rf "$stale"
+done
+CARGO_TARGET_DIR="$pkg_target" cargo package -q --allow-dirty -p mcp-codegen -p mcp-schema -p mcp-macros -p mcp-runtime
 
 spec=${MCP_SPEC_DIR:-$root/../shared/mcp-spec}
 spec=$(cd "$spec" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tar -xzf "$target/package/mcp-codegen-0.1.0.crate" -C "$work"
+tar -xzf "$pkg_target/package/mcp-codegen-0.1.0.crate" -C "$work"
 mkdir -p "$work/user/src"
 cat > "$work/user/Cargo.toml" <<TOML
 [package]
