@@ -1,5 +1,5 @@
 //! The load generator's servers do the same job: every flow the benchmark runs completes with
-//! the expected text against this project's server, the rmcp peer and the rust-mcp-sdk peer, and a
+//! the expected text against this project's bench and fixture servers, the rmcp peer and the rust-mcp-sdk peer, and a
 //! tampered `requestState` is refused by all three (so neither side skips the integrity check it is timed on).
 
 #[path = "../examples/load/generator.rs"]
@@ -21,6 +21,7 @@ async fn spawn(which: &str) -> String {
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     match which {
         "ours" => tokio::spawn(ours::serve(listener)),
+        "fixture" => tokio::spawn(ours::serve_fixture(listener)),
         "rmcp" => tokio::spawn(rmcp_peer::serve(listener)),
         _ => tokio::spawn(rmsdk_peer::serve(listener)),
     };
@@ -128,5 +129,24 @@ async fn both_servers_refuse_a_tampered_state() {
         )
         .await;
         assert_eq!(third["error"]["code"], -32602, "{which}: {third}");
+    }
+}
+
+/// The conformance fixture server, which the end-to-end table also measures, completes the
+/// flows it is timed on (it has no `bench_rounds`).
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn the_fixture_server_completes_the_end_to_end_flows() {
+    let url = spawn("fixture").await;
+    let client = generator::client();
+    for (flow, want) in [
+        (Flow::plain(), 1),
+        (Flow::elicitation(), 2),
+        (Flow::multi_round(), 3),
+    ] {
+        let mut id = 0;
+        let rounds = generator::run_flow(&client, &url, &flow, &mut id)
+            .await
+            .unwrap_or_else(|e| panic!("fixture: {}: {e}", flow.label));
+        assert_eq!(rounds, want, "fixture: {}", flow.label);
     }
 }

@@ -164,6 +164,17 @@ pub async fn run_flow(
     flow: &Flow,
     id: &mut u64,
 ) -> Result<u64, String> {
+    run_flow_timed(client, url, flow, id, None).await
+}
+
+/// [`run_flow`], recording each request's latency (µs, in the order sent) into `each`.
+pub async fn run_flow_timed(
+    client: &HttpClient,
+    url: &str,
+    flow: &Flow,
+    id: &mut u64,
+    mut each: Option<&mut Vec<u32>>,
+) -> Result<u64, String> {
     let mut params = json!({
         "name": flow.tool,
         "arguments": flow.arguments,
@@ -175,7 +186,11 @@ pub async fn run_flow(
     });
     for round in 1..=70u64 {
         *id += 1;
+        let sent = Instant::now();
         let reply = call(client, url, flow.tool, *id, &params).await?;
+        if let Some(each) = each.as_deref_mut() {
+            each.push(sent.elapsed().as_micros().min(u32::MAX as u128) as u32);
+        }
         let result = reply
             .get("result")
             .ok_or_else(|| format!("error reply: {reply}"))?;

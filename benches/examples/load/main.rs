@@ -2,11 +2,15 @@
 //! servers on rmcp 3.11 and on rust-mcp-sdk 2.0 (built on rust-mcp-schema 2.0), each in its own
 //! process, measured in turn in one invocation.
 //!
-//! `cargo run --release -p mcp-benches --example load -- [--seconds S] [--reps N]` prints the
-//! Markdown tables that `benches/run.sh` puts into BENCHMARKS.md: every scenario runs N times
-//! for S seconds per server (defaults 16 and 0.125), the servers taking turns, so a stall of the
-//! shared machine falls on all of them alike. `load serve NAME` is the server
-//! side (it prints `PORT <n>` once listening); the generator starts all three itself.
+//! `cargo run --release -p mcp-benches --example load -- [--seconds S] [--reps N]
+//! [--generator-threads T]` prints the Markdown tables that `benches/run.sh` puts into
+//! BENCHMARKS.md: every scenario runs N times for S seconds per server (defaults 16 and 0.125),
+//! the servers taking turns, so a stall of the shared machine falls on all of them alike. The
+//! generator runs on T threads (default 2; 1 is a single-threaded runtime, one client thread as
+//! a separate load generator would have). `load serve NAME` is the server side (it prints
+//! `PORT <n>` once listening); the generator starts every server itself: this project's bench
+//! server (`ours`), its conformance fixture server (`fixture`, end-to-end table only: it has no
+//! `bench_rounds`), rmcp's and rust-mcp-sdk's.
 //! `load legacy [--seconds S] [--reps N]` measures the 2025-era flow instead (initialize, a
 //! call whose elicitation is a real request to the client, DELETE) against rmcp's legacy
 //! session mode.
@@ -157,35 +161,89 @@ async fn measure_open(t: &Target, flow: &Flow, rate: f64, d: Duration, into: &mu
     into.add(o, t.cpu_us().saturating_sub(before));
 }
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("serve") {
-        return serve(args.get(1).map(String::as_str)).await;
+        // Every server runs on tokio's default runtime (a worker per core), as its users' would.
+        let runtime = match std::env::var("LOAD_SERVER_THREADS")
+            .ok()
+            .and_then(|t| t.parse().ok())
+        {
+            Some(0) => tokio::runtime::Builder::new_current_thread()
+                .enable_all()
+                .build(),
+            Some(n) => tokio::runtime::Builder::new_multi_thread()
+                .worker_threads(n)
+                .enable_all()
+                .build(),
+            None => tokio::runtime::Runtime::new(),
+        };
+        return match runtime {
+            Ok(rt) => rt.block_on(serve(args.get(1).map(String::as_str))),
+            Err(e) => {
+                eprintln!("runtime: {e}");
+                std::process::ExitCode::FAILURE
+            }
+        };
     }
     let legacy = args.first().map(String::as_str) == Some("legacy");
+    let probe = args.first().map(String::as_str) == Some("probe");
     let mut seconds = 0.125f64;
     let mut reps = 16usize;
-    let mut it = args.iter().skip(usize::from(legacy));
+    let mut threads = 2usize;
+    let mut server = "ours".to_string();
+    let mut flow = "multi".to_string();
+    let mut concurrency = 8usize;
+    let mut it = args.iter().skip(usize::from(legacy || probe));
     while let Some(a) = it.next() {
+        if probe && matches!(a.as_str(), "--server" | "--flow") {
+            let Some(v) = it.next() else { break };
+            if a == "--server" {
+                server = v.clone();
+            } else {
+                flow = v.clone();
+            }
+            continue;
+        }
         let v = it.next().and_then(|v| v.parse::<f64>().ok());
         match (a.as_str(), v) {
             ("--seconds", Some(v)) if v > 0.0 => seconds = v,
             ("--reps", Some(v)) if v >= 1.0 => reps = v as usize,
+            ("--generator-threads", Some(v)) if v >= 1.0 => threads = v as usize,
+            ("--concurrency", Some(v)) if probe && v >= 1.0 => concurrency = v as usize,
             _ => {
                 eprintln!(
-                    "usage: load [legacy] [--seconds S] [--reps N] | load serve {}|rmcp-legacy",
+                    "usage: load [legacy] [--seconds S] [--reps N] [--generator-threads T] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] | load serve {}|rmcp-legacy",
                     SERVERS.join("|")
                 );
                 return std::process::ExitCode::from(2);
             }
         }
     }
-    let d = Duration::from_secs_f64(seconds);
-    let outcome = if legacy {
-        run_legacy(d, reps).await
+    let runtime = if threads == 1 {
+        tokio::runtime::Builder::new_current_thread()
+            .enable_all()
+            .build()
     } else {
-        run(d, reps).await
+        tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(threads)
+            .enable_all()
+            .build()
+    };
+    let runtime = match runtime {
+        Ok(rt) => rt,
+        Err(e) => {
+            eprintln!("runtime: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    let d = Duration::from_secs_f64(seconds);
+    let outcome = if probe {
+        runtime.block_on(run_probe(&server, &flow, concurrency, d, reps))
+    } else if legacy {
+        runtime.block_on(run_legacy(d, reps))
+    } else {
+        runtime.block_on(run(d, reps))
     };
     match outcome {
         Ok(()) => std::process::ExitCode::SUCCESS,
@@ -208,6 +266,7 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
     println!("PORT {port}");
     let result = match which {
         Some("ours") => ours::serve(listener).await,
+        Some("fixture") => ours::serve_fixture(listener).await,
         Some("rmcp") => rmcp_peer::serve(listener).await,
         Some("rust-mcp-sdk") => rmsdk_peer::serve(listener).await,
         Some("rmcp-legacy") => rmcp_legacy::serve(listener).await,
@@ -225,25 +284,34 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
     }
 }
 
-/// The servers under test; this project's first, then the peers.
-const SERVERS: [&str; 3] = ["ours", "rmcp", "rust-mcp-sdk"];
+/// The servers under test; this project's two first (the bench server, then the conformance
+/// fixture server), then the peers.
+const SERVERS: [&str; 4] = ["ours", "fixture", "rmcp", "rust-mcp-sdk"];
+/// The servers of the replay and open-loop tables (the fixture server has no `bench_rounds`).
+const MAIN: [usize; 3] = [0, 2, 3];
 /// How many servers are measured side by side.
 const N: usize = SERVERS.len();
 
-/// The servers' CPU time per HTTP request (every completed request), one cell each.
-fn cpu_cells(ms: &[Merged; N]) -> String {
-    ms.iter()
-        .map(|m| format!("{:.0}", m.cpu_per(m.all_requests)))
+/// The servers' CPU time per HTTP request (every completed request), one cell each, for the
+/// servers `of`.
+fn cpu_cells(ms: &[Merged; N], of: &[usize]) -> String {
+    of.iter()
+        .map(|&s| format!("{:.0}", ms[s].cpu_per(ms[s].all_requests)))
         .collect::<Vec<_>>()
         .join(" | ")
 }
 
-/// The servers' failed flows, in one cell.
-fn error_cell(ms: &[Merged; N]) -> String {
-    ms.iter()
-        .map(|m| m.errors.to_string())
+/// The failed flows of the servers `of`, in one cell.
+fn error_cell(ms: &[Merged; N], of: &[usize]) -> String {
+    of.iter()
+        .map(|&s| ms[s].errors.to_string())
         .collect::<Vec<_>>()
         .join(" / ")
+}
+
+/// p50 / p99 / p99.9 of a flow's latency in ms, as a table cell.
+fn tail_cell(m: &Merged) -> String {
+    format!("{:.2} / {:.2} / {:.2}", m.ms(0.5), m.ms(0.99), m.ms(0.999))
 }
 
 /// `a / b`, as a table cell.
@@ -257,13 +325,12 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         targets.push(Target::start(name).await?);
     }
     // Warm up every server (connections, allocator, lazy statics) and check they do the same job.
-    for t in &targets {
-        for flow in [
-            Flow::plain(),
-            Flow::elicitation(),
-            Flow::multi_round(),
-            Flow::rounds(3),
-        ] {
+    for (s, t) in targets.iter().enumerate() {
+        let mut flows = vec![Flow::plain(), Flow::elicitation(), Flow::multi_round()];
+        if MAIN.contains(&s) {
+            flows.push(Flow::rounds(3));
+        }
+        for flow in flows {
             let o = generator::run(&t.client, &t.url, &flow, 32, Duration::from_millis(300)).await;
             if o.flows == 0 || o.errors > 0 {
                 return Err(format!(
@@ -296,6 +363,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     for rep in 0..reps {
         // Rotate who goes first in each repetition.
         let order: [usize; N] = std::array::from_fn(|i| (i + rep) % N);
+        let main_order: Vec<usize> = order.iter().copied().filter(|s| MAIN.contains(s)).collect();
         for (i, (flow, conc)) in e2e.iter().enumerate() {
             for &s in &order {
                 measure(&targets[s], flow, *conc, d, &mut e2e_results[i][s]).await;
@@ -303,65 +371,65 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             }
         }
         for (i, flow) in replay.iter().enumerate() {
-            for &s in &order {
+            for &s in &main_order {
                 measure(&targets[s], flow, 1, d, &mut replay_results[i][s]).await;
             }
         }
         for (i, (flow, rate)) in open.iter().enumerate() {
-            for &s in &order {
+            for &s in &main_order {
                 measure_open(&targets[s], flow, *rate, d, &mut open_results[i][s]).await;
             }
         }
     }
 
-    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.3} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request, summed over all runs because /proc counts it in 10-ms ticks; rms = rust-mcp-sdk)\n", d.as_secs_f64());
-    println!("| flow | concurrency | ours flows/s | rmcp flows/s | ratio ours/rmcp | rust-mcp-sdk flows/s | ratio ours/rms | ours p50 / p99 ms | rmcp p50 / p99 ms | rust-mcp-sdk p50 / p99 ms | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
-    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
+    let all: Vec<usize> = (0..N).collect();
+    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.3} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request, summed over all runs because /proc counts it in 10-ms ticks; \"ours\" is the bench server, \"fixture\" the conformance fixture server (`mcp_tests::conformance::server`); rms = rust-mcp-sdk)\n", d.as_secs_f64());
+    println!("| flow | concurrency | ours flows/s | fixture flows/s | rmcp flows/s | ratio ours/rmcp | ratio fixture/rmcp | rust-mcp-sdk flows/s | ratio ours/rms | ours p50 / p99 / p99.9 ms | fixture p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | rust-mcp-sdk p50 / p99 / p99.9 ms | CPU µs/req ours / fixture / rmcp / rms | errors ours / fixture / rmcp / rms |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, conc), ms) in e2e.iter().zip(&e2e_results) {
-        let [o, r, k] = ms;
+        let [o, f, r, k] = ms;
         println!(
-            "| {} | {} | {:.0} | {:.0} | {} | {:.0} | {} | {:.2} / {:.2} | {:.2} / {:.2} | {:.2} / {:.2} | {} | {} |",
+            "| {} | {} | {:.0} | {:.0} | {:.0} | {} | {} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
             flow.label,
             conc,
             o.rate(),
+            f.rate(),
             r.rate(),
             ratio(o.rate(), r.rate()),
+            ratio(f.rate(), r.rate()),
             k.rate(),
             ratio(o.rate(), k.rate()),
-            o.ms(0.5),
-            o.ms(0.99),
-            r.ms(0.5),
-            r.ms(0.99),
-            k.ms(0.5),
-            k.ms(0.99),
-            cpu_cells(ms),
-            error_cell(ms)
+            tail_cell(o),
+            tail_cell(f),
+            tail_cell(r),
+            tail_cell(k),
+            cpu_cells(ms, &all).replace(" | ", " / "),
+            error_cell(ms, &all)
         );
     }
     println!("\n#### Latency at a fixed offered load (open loop: flows start on schedule whether or not earlier ones finished; {reps} runs of {:.3} s per server; latency of a whole flow from its start)\n", d.as_secs_f64());
     println!("| flow | offered flows/s | ours p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | rust-mcp-sdk p50 / p99 / p99.9 ms | p99 ratio rmcp/ours | p99 ratio rms/ours | ours CPU µs/req | rmcp CPU µs/req | rust-mcp-sdk CPU µs/req | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, rate), ms) in open.iter().zip(&open_results) {
-        let [o, r, k] = ms;
-        let p = |m: &Merged| format!("{:.2} / {:.2} / {:.2}", m.ms(0.5), m.ms(0.99), m.ms(0.999));
+        let [o, _, r, k] = ms;
         println!(
             "| {} | {:.0} | {} | {} | {} | {} | {} | {} | {} |",
             flow.label,
             rate,
-            p(o),
-            p(r),
-            p(k),
+            tail_cell(o),
+            tail_cell(r),
+            tail_cell(k),
             ratio(r.ms(0.99), o.ms(0.99)),
             ratio(k.ms(0.99), o.ms(0.99)),
-            cpu_cells(ms),
-            error_cell(ms)
+            cpu_cells(ms, &MAIN),
+            error_cell(ms, &MAIN)
         );
     }
     println!("\n#### Replay cost (`bench_rounds`: N questions, N + 1 requests per flow, concurrency 1; server CPU per complete flow, summed over all runs; flows/s: median of the runs)\n");
     println!("| input rounds | ours CPU µs/flow | rmcp CPU µs/flow | ratio rmcp/ours | rust-mcp-sdk CPU µs/flow | ratio rms/ours | flows/s ours / rmcp / rms | errors ours / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|");
     for (flow, ms) in replay.iter().zip(&replay_results) {
-        let [o, r, k] = ms;
+        let [o, _, r, k] = ms;
         // CPU per request over every completed request, times requests per flow.
         let per_flow =
             |m: &Merged| m.cpu_per(m.all_requests) * m.requests as f64 / m.flows.max(1) as f64;
@@ -377,10 +445,10 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             o.rate(),
             r.rate(),
             k.rate(),
-            error_cell(ms)
+            error_cell(ms, &MAIN)
         );
     }
-    println!("\n#### Server memory (KiB; RSS after warm-up, median and highest RSS seen after each end-to-end run, RSS at the end, peak RSS of the process; ratio = the server's peak / ours)\n");
+    println!("\n#### Server memory (KiB; RSS after warm-up, median and highest RSS seen after each end-to-end run, RSS at the end, peak RSS of the process; ratio = the server's peak / ours; the fixture server runs the end-to-end table only)\n");
     println!(
         "| server | flows served | RSS after warm-up | median after a run | highest after a run | at the end | peak | ratio peak/ours |"
     );
@@ -489,6 +557,108 @@ async fn run_legacy(d: Duration, reps: usize) -> Result<(), String> {
         if let Some(e) = &m.first_error {
             eprintln!("first error: {e}");
         }
+    }
+    Ok(())
+}
+
+/// One server, one flow, one concurrency: latency of the whole flow and of each request of it
+/// by its place in the flow (p50 / p99 / p99.9 / max) and a histogram of flow latencies, to find
+/// where a tail comes from. `reps` runs of `d`.
+async fn run_probe(
+    server: &str,
+    flow: &str,
+    conc: usize,
+    d: Duration,
+    reps: usize,
+) -> Result<(), String> {
+    let name = SERVERS
+        .into_iter()
+        .find(|s| *s == server)
+        .ok_or_else(|| format!("no server {server}; one of {}", SERVERS.join(", ")))?;
+    let flow = match flow {
+        "plain" => Flow::plain(),
+        "elicitation" => Flow::elicitation(),
+        "multi" => Flow::multi_round(),
+        other => return Err(format!("no flow {other}; plain, elicitation or multi")),
+    };
+    let t = Target::start(name).await?;
+    generator::run(&t.client, &t.url, &flow, 32, Duration::from_millis(300)).await;
+    let mut flows: Vec<u32> = Vec::new();
+    let mut by_place: Vec<Vec<u32>> = Vec::new();
+    let (mut count, mut cpu, mut requests) = (0u64, 0u64, 0u64);
+    for _ in 0..reps {
+        let before = t.cpu_us();
+        let deadline = std::time::Instant::now() + d;
+        let workers: Vec<_> = (0..conc)
+            .map(|w| {
+                let (client, url, flow) = (t.client.clone(), t.url.clone(), flow.clone());
+                tokio::spawn(async move {
+                    let mut id = (w as u64) << 40;
+                    let mut out: Vec<(u32, Vec<u32>)> = Vec::new();
+                    while std::time::Instant::now() < deadline {
+                        let start = std::time::Instant::now();
+                        let mut each = Vec::new();
+                        if generator::run_flow_timed(&client, &url, &flow, &mut id, Some(&mut each))
+                            .await
+                            .is_ok()
+                        {
+                            out.push((start.elapsed().as_micros() as u32, each));
+                        }
+                    }
+                    out
+                })
+            })
+            .collect();
+        for w in workers {
+            for (total, each) in w.await.map_err(|e| e.to_string())? {
+                count += 1;
+                requests += each.len() as u64;
+                flows.push(total);
+                for (i, us) in each.into_iter().enumerate() {
+                    if by_place.len() <= i {
+                        by_place.push(Vec::new());
+                    }
+                    by_place[i].push(us);
+                }
+            }
+        }
+        cpu += t.cpu_us().saturating_sub(before);
+    }
+    let stats = |l: &mut Vec<u32>| {
+        l.sort_unstable();
+        format!(
+            "{:.3} / {:.3} / {:.3} / {:.3} ms",
+            quantile(l, 0.5) as f64 / 1000.0,
+            quantile(l, 0.99) as f64 / 1000.0,
+            quantile(l, 0.999) as f64 / 1000.0,
+            l.last().copied().unwrap_or(0) as f64 / 1000.0
+        )
+    };
+    println!(
+        "{name} {} at concurrency {conc}: {count} flows in {reps} runs of {:.1} s, {:.0} flows/s, server CPU {:.1} µs/request",
+        flow.label,
+        d.as_secs_f64(),
+        count as f64 / (d.as_secs_f64() * reps as f64),
+        cpu as f64 / requests.max(1) as f64
+    );
+    println!("flow p50 / p99 / p99.9 / max: {}", stats(&mut flows));
+    for (i, l) in by_place.iter_mut().enumerate() {
+        println!("request {} p50 / p99 / p99.9 / max: {}", i + 1, stats(l));
+    }
+    // Histogram of flow latencies in 0.25-ms buckets up to 10 ms.
+    let mut buckets = [0u64; 41];
+    for &us in &flows {
+        buckets[(us as usize / 250).min(40)] += 1;
+    }
+    for (i, n) in buckets.iter().enumerate().filter(|(_, n)| **n > 0) {
+        let share = *n as f64 * 100.0 / flows.len().max(1) as f64;
+        println!(
+            "  {:>5.2} ms{} {:>7} {:6.2}%",
+            i as f64 * 0.25,
+            if i == 40 { "+" } else { " " },
+            n,
+            share
+        );
     }
     Ok(())
 }

@@ -54,3 +54,18 @@ pub async fn serve(listener: tokio::net::TcpListener) -> std::io::Result<()> {
     )
     .await
 }
+
+/// Serves the conformance fixture server (`mcp_tests::conformance::server`, what the
+/// `conformance-server` binary serves over HTTP) on `listener` until the process ends.
+pub async fn serve_fixture(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+    let server = mcp_tests::conformance::server(Server::builder())
+        .build()
+        .map_err(std::io::Error::other)?;
+    mcp_runtime::http::serve_listener(
+        Arc::new(server),
+        listener,
+        Default::default(),
+        std::future::pending(),
+    )
+    .await
+}
