@@ -46,3 +46,13 @@ pub fn examples() -> Vec<(String, String, serde_json::Value)> {
 pub mod conformance;
 pub mod support;
 pub mod typed_tools;
+
+/// Worker threads of the fixture server's runtime unless `--threads` says otherwise: one fewer
+/// than the machine's cores, at least one, because the fixture runs beside its clients on the
+/// same host (see `conformance-server`).
+pub fn fixture_threads() -> usize {
+    std::thread::available_parallelism()
+        .map_or(1, |n| n.get())
+        .saturating_sub(1)
+        .max(1)
+}

@@ -15,6 +15,7 @@
 //! call whose elicitation is a real request to the client, DELETE) against rmcp's legacy
 //! session mode.
 
+mod floor;
 mod generator;
 mod legacy_flow;
 mod ours;
@@ -164,16 +165,21 @@ async fn measure_open(t: &Target, flow: &Flow, rate: f64, d: Duration, into: &mu
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("serve") {
-        // Every server runs on tokio's default runtime (a worker per core), as its users' would.
-        let runtime = match std::env::var("LOAD_SERVER_THREADS")
+        // Each server on the runtime it ships with: tokio's default (a worker per core) for the
+        // bench server and the peers, the fixture binary's sizing for the fixture server.
+        // LOAD_SERVER_THREADS=N overrides it for every server, to compare.
+        let which = args.get(1).map(String::as_str);
+        let threads = match std::env::var("LOAD_SERVER_THREADS")
             .ok()
-            .and_then(|t| t.parse().ok())
+            .and_then(|t| t.parse::<usize>().ok())
         {
-            Some(0) => tokio::runtime::Builder::new_current_thread()
-                .enable_all()
-                .build(),
+            Some(n) => Some(n),
+            None if which == Some("fixture") => Some(mcp_tests::fixture_threads()),
+            None => None,
+        };
+        let runtime = match threads {
             Some(n) => tokio::runtime::Builder::new_multi_thread()
-                .worker_threads(n)
+                .worker_threads(n.max(1))
                 .enable_all()
                 .build(),
             None => tokio::runtime::Runtime::new(),
@@ -267,6 +273,7 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
     let result = match which {
         Some("ours") => ours::serve(listener).await,
         Some("fixture") => ours::serve_fixture(listener).await,
+        Some("floor") => floor::serve(listener).await,
         Some("rmcp") => rmcp_peer::serve(listener).await,
         Some("rust-mcp-sdk") => rmsdk_peer::serve(listener).await,
         Some("rmcp-legacy") => rmcp_legacy::serve(listener).await,
@@ -324,6 +331,16 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     for name in SERVERS {
         targets.push(Target::start(name).await?);
     }
+    // The floor (no MCP work), measured on the plain call beside the servers.
+    let floor = Target::start("floor").await?;
+    generator::run(
+        &floor.client,
+        &floor.url,
+        &Flow::plain(),
+        32,
+        Duration::from_millis(300),
+    )
+    .await;
     // Warm up every server (connections, allocator, lazy statics) and check they do the same job.
     for (s, t) in targets.iter().enumerate() {
         let mut flows = vec![Flow::plain(), Flow::elicitation(), Flow::multi_round()];
@@ -360,6 +377,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     let mut e2e_results: Vec<[Merged; N]> = e2e.iter().map(|_| Default::default()).collect();
     let mut replay_results: Vec<[Merged; N]> = replay.iter().map(|_| Default::default()).collect();
     let mut rss_after_run: [Vec<u64>; N] = Default::default();
+    let mut floor_results: Vec<Merged> = e2e.iter().map(|_| Merged::default()).collect();
     for rep in 0..reps {
         // Rotate who goes first in each repetition.
         let order: [usize; N] = std::array::from_fn(|i| (i + rep) % N);
@@ -368,6 +386,9 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             for &s in &order {
                 measure(&targets[s], flow, *conc, d, &mut e2e_results[i][s]).await;
                 rss_after_run[s].push(targets[s].rss_kib().0);
+            }
+            if flow.tool == Flow::plain().tool {
+                measure(&floor, flow, *conc, d, &mut floor_results[i]).await;
             }
         }
         for (i, flow) in replay.iter().enumerate() {
@@ -405,6 +426,26 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             tail_cell(k),
             cpu_cells(ms, &all).replace(" | ", " / "),
             error_cell(ms, &all)
+        );
+    }
+    println!("\n#### The floor: the plain call against an HTTP server that does no MCP work (it answers every POST with a fixed result; `benches/examples/load/floor.rs`), measured in the same rotation. No server can beat it, so it bounds every ratio: at concurrency 1 the generator and the loopback round trip are most of a flow\n");
+    println!("| concurrency | floor flows/s | floor p50 / p99 / p99.9 ms | ours / floor flows/s | fixture / floor | rmcp / floor | rust-mcp-sdk / floor | highest ratio to rmcp any server could show (floor / rmcp) |");
+    println!("|---|---|---|---|---|---|---|---|");
+    for (((flow, conc), ms), fl) in e2e.iter().zip(&e2e_results).zip(&floor_results) {
+        if flow.tool != Flow::plain().tool {
+            continue;
+        }
+        let [o, f, r, k] = ms;
+        println!(
+            "| {} | {:.0} | {} | {} | {} | {} | {} | {} |",
+            conc,
+            fl.rate(),
+            tail_cell(fl),
+            ratio(o.rate(), fl.rate()),
+            ratio(f.rate(), fl.rate()),
+            ratio(r.rate(), fl.rate()),
+            ratio(k.rate(), fl.rate()),
+            ratio(fl.rate(), r.rate())
         );
     }
     println!("\n#### Latency at a fixed offered load (open loop: flows start on schedule whether or not earlier ones finished; {reps} runs of {:.3} s per server; latency of a whole flow from its start)\n", d.as_secs_f64());
@@ -573,6 +614,7 @@ async fn run_probe(
 ) -> Result<(), String> {
     let name = SERVERS
         .into_iter()
+        .chain(["floor"])
         .find(|s| *s == server)
         .ok_or_else(|| format!("no server {server}; one of {}", SERVERS.join(", ")))?;
     let flow = match flow {

@@ -7,13 +7,41 @@
 //! `--task-store redis://HOST:PORT` keeps tasks (and single use of `requestState`) in Redis, so
 //! several processes share them; `--task-lease-ms N` sets how long a process holds a running
 //! task without renewing (default 30000).
+//! `--threads N` sets the tokio worker threads. The default is one fewer than the machine's cores
+//! (at least one): this server runs beside its clients (the conformance suite, the load
+//! generator) on the same host, and its requests are short (tens of µs), so a worker per core
+//! makes one thread more than there are cores whenever the clients are busy, and a request then
+//! waits a scheduler slice (about 3 ms) in a preempted worker; see BENCHMARKS.md, "The tail".
 
 use mcp_runtime::{Server, StateKeys};
 use std::sync::Arc;
 
-#[tokio::main]
-async fn main() -> std::process::ExitCode {
+fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
+    let mut threads = mcp_tests::fixture_threads();
+    if let Some(at) = args.iter().position(|a| a == "--threads") {
+        match args.get(at + 1).and_then(|n| n.parse::<usize>().ok()) {
+            Some(n) if n >= 1 => threads = n,
+            _ => {
+                eprintln!("--threads needs a number of at least 1");
+                return std::process::ExitCode::from(2);
+            }
+        }
+    }
+    let runtime = tokio::runtime::Builder::new_multi_thread()
+        .worker_threads(threads)
+        .enable_all()
+        .build();
+    match runtime {
+        Ok(runtime) => runtime.block_on(serve(args)),
+        Err(e) => {
+            eprintln!("conformance-server: {e}");
+            std::process::ExitCode::FAILURE
+        }
+    }
+}
+
+async fn serve(args: Vec<String>) -> std::process::ExitCode {
     let mut port = 3000u16;
     let mut stdio = false;
     let (mut jwks, mut issuer, mut audience) = (None, None, None);
@@ -23,6 +51,10 @@ async fn main() -> std::process::ExitCode {
     while let Some(a) = it.next() {
         match a.as_str() {
             "--stdio" => stdio = true,
+            "--threads" => {
+                // Read before the runtime was built.
+                it.next();
+            }
             flag @ ("--auth-jwks" | "--auth-issuer" | "--auth-audience") => {
                 let Some(value) = it.next().cloned() else {
                     eprintln!("{flag} needs a value");
@@ -57,7 +89,7 @@ async fn main() -> std::process::ExitCode {
             },
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD] [--task-store redis://HOST:PORT] [--task-lease-ms N]"
+                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--threads N]"
                 );
                 return std::process::ExitCode::from(2);
             }
