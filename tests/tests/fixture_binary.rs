@@ -298,3 +298,53 @@ fn sigterm_lets_a_stdio_request_in_flight_finish_then_exit() {
     let exited = wait_exit(&mut child, Duration::from_secs(5));
     assert!(exited.is_some_and(|s| s.success()), "{exited:?}");
 }
+
+/// The number of worker threads of the binary's runtime: the default leaves a core to the
+/// clients beside it, `--threads N` sets it, and a bad value is refused before serving.
+#[test]
+fn the_fixture_binary_sizes_its_runtime() {
+    let threads = |extra: &[&str]| {
+        let mut child = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+            .arg("--stdio")
+            .args(extra)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The runtime is built before the server reads stdin; wait for its workers to start.
+        let pid = child.id();
+        let count = || {
+            std::fs::read_dir(format!("/proc/{pid}/task"))
+                .unwrap()
+                .flatten()
+                .filter(|t| {
+                    std::fs::read_to_string(t.path().join("comm"))
+                        .is_ok_and(|c| c.trim() == "tokio-rt-worker")
+                })
+                .count()
+        };
+        // Until two readings 100 ms apart agree on a nonzero count.
+        let mut workers = 0;
+        for _ in 0..50 {
+            std::thread::sleep(std::time::Duration::from_millis(100));
+            let now = count();
+            if now > 0 && now == workers {
+                break;
+            }
+            workers = now;
+        }
+        child.kill().unwrap();
+        child.wait().unwrap();
+        workers
+    };
+    assert_eq!(threads(&[]), mcp_tests::fixture_threads());
+    assert_eq!(threads(&["--threads", "3"]), 3);
+    let refused = Command::new(env!("CARGO_BIN_EXE_conformance-server"))
+        .args(["--stdio", "--threads", "0"])
+        .stdin(Stdio::null())
+        .stderr(Stdio::null())
+        .status()
+        .unwrap();
+    assert_eq!(refused.code(), Some(2));
+}
