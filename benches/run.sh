@@ -3,7 +3,7 @@
 # 2.0 (the SDK built on rust-mcp-schema) and rewrite the generated part of BENCHMARKS.md.
 # Usage: benches/run.sh
 # Knobs (environment): SUITE_MINUTES (time budget of the whole run, building the benchmarks
-# included; default 14), BENCH_TIME (criterion measurement seconds), LOAD_SECONDS (per load run),
+# included; default 14), BENCH_TIME (criterion measurement seconds), LOAD_SECONDS (per load run), LOAD_GENERATOR_THREADS (default 1),
 # LOAD_REPS (repetitions, servers taking turns), BUILD_RUNS (edit rebuilds of the one-tool
 # servers), CLEAN_RUNS (at most this many rounds of clean builds of the one-tool servers: the
 # first always runs, a further one only if it ends inside the budget), BINDINGS_RUNS (builds of
@@ -36,7 +36,9 @@ step "end-to-end load and replay cost"
 # Many short runs with the servers taking turns, so a stall of the shared machine (steal time
 # reaches 10-30% here) lands on every server alike instead of on one server's only window.
 load_reps=${LOAD_REPS:-16}
-load=$(target/release/examples/load --seconds "${LOAD_SECONDS:-0.125}" --reps "$load_reps")
+# One generator thread, as a separate load-generating process would have: it leaves the other
+# core to the server under test (LOAD_GENERATOR_THREADS=2 was the setting of earlier runs).
+load=$(target/release/examples/load --seconds "${LOAD_SECONDS:-0.125}" --reps "$load_reps" --generator-threads "${LOAD_GENERATOR_THREADS:-1}")
 step "build cost: one-tool servers"
 # Leave half a minute for writing the file.
 server_build=$(benches/server-build-time.sh "${BUILD_RUNS:-3}" "${CLEAN_RUNS:-3}" "$(( budget_end - 30 ))")
