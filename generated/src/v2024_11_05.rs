@@ -6093,7 +6093,7 @@ mod __private {
     /// A key the struct does not name: kept in the extra map, or refused.
     macro_rules! unknown {
         ($key:ident $map:ident [$($json:literal),*] $extra:ident) => {
-            __private::put_extra(&mut $extra, $key.into_string(), &mut $map)?
+            __private::put_extra(&mut $extra, $key, &mut $map)?
         };
         ($key:ident $map:ident [$($json:literal),*]) => {
             return ::core::result::Result::Err(<A::Error as ::serde::de::Error>::unknown_field($key.as_str(), &[$($json),*]))
@@ -6189,7 +6189,7 @@ mod __private {
         /// Read the value of `key` into the map; a key given twice is an error.
         fn put<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            key: ::std::string::String,
+            key: Key<'de>,
             map: &mut A,
         ) -> ::core::result::Result<(), A::Error>;
     }
@@ -6197,17 +6197,15 @@ mod __private {
     impl<'de> Extra<'de> for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
         fn put<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            key: ::std::string::String,
+            key: Key<'de>,
             map: &mut A,
         ) -> ::core::result::Result<(), A::Error> {
-            match self.entry(key) {
-                ::serde_json::map::Entry::Vacant(slot) => {
-                    slot.insert(map.next_value()?);
-                    ::core::result::Result::Ok(())
-                }
-                ::serde_json::map::Entry::Occupied(slot) => {
-                    ::core::result::Result::Err(duplicate::<A::Error>(slot.key()))
-                }
+            // One lookup: insert, and refuse if the key was there (the parse fails as a whole, so
+            // the replaced value is not lost to anyone).
+            let value = map.next_value()?;
+            match self.insert(key.as_str().to_owned(), value) {
+                ::core::option::Option::None => ::core::result::Result::Ok(()),
+                ::core::option::Option::Some(_) => ::core::result::Result::Err(duplicate::<A::Error>(key.as_str())),
             }
         }
     }
@@ -6215,17 +6213,13 @@ mod __private {
     impl<'de, T: ::serde::Deserialize<'de>> Extra<'de> for ::indexmap::IndexMap<::std::string::String, T> {
         fn put<A: ::serde::de::MapAccess<'de>>(
             &mut self,
-            key: ::std::string::String,
+            key: Key<'de>,
             map: &mut A,
         ) -> ::core::result::Result<(), A::Error> {
-            match self.entry(key) {
-                ::indexmap::map::Entry::Vacant(slot) => {
-                    slot.insert(map.next_value()?);
-                    ::core::result::Result::Ok(())
-                }
-                ::indexmap::map::Entry::Occupied(slot) => {
-                    ::core::result::Result::Err(duplicate::<A::Error>(slot.key()))
-                }
+            let value = map.next_value()?;
+            match self.insert(key.as_str().to_owned(), value) {
+                ::core::option::Option::None => ::core::result::Result::Ok(()),
+                ::core::option::Option::Some(_) => ::core::result::Result::Err(duplicate::<A::Error>(key.as_str())),
             }
         }
     }
@@ -6238,7 +6232,7 @@ mod __private {
     #[inline]
     pub fn put_extra<'de, M: Extra<'de>, A: ::serde::de::MapAccess<'de>>(
         extra: &mut M,
-        key: ::std::string::String,
+        key: Key<'de>,
         map: &mut A,
     ) -> ::core::result::Result<(), A::Error> {
         extra.put(key, map)
