@@ -188,10 +188,7 @@ impl<'de> Extra<'de> for ::serde_json::Map<::std::string::String, ::serde_json::
         // One lookup: insert, and refuse if the key was there (the parse fails as a whole, so
         // the replaced value is not lost to anyone).
         let value = map.next_value()?;
-        match self.insert(key.as_str().to_owned(), value) {
-            ::core::option::Option::None => ::core::result::Result::Ok(()),
-            ::core::option::Option::Some(_) => ::core::result::Result::Err(duplicate::<A::Error>(key.as_str())),
-        }
+        first(self.insert(key.as_str().to_owned(), value), &key)
     }
 }
 
@@ -202,15 +199,16 @@ impl<'de, T: ::serde::Deserialize<'de>> Extra<'de> for ::indexmap::IndexMap<::st
         map: &mut A,
     ) -> ::core::result::Result<(), A::Error> {
         let value = map.next_value()?;
-        match self.insert(key.as_str().to_owned(), value) {
-            ::core::option::Option::None => ::core::result::Result::Ok(()),
-            ::core::option::Option::Some(_) => ::core::result::Result::Err(duplicate::<A::Error>(key.as_str())),
-        }
+        first(self.insert(key.as_str().to_owned(), value), &key)
     }
 }
 
-fn duplicate<E: ::serde::de::Error>(key: &str) -> E {
-    E::custom(::std::format!("duplicate field `{key}`"))
+/// What an insert into an extra map replaced: nothing, or the value of a key given twice.
+fn first<V, E: ::serde::de::Error>(replaced: ::core::option::Option<V>, key: &Key<'_>) -> ::core::result::Result<(), E> {
+    match replaced {
+        ::core::option::Option::None => ::core::result::Result::Ok(()),
+        ::core::option::Option::Some(_) => ::core::result::Result::Err(E::custom(::std::format!("duplicate field `{}`", key.as_str()))),
+    }
 }
 
 /// Keep an unknown property (see [`Extra`]).
