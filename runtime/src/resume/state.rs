@@ -214,8 +214,18 @@ pub struct Binding<'a> {
     pub protocol_version: &'a str,
 }
 
+/// The SHA-256 digest of a [`Binding`]: computed once per request, it opens the request's state
+/// and seals the next one (the AEAD's associated data).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct BindingDigest([u8; 32]);
+
 impl Binding<'_> {
-    fn digest(&self) -> [u8; 32] {
+    /// This binding's digest, for [`StateCodec::seal_bound`] and [`StateCodec::open_bound`].
+    pub(crate) fn digest(&self) -> BindingDigest {
+        BindingDigest(self.digest_bytes())
+    }
+
+    fn digest_bytes(&self) -> [u8; 32] {
         // The encoding is built in one buffer and hashed at once: many small `update` calls
         // cost more than the hashing itself for typical arguments.
         let mut buf = Vec::with_capacity(256);
@@ -614,10 +624,30 @@ impl StateCodec {
         self.seal_at(binding, fingerprint, journal, unix_now())
     }
 
+    /// [`StateCodec::seal`] for a binding whose digest the caller already has.
+    pub(crate) fn seal_bound(
+        &self,
+        bound: &BindingDigest,
+        fingerprint: &str,
+        journal: &Journal,
+    ) -> Result<String, StateError> {
+        self.seal_digest(bound, fingerprint, journal, unix_now())
+    }
+
     /// [`StateCodec::seal`] as if the time were `now` (Unix seconds).
     pub fn seal_at(
         &self,
         binding: &Binding<'_>,
+        fingerprint: &str,
+        journal: &Journal,
+        now: u64,
+    ) -> Result<String, StateError> {
+        self.seal_digest(&binding.digest(), fingerprint, journal, now)
+    }
+
+    fn seal_digest(
+        &self,
+        bound: &BindingDigest,
         fingerprint: &str,
         journal: &Journal,
         now: u64,
@@ -645,14 +675,13 @@ impl StateCodec {
         }
         let tag = key
             .cipher
-            .encrypt_in_place_detached(
-                Nonce::from_slice(&nonce),
-                &binding.digest(),
-                &mut raw[HEADER_LEN..],
-            )
+            .encrypt_in_place_detached(Nonce::from_slice(&nonce), &bound.0, &mut raw[HEADER_LEN..])
             .map_err(|_| StateError::Authentication)?;
-        raw.extend_from_slice(&tag);
-        Ok(URL_SAFE_NO_PAD.encode_to_string(&*raw))
+        // Encrypted in place, the buffer holds nothing secret any more: it leaves the zeroizing
+        // wrapper (which wipes only what it still holds, here nothing) and is freed as it is.
+        let mut sealed = std::mem::take(&mut *raw);
+        sealed.extend_from_slice(&tag);
+        Ok(URL_SAFE_NO_PAD.encode_to_string(&sealed))
     }
 
     /// Open a token for `binding`: checks size, format, key id, authenticity (which covers the
@@ -661,11 +690,29 @@ impl StateCodec {
         self.open_at(token, binding, unix_now())
     }
 
+    /// [`StateCodec::open`] for a binding whose digest the caller already has.
+    pub(crate) fn open_bound(
+        &self,
+        token: &str,
+        bound: &BindingDigest,
+    ) -> Result<Sealed, StateError> {
+        self.open_digest(token, bound, unix_now())
+    }
+
     /// [`StateCodec::open`] as if the time were `now` (Unix seconds).
     pub fn open_at(
         &self,
         token: &str,
         binding: &Binding<'_>,
+        now: u64,
+    ) -> Result<Sealed, StateError> {
+        self.open_digest(token, &binding.digest(), now)
+    }
+
+    fn open_digest(
+        &self,
+        token: &str,
+        bound: &BindingDigest,
         now: u64,
     ) -> Result<Sealed, StateError> {
         if token.len() > self.max_len {
@@ -695,7 +742,7 @@ impl StateCodec {
         key.cipher
             .decrypt_in_place_detached(
                 Nonce::from_slice(&head[2..]),
-                &binding.digest(),
+                &bound.0,
                 body,
                 Tag::from_slice(tag),
             )
@@ -815,7 +862,7 @@ mod tests {
             principal: None,
             protocol_version: "2026-07-28",
         };
-        assert_eq!(b.digest(), digest);
+        assert_eq!(b.digest(), BindingDigest(digest));
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::handler::{match_template, CallParts, CancelSlot, Principal, ResourceH
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Notifier;
 use crate::resume::live::Live;
-use crate::resume::state::{Binding, StateError};
+use crate::resume::state::{Binding, BindingDigest, StateError};
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
 use mcp_schema::{
@@ -29,8 +29,8 @@ struct Round<'a> {
     method: &'static str,
     /// The tool or prompt name, or the resource URI.
     target: &'a str,
-    /// The arguments the state is bound to (none for resources).
-    arguments: Option<&'a Map<String, Value>>,
+    /// The digest of what the state is bound to (see [`bind`]).
+    bound: BindingDigest,
     meta: RequestMetaObject,
     responses: InputResponses,
     state: Option<String>,
@@ -41,6 +41,27 @@ struct Round<'a> {
     live: Option<Live>,
     /// Whether `start_task()` turns this call into a task.
     task_gate: TaskGate,
+}
+
+/// What this request's `requestState` is bound to, hashed once: it opens the state the request
+/// carries and seals the next. Computed before the handler starts so that the handler can own the
+/// arguments.
+fn bind(
+    method: &str,
+    target: &str,
+    arguments: Option<&Map<String, Value>>,
+    principal: Option<&Principal>,
+    meta: &RequestMetaObject,
+) -> BindingDigest {
+    let principal = principal.map(Principal::binding_key);
+    Binding {
+        method,
+        target,
+        arguments,
+        principal: principal.as_deref(),
+        protocol_version: &meta.protocol_version,
+    }
+    .digest()
 }
 
 /// How a round ended.
@@ -100,11 +121,20 @@ impl Server {
                 .create_task(id, &name, arguments, meta, principal, journal)
                 .await;
         }
-        let task_meta = task.is_some().then(|| meta.clone());
+        // A call that may become a task keeps its arguments for the task's record; any other
+        // gives them to the handler.
+        let task_parts = task.is_some().then(|| (meta.clone(), arguments.clone()));
+        let bound = bind(
+            methods::TOOLS_CALL,
+            &name,
+            Some(&arguments),
+            principal,
+            &meta,
+        );
         let round = Round {
             method: methods::TOOLS_CALL,
             target: &name,
-            arguments: Some(&arguments),
+            bound,
             meta,
             responses: input_responses.unwrap_or_default(),
             state: request_state,
@@ -118,9 +148,9 @@ impl Server {
                 TaskGate::Off
             },
         };
-        let start = |parts: &CallParts<'_>| handler.call(arguments.clone(), parts);
-        match (self.round(round, start).await, task_meta) {
-            (Ok(Finished::Detached(journal)), Some(meta)) => {
+        let start = |parts: &CallParts<'_>| handler.call(arguments, parts);
+        match (self.round(round, start).await, task_parts) {
+            (Ok(Finished::Detached(journal)), Some((meta, arguments))) => {
                 self.create_task(id, &name, arguments, meta, principal, journal)
                     .await
             }
@@ -154,10 +184,17 @@ impl Server {
             .into_iter()
             .map(|(k, v)| (k, Value::String(v)))
             .collect();
+        let bound = bind(
+            methods::PROMPTS_GET,
+            &name,
+            Some(&arguments),
+            principal,
+            &meta,
+        );
         let round = Round {
             method: methods::PROMPTS_GET,
             target: &name,
-            arguments: Some(&arguments),
+            bound,
             meta,
             responses: input_responses.unwrap_or_default(),
             state: request_state,
@@ -167,7 +204,7 @@ impl Server {
             live,
             task_gate: TaskGate::Off,
         };
-        let start = |parts: &CallParts<'_>| handler.get(arguments.clone(), parts);
+        let start = |parts: &CallParts<'_>| handler.get(arguments, parts);
         respond(id, self.round(round, start).await)
     }
 
@@ -189,10 +226,11 @@ impl Server {
         let Some((handler, vars)) = self.find_resource(&uri) else {
             return Reply::error(Some(id), resource_not_found(&uri));
         };
+        let bound = bind(methods::RESOURCES_READ, &uri, None, principal, &meta);
         let round = Round {
             method: methods::RESOURCES_READ,
             target: &uri,
-            arguments: None,
+            bound,
             meta,
             responses: input_responses.unwrap_or_default(),
             state: request_state,
@@ -232,7 +270,7 @@ impl Server {
         let Round {
             method,
             target,
-            arguments,
+            bound,
             meta,
             responses,
             state,
@@ -255,21 +293,12 @@ impl Server {
             notifier: notifier.clone(),
             cancel: &cancel,
         });
-        let version = meta.protocol_version.clone();
-        let principal = caller.map(Principal::binding_key);
-        let binding = Binding {
-            method,
-            target,
-            arguments,
-            principal: principal.as_deref(),
-            protocol_version: &version,
-        };
         // The opened token, whose single use is given back if this retry is refused before it
         // has any effect.
         let mut claim = None;
         let opened = match &state {
             None => None,
-            Some(token) => Some(match self.codec.open(token, &binding) {
+            Some(token) => Some(match self.codec.open_bound(token, &bound) {
                 Ok(sealed) => match self.codec.claim_shared(&sealed).await {
                     Ok(()) => Ok(sealed),
                     Err(e) => {
@@ -388,7 +417,7 @@ impl Server {
                 }
                 let sealed = self
                         .codec
-                        .seal(&binding, fingerprint, &journal)
+                        .seal_bound(&bound, fingerprint, &journal)
                         .map_err(|e| match e {
                             // The answers on this request are what grew it past the cap.
                             StateError::Oversize(n) if answered => Error::invalid_params(format!(
