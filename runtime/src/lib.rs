@@ -59,8 +59,8 @@ pub use resume::notify::{
     close_stream, log, notify_list_changed, notify_resource_updated, progress,
 };
 pub use resume::state::{
-    GuardFuture, InMemoryReplayGuard, Journal, ReplayGuard, SharedReplayGuard, StateCodec,
-    StateError, StateKey, StateKeyError, StateKeys,
+    GuardFuture, InMemoryReplayGuard, Journal, Recorded, ReplayGuard, SharedReplayGuard,
+    StateCodec, StateError, StateKey, StateKeyError, StateKeys,
 };
 pub use server::legacy::LEGACY_VERSIONS;
 /// Tasks and single-use `requestState` shared by every instance through Redis.

@@ -74,7 +74,7 @@ async fn ask<T>(
         let issued = explicit.is_some() || !st.stateless;
         if let Some(v) = st.responses.get(&key).filter(|_| issued) {
             if let Some((t, kept)) = parse(v) {
-                match serde_json::value::to_raw_value(&kept) {
+                match crate::resume::state::Recorded::of(&kept) {
                     Ok(raw) if raw.get().len() > st.answer_limit => {
                         let error = mcp_schema::Error::invalid_params(format!(
                             "the answer to input request `{key}` is {} bytes, over the limit of {} for one answer",
@@ -495,7 +495,7 @@ where
     with_call(|call| call.lock().stepped = true);
     let out = fut.await?;
     if let Some((key, _)) = recorded {
-        if let Ok(v) = serde_json::value::to_raw_value(&out) {
+        if let Ok(v) = crate::resume::state::Recorded::of(&out) {
             with_call(|call| {
                 let mut st = call.lock();
                 st.journal.insert(key, v);

@@ -1,10 +1,14 @@
 //! Sealed `requestState`: the journal of an MRTR call, encrypted and authenticated with a key
 //! ring, bound to the request it belongs to, and given an expiry.
 //!
-//! Token layout, format version 2 (then base64url without padding):
+//! Token layout, format version 3 (then base64url without padding):
 //! `version (1) | key id (1) | nonce (12) | AES-256-GCM-SIV ciphertext of the payload | tag (16)`,
 //! where the payload is `expiry (Unix seconds, u64 big-endian) | handler fingerprint digest (8) |
-//! journal (a JSON object)`. The associated data is a SHA-256 digest of the [`Binding`] (method,
+//! journal`, and the journal is its entry count, then its entries in order, each `key length |
+//! key | value length | value` (count and lengths as LEB128 varints, key in UTF-8, value the
+//! entry's JSON text). The value is
+//! JSON this server wrote and the AEAD vouches for, so opening a token only frames and copies it;
+//! it is parsed once, into the type its `await` wants, when a replay reads it. The associated data is a SHA-256 digest of the [`Binding`] (method,
 //! tool/prompt name or resource URI, a digest of the arguments, principal, protocol version), so
 //! a token opens only for the request it was issued for.
 //!
@@ -28,22 +32,63 @@ use std::sync::{Mutex, OnceLock};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 use zeroize::Zeroizing;
 
-/// Recorded answers and step results by key, each kept as the JSON text it arrived as: opening a
-/// token only checks and copies that text, and a replay parses an entry straight into the type
-/// its `await` wants.
-pub type Journal = IndexMap<String, Box<RawValue>>;
+/// Recorded answers and step results by key, each kept as JSON text: opening a token only frames
+/// and copies that text, and a replay parses an entry straight into the type its `await` wants.
+pub type Journal = IndexMap<String, Recorded>;
+
+/// One journal entry: the JSON text of an answer or a step's result, as this server recorded it.
+/// It serializes as that JSON (not as a string), so a task record stores it as it is.
+#[derive(Clone, PartialEq, Eq)]
+pub struct Recorded(Box<str>);
+
+impl Recorded {
+    /// The entry's JSON text.
+    pub fn get(&self) -> &str {
+        &self.0
+    }
+
+    /// `value` recorded as JSON.
+    pub fn of<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<Self> {
+        serde_json::to_string(value).map(|text| Recorded(text.into_boxed_str()))
+    }
+
+    /// Text this server wrote and an authenticated token returned: kept without parsing it.
+    fn trusted(text: &str) -> Self {
+        Recorded(text.into())
+    }
+}
+
+impl fmt::Debug for Recorded {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl serde::Serialize for Recorded {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw: &RawValue = serde_json::from_str(&self.0).map_err(serde::ser::Error::custom)?;
+        raw.serialize(serializer)
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for Recorded {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let raw = Box::<RawValue>::deserialize(deserializer)?;
+        Ok(Recorded(raw.into()))
+    }
+}
 
 /// A journal from JSON values (for tests, tools and benchmarks that build one by hand).
 #[cfg(any(test, feature = "bench"))]
 pub fn journal_of<K: Into<String>>(entries: impl IntoIterator<Item = (K, Value)>) -> Journal {
     entries
         .into_iter()
-        .filter_map(|(k, v)| Some((k.into(), serde_json::value::to_raw_value(&v).ok()?)))
+        .filter_map(|(k, v)| Some((k.into(), Recorded::of(&v).ok()?)))
         .collect()
 }
 
 /// The token format version this build writes and reads.
-const VERSION: u8 = 2;
+const VERSION: u8 = 3;
 const NONCE_LEN: usize = 12;
 /// Version, key id, nonce: sent in the clear; a changed nonce or key id fails authentication.
 const HEADER_LEN: usize = 2 + NONCE_LEN;
@@ -287,6 +332,69 @@ fn push_object(buf: &mut Vec<u8>, map: &Map<String, Value>) {
         push_str(buf, k);
         push_canonical(buf, v);
     }
+}
+
+/// The most bytes a LEB128 varint of a `usize` takes.
+const MAX_VARINT_LEN: usize = 10;
+
+/// `n` as a LEB128 varint.
+fn push_varint(buf: &mut Vec<u8>, mut n: usize) {
+    while n >= 0x80 {
+        buf.push((n as u8 & 0x7f) | 0x80);
+        n >>= 7;
+    }
+    buf.push(n as u8);
+}
+
+/// `bytes`, preceded by its length as a LEB128 varint.
+fn push_framed(buf: &mut Vec<u8>, bytes: &[u8]) {
+    push_varint(buf, bytes.len());
+    buf.extend_from_slice(bytes);
+}
+
+/// The LEB128 varint at the start of `input`, advancing past it; `None` if it does not end or
+/// does not fit a `usize`.
+fn next_varint(input: &mut &[u8]) -> Option<usize> {
+    let mut n: usize = 0;
+    let mut shift = 0;
+    loop {
+        let (&byte, rest) = input.split_first()?;
+        *input = rest;
+        n |= usize::from(byte & 0x7f).checked_shl(shift)?;
+        if byte & 0x80 == 0 {
+            return Some(n);
+        }
+        shift += 7;
+        if shift >= usize::BITS {
+            return None;
+        }
+    }
+}
+
+/// The next length-prefixed UTF-8 string of `input` (see [`push_framed`]), advancing past it;
+/// `None` if the framing or the UTF-8 is broken.
+fn next_framed<'a>(input: &mut &'a [u8]) -> Option<&'a str> {
+    let len = next_varint(input)?;
+    if len > input.len() {
+        return None;
+    }
+    let (text, rest) = input.split_at(len);
+    *input = rest;
+    std::str::from_utf8(text).ok()
+}
+
+/// The journal framed in an opened payload (its entry count, then its entries in order); `None`
+/// unless the count and the entries agree exactly.
+fn read_journal(mut input: &[u8]) -> Option<Journal> {
+    let count = next_varint(&mut input)?;
+    // An entry takes at least two bytes: a count past that is not believed for the allocation.
+    let mut journal = Journal::with_capacity(count.min(input.len() / 2));
+    for _ in 0..count {
+        let key = next_framed(&mut input)?;
+        let value = next_framed(&mut input)?;
+        journal.insert(key.to_owned(), Recorded::trusted(value));
+    }
+    input.is_empty().then_some(journal)
 }
 
 /// The digest of a handler fingerprint kept in a token: enough to tell one version of a handler
@@ -659,8 +767,9 @@ impl StateCodec {
         // Sized for the whole token, so the buffer never moves (and leaves no copy behind).
         let payload: usize = journal
             .iter()
-            .map(|(k, v)| k.len() + v.get().len() + 8)
-            .sum();
+            .map(|(k, v)| k.len() + v.get().len() + 2 * MAX_VARINT_LEN)
+            .sum::<usize>()
+            + MAX_VARINT_LEN;
         let mut raw = Zeroizing::new(Vec::with_capacity(
             HEADER_LEN + FIXED_LEN + payload + 2 + TAG_LEN,
         ));
@@ -668,7 +777,11 @@ impl StateCodec {
         raw.extend_from_slice(&nonce);
         raw.extend_from_slice(&expires_at.to_be_bytes());
         raw.extend_from_slice(&fingerprint_digest(fingerprint));
-        serde_json::to_writer(&mut *raw, journal).map_err(|_| StateError::Payload)?;
+        push_varint(&mut raw, journal.len());
+        for (key, value) in journal {
+            push_framed(&mut raw, key.as_bytes());
+            push_framed(&mut raw, value.get().as_bytes());
+        }
         let encoded_len = ((raw.len() + TAG_LEN) * 4).div_ceil(3);
         if encoded_len > self.max_len {
             return Err(StateError::Oversize(encoded_len));
@@ -756,10 +869,7 @@ impl StateCodec {
         }
         let mut fingerprint = [0u8; FINGERPRINT_LEN];
         fingerprint.copy_from_slice(&fixed[8..]);
-        // One UTF-8 check of the whole journal; parsing from `str` then copies each raw answer
-        // without checking its bytes again.
-        let journal = std::str::from_utf8(journal).map_err(|_| StateError::Payload)?;
-        let journal: Journal = serde_json::from_str(journal).map_err(|_| StateError::Payload)?;
+        let journal = read_journal(journal).ok_or(StateError::Payload)?;
         if let Some(guard) = &self.replay {
             if !guard.first_use(token_id, expires_at) {
                 return Err(StateError::Replayed);
@@ -965,10 +1075,75 @@ mod tests {
             journal_of([("k", json!({"action": "accept", "content": {"ok": true}}))]),
             journal_of((0..10).map(|i| (format!("q{i}"), json!("x".repeat(i * 7))))),
         ] {
-            let plain = serde_json::to_string(&journal).unwrap().len();
+            // One byte of count, and each entry costs its key and value plus one byte of length
+            // each (all under 128 here): never more than the same journal as a JSON object.
+            let framed: usize = 1 + journal
+                .iter()
+                .map(|(k, v)| k.len() + v.get().len() + 2)
+                .sum::<usize>();
+            assert!(framed <= serde_json::to_string(&journal).unwrap().len());
             let token = codec().seal(&binding(&args), "fp", &journal).unwrap();
-            assert_eq!(token.len(), ((plain + 46) * 4).div_ceil(3), "{journal:?}");
+            assert_eq!(token.len(), ((framed + 46) * 4).div_ceil(3), "{journal:?}");
         }
+    }
+
+    #[test]
+    fn journals_keep_order_text_and_long_entries_through_a_token() {
+        let args = json!({"party": 4});
+        let long = "é".repeat(20_000);
+        let journal = journal_of([
+            ("z", json!({"b": 1, "a": [true, null]})),
+            ("", json!("")),
+            ("ключ", json!(long)),
+            ("a", json!(1.5)),
+        ]);
+        let codec = codec().max_len(1 << 20);
+        let token = codec.seal(&binding(&args), "fp", &journal).unwrap();
+        let opened = codec.open(&token, &binding(&args)).unwrap().journal;
+        assert_eq!(opened, journal);
+        assert_eq!(
+            opened.keys().collect::<Vec<_>>(),
+            ["z", "", "ключ", "a"],
+            "order kept"
+        );
+        assert_eq!(opened["z"].get(), r#"{"b":1,"a":[true,null]}"#);
+    }
+
+    #[test]
+    fn broken_framing_is_refused_not_trusted() {
+        // Framing is only ever read from an authenticated payload, but it is still checked: a
+        // length past the end, a varint that never ends or bytes that are not UTF-8 refuse the
+        // journal instead of reading out of bounds.
+        for bad in [
+            &[][..],
+            &[1, 5, b'a'],
+            &[1, 1, b'k'],
+            &[1, 0x80, 0x80, 0x80],
+            &[0xff; 11],
+            &[1, 1, 0xff, 1, b'1'],
+            &[1, 1, b'k', 1, 0xc3],
+            &[2, 1, b'k', 1, b'1'],
+            &[0, 1, b'k', 1, b'1'],
+            &[0xff, 0xff, 0xff, 0xff, 0x0f],
+        ] {
+            assert_eq!(read_journal(bad), None, "{bad:?}");
+        }
+        let mut good = vec![1];
+        push_framed(&mut good, b"k");
+        push_framed(&mut good, &[b'1'; 300]);
+        assert_eq!(good[3..5], [0xac, 0x02], "300 as LEB128");
+        let journal = read_journal(&good).unwrap();
+        assert_eq!(journal["k"].get().len(), 300);
+    }
+
+    #[test]
+    fn recorded_entries_serialize_as_json_not_as_strings() {
+        let journal = journal_of([("k", json!({"x": [1, 2]}))]);
+        let text = serde_json::to_string(&journal).unwrap();
+        assert_eq!(text, r#"{"k":{"x":[1,2]}}"#);
+        let back: Journal = serde_json::from_str(&text).unwrap();
+        assert_eq!(back, journal);
+        assert!(serde_json::from_str::<Journal>(r#"{"k": nope}"#).is_err());
     }
 
     #[test]

@@ -9,7 +9,7 @@ use crate::handler::{match_template, CallParts, CancelSlot, Principal, ResourceH
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Notifier;
 use crate::resume::live::Live;
-use crate::resume::state::{Binding, BindingDigest, StateError};
+use crate::resume::state::{Binding, BindingDigest, Recorded, StateError};
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
 use mcp_schema::{
@@ -412,7 +412,7 @@ impl Server {
                 answered,
             } => {
                 let keys: Vec<&String> = requests.keys().collect();
-                if let Ok(raw) = serde_json::value::to_raw_value(&keys) {
+                if let Ok(raw) = Recorded::of(&keys) {
                     journal.insert(ASKED.to_string(), raw);
                 }
                 let sealed = self

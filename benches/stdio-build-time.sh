@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# Build cost of a one-tool MCP server over stdio, what a desktop server ships: written with this
+# project (mcp-runtime with `default-features = false, features = ["stdio"]`, #[mcp_tool]) and
+# with rmcp 3.11 (features server, macros, transport-io; #[tool_router] over `stdio()`), the same
+# tool in each. Every build is clean: an empty target directory, dependencies included (what a
+# first build or a CI run pays), debug profile. Both crates share the repository's Cargo.lock;
+# the sides take turns in every round.
+# Usage: benches/stdio-build-time.sh [ROUNDS]   (default 1; prints a Markdown table of medians)
+set -euo pipefail
+rounds=${1:-1}
+repo=$(cd "$(dirname "$0")/.." && pwd)
+work=$(mktemp -d)
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
+mkdir -p "$work/ours/src" "$work/rmcp/src"
+cat > "$work/Cargo.toml" <<TOML
+[workspace]
+resolver = "2"
+members = ["ours", "rmcp"]
+TOML
+cp "$repo/Cargo.lock" "$work/Cargo.lock"
+cat > "$work/ours/Cargo.toml" <<TOML
+[package]
+name = "stdio-tool-ours"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+mcp-runtime = { path = "$repo/runtime", default-features = false, features = ["stdio"] }
+tokio = { version = "1", features = ["rt", "macros"] }
+TOML
+cat > "$work/ours/src/main.rs" <<'RS'
+use mcp_runtime::prelude::*;
+
+/// Greets someone.
+#[mcp_tool]
+async fn greet(name: String) -> String {
+    format!("Hello, {name}!")
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> std::io::Result<()> {
+    let server = mcp_runtime::Server::builder().tool(greet).build().map_err(std::io::Error::other)?;
+    server.serve_stdio().await
+}
+RS
+cat > "$work/rmcp/Cargo.toml" <<TOML
+[package]
+name = "stdio-tool-rmcp"
+version = "0.1.0"
+edition = "2021"
+[dependencies]
+rmcp = { version = "=3.11.0", default-features = false, features = ["server", "macros", "transport-io"] }
+tokio = { version = "1", features = ["rt", "macros", "io-std"] }
+serde = { version = "1", features = ["derive"] }
+schemars = "1"
+TOML
+cat > "$work/rmcp/src/main.rs" <<'RS'
+use rmcp::handler::server::wrapper::Parameters;
+use rmcp::model::{ServerCapabilities, ServerConfig};
+use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
+
+#[derive(serde::Deserialize, schemars::JsonSchema)]
+struct GreetArgs {
+    /// Who to greet.
+    name: String,
+}
+
+#[derive(Clone)]
+struct Greeter;
+
+#[tool_router]
+impl Greeter {
+    #[tool(description = "Greets someone.")]
+    async fn greet(&self, Parameters(GreetArgs { name }): Parameters<GreetArgs>) -> String {
+        format!("Hello, {name}!")
+    }
+}
+
+#[tool_handler]
+impl ServerHandler for Greeter {
+    fn get_info(&self) -> ServerConfig {
+        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
+    }
+}
+
+#[tokio::main(flavor = "current_thread")]
+async fn main() -> Result<(), Box<dyn std::error::Error>> {
+    let service = Greeter.serve(rmcp::transport::stdio()).await?;
+    service.waiting().await?;
+    Ok(())
+}
+RS
+cd "$work"
+cargo fetch -q
+secs() { # time a command; a failed build stops the script with its output
+  local s e log; s=$(date +%s.%N)
+  if ! log=$("$@" 2>&1); then echo "$log" >&2; echo "failed: $*" >&2; kill $$; exit 1; fi
+  e=$(date +%s.%N); printf "%.1f\n" "$(echo "$e - $s" | bc)"
+}
+median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m}'; }
+declare -A times crates
+for _ in $(seq "$rounds"); do
+  for side in ours rmcp; do
+    export CARGO_TARGET_DIR="$work/target-$side"
+    rm -rf "$CARGO_TARGET_DIR"
+    times[$side]+="$(secs cargo build -q -p "stdio-tool-$side") "
+    test -x "$CARGO_TARGET_DIR/debug/stdio-tool-$side"
+  done
+done
+for side in ours rmcp; do
+  crates[$side]=$(cd "$work" && cargo tree -q -p "stdio-tool-$side" -e normal,build --prefix none | sed 's/ (\*)//' | sort -u | wc -l)
+done
+o=$(printf '%s\n' ${times[ours]} | median)
+r=$(printf '%s\n' ${times[rmcp]} | median)
+echo "| one-tool stdio server, clean debug build (median of $rounds) | ours (s) | rmcp (s) | ours/rmcp |"
+echo "|---|---|---|---|"
+echo "| time | $o | $r | $(echo "scale=2; $o / $r" | bc) |"
+echo "| crates compiled | ${crates[ours]} | ${crates[rmcp]} | |"
