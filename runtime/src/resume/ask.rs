@@ -2,6 +2,7 @@
 //! [`step`] for side effects that must run once across rounds.
 
 use super::engine::{with_call, Suspend};
+use super::state::Recorded;
 use crate::handler::{AskError, ElicitForm};
 use indexmap::IndexMap;
 use mcp_schema::{
@@ -74,7 +75,7 @@ async fn ask<T>(
         let issued = explicit.is_some() || !st.stateless;
         if let Some(v) = st.responses.get(&key).filter(|_| issued) {
             if let Some((t, kept)) = parse(v) {
-                match crate::resume::state::Recorded::of(&kept) {
+                match Recorded::of(&kept) {
                     Ok(raw) if raw.get().len() > st.answer_limit => {
                         let error = mcp_schema::Error::invalid_params(format!(
                             "the answer to input request `{key}` is {} bytes, over the limit of {} for one answer",
@@ -495,7 +496,7 @@ where
     with_call(|call| call.lock().stepped = true);
     let out = fut.await?;
     if let Some((key, _)) = recorded {
-        if let Ok(v) = crate::resume::state::Recorded::of(&out) {
+        if let Ok(v) = Recorded::of(&out) {
             with_call(|call| {
                 let mut st = call.lock();
                 st.journal.insert(key, v);

@@ -6,9 +6,9 @@
 //! where the payload is `expiry (Unix seconds, u64 big-endian) | handler fingerprint digest (8) |
 //! journal`, and the journal is its entry count, then its entries in order, each `key length |
 //! key | value length | value` (count and lengths as LEB128 varints, key in UTF-8, value the
-//! entry's JSON text). The value is
-//! JSON this server wrote and the AEAD vouches for, so opening a token only frames and copies it;
-//! it is parsed once, into the type its `await` wants, when a replay reads it. The associated data is a SHA-256 digest of the [`Binding`] (method,
+//! entry's JSON text). The value is JSON this server wrote and the AEAD vouches for, so opening a
+//! token only frames and copies it; it is parsed once, into the type its `await` wants, when a
+//! replay reads it. The associated data is a SHA-256 digest of the [`Binding`] (method,
 //! tool/prompt name or resource URI, a digest of the arguments, principal, protocol version), so
 //! a token opens only for the request it was issued for.
 //!
@@ -267,10 +267,6 @@ pub(crate) struct BindingDigest([u8; 32]);
 impl Binding<'_> {
     /// This binding's digest, for [`StateCodec::seal_bound`] and [`StateCodec::open_bound`].
     pub(crate) fn digest(&self) -> BindingDigest {
-        BindingDigest(self.digest_bytes())
-    }
-
-    fn digest_bytes(&self) -> [u8; 32] {
         // The encoding is built in one buffer and hashed at once: many small `update` calls
         // cost more than the hashing itself for typical arguments.
         let mut buf = Vec::with_capacity(256);
@@ -286,7 +282,7 @@ impl Binding<'_> {
         }
         push_str(&mut buf, self.principal.unwrap_or(""));
         push_str(&mut buf, self.protocol_version);
-        Sha256::digest(&buf).into()
+        BindingDigest(Sha256::digest(&buf).into())
     }
 }
 
@@ -394,7 +390,8 @@ fn read_journal(mut input: &[u8]) -> Option<Journal> {
         let value = next_framed(&mut input)?;
         journal.insert(key.to_owned(), Recorded::trusted(value));
     }
-    input.is_empty().then_some(journal)
+    // Every byte read, and no key twice (a map wrote it, so each key is there once).
+    (input.is_empty() && journal.len() == count).then_some(journal)
 }
 
 /// The digest of a handler fingerprint kept in a token: enough to tell one version of a handler
@@ -771,7 +768,7 @@ impl StateCodec {
             .sum::<usize>()
             + MAX_VARINT_LEN;
         let mut raw = Zeroizing::new(Vec::with_capacity(
-            HEADER_LEN + FIXED_LEN + payload + 2 + TAG_LEN,
+            HEADER_LEN + FIXED_LEN + payload + TAG_LEN,
         ));
         raw.extend_from_slice(&[VERSION, key.id]);
         raw.extend_from_slice(&nonce);
@@ -1112,8 +1109,9 @@ mod tests {
     #[test]
     fn broken_framing_is_refused_not_trusted() {
         // Framing is only ever read from an authenticated payload, but it is still checked: a
-        // length past the end, a varint that never ends or bytes that are not UTF-8 refuse the
-        // journal instead of reading out of bounds.
+        // length past the end, a varint that never ends, bytes that are not UTF-8, a count that
+        // does not match or a key given twice refuse the journal instead of reading out of
+        // bounds or dropping an entry.
         for bad in [
             &[][..],
             &[1, 5, b'a'],
@@ -1124,6 +1122,7 @@ mod tests {
             &[1, 1, b'k', 1, 0xc3],
             &[2, 1, b'k', 1, b'1'],
             &[0, 1, b'k', 1, b'1'],
+            &[2, 1, b'k', 1, b'1', 1, b'k', 1, b'2'],
             &[0xff, 0xff, 0xff, 0xff, 0x0f],
         ] {
             assert_eq!(read_journal(bad), None, "{bad:?}");
