@@ -11,6 +11,8 @@ set -euo pipefail
 runs=${1:-3}
 views=${2:-crate user}
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=benches/build-common.sh
+. "$repo/benches/build-common.sh"
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 mkdir -p "$work/ours/src" "$work/theirs/src" "$work/rmcp/src"
@@ -62,7 +64,6 @@ cd "$work"
 export CARGO_TARGET_DIR="$work/target"
 cargo build -q
 
-median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m}'; }
 measure() { # profile view side
   local flag=""; [ "$1" = release ] && flag="--release"
   local lib pkg

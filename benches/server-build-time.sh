@@ -15,6 +15,8 @@ runs=${1:-3}
 clean_runs=${2:-3}
 deadline=${3:-0}
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=benches/build-common.sh
+. "$repo/benches/build-common.sh"
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 mkdir -p "$work/ours/src" "$work/rmcp/src" "$work/sdk/src"
@@ -69,30 +71,9 @@ use rmcp::transport::streamable_http_server::{
 };
 use rmcp::{tool, tool_handler, tool_router, ServerHandler};
 use std::sync::Arc;
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct GreetArgs {
-    /// Who to greet.
-    name: String,
-}
-
-#[derive(Clone)]
-struct Greeter;
-
-#[tool_router]
-impl Greeter {
-    #[tool(description = "Greets someone.")]
-    async fn greet(&self, Parameters(GreetArgs { name }): Parameters<GreetArgs>) -> String {
-        format!("Hello, {name}! EDIT0")
-    }
-}
-
-#[tool_handler]
-impl ServerHandler for Greeter {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-}
+RS
+rmcp_greeter >> "$work/rmcp/src/main.rs"
+cat >> "$work/rmcp/src/main.rs" <<'RS'
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
@@ -239,12 +220,6 @@ async fn main() -> std::io::Result<()> {
 RS
 cd "$work"
 cargo fetch -q
-secs() { # time a command; a failed build stops the script with its output
-  local s e log; s=$(date +%s.%N)
-  if ! log=$("$@" 2>&1); then echo "$log" >&2; echo "failed: $*" >&2; kill $$; exit 1; fi
-  e=$(date +%s.%N); printf "%.1f\n" "$(echo "$e - $s" | bc)"
-}
-median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m}'; }
 sides="ours rmcp sdk"
 declare -A cleans clean edit
 clean_round() { # one clean build per side, sides in turn

@@ -9,6 +9,8 @@
 set -euo pipefail
 rounds=${1:-1}
 repo=$(cd "$(dirname "$0")/.." && pwd)
+# shellcheck source=benches/build-common.sh
+. "$repo/benches/build-common.sh"
 work=$(mktemp -d)
 trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 mkdir -p "$work/ours/src" "$work/rmcp/src"
@@ -33,7 +35,7 @@ use mcp_runtime::prelude::*;
 /// Greets someone.
 #[mcp_tool]
 async fn greet(name: String) -> String {
-    format!("Hello, {name}!")
+    format!("Hello, {name}! EDIT0")
 }
 
 #[tokio::main(flavor = "current_thread")]
@@ -57,30 +59,9 @@ cat > "$work/rmcp/src/main.rs" <<'RS'
 use rmcp::handler::server::wrapper::Parameters;
 use rmcp::model::{ServerCapabilities, ServerConfig};
 use rmcp::{tool, tool_handler, tool_router, ServerHandler, ServiceExt};
-
-#[derive(serde::Deserialize, schemars::JsonSchema)]
-struct GreetArgs {
-    /// Who to greet.
-    name: String,
-}
-
-#[derive(Clone)]
-struct Greeter;
-
-#[tool_router]
-impl Greeter {
-    #[tool(description = "Greets someone.")]
-    async fn greet(&self, Parameters(GreetArgs { name }): Parameters<GreetArgs>) -> String {
-        format!("Hello, {name}!")
-    }
-}
-
-#[tool_handler]
-impl ServerHandler for Greeter {
-    fn get_info(&self) -> ServerConfig {
-        ServerConfig::new(ServerCapabilities::builder().enable_tools().build())
-    }
-}
+RS
+rmcp_greeter >> "$work/rmcp/src/main.rs"
+cat >> "$work/rmcp/src/main.rs" <<'RS'
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -91,12 +72,6 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
 RS
 cd "$work"
 cargo fetch -q
-secs() { # time a command; a failed build stops the script with its output
-  local s e log; s=$(date +%s.%N)
-  if ! log=$("$@" 2>&1); then echo "$log" >&2; echo "failed: $*" >&2; kill $$; exit 1; fi
-  e=$(date +%s.%N); printf "%.1f\n" "$(echo "$e - $s" | bc)"
-}
-median() { sort -n | awk '{a[NR]=$1} END {m=(NR%2)?a[(NR+1)/2]:(a[NR/2]+a[NR/2+1])/2; printf "%.1f", m}'; }
 declare -A times crates
 for _ in $(seq "$rounds"); do
   for side in ours rmcp; do
