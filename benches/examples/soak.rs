@@ -135,23 +135,32 @@ async fn soak_http(seconds: f64) -> Result<Row, String> {
             let (ops, fails) = (operations.clone(), failures.clone());
             workers.push(tokio::spawn(async move {
                 let client = generator::client();
+                let Ok(conns) = generator::Conns::new(&url) else {
+                    return;
+                };
                 let end = Instant::now() + d;
                 let mut id = w << 40;
                 let mut turn = w;
                 while Instant::now() < end {
                     turn += 1;
                     let ok = match turn % 6 {
-                        0 => generator::run_flow(&client, &url, &generator::Flow::plain(), &mut id)
-                            .await
-                            .is_ok(),
-                        1 => generator::run_flow(
-                            &client,
-                            &url,
-                            &generator::Flow::multi_round(),
-                            &mut id,
-                        )
-                        .await
-                        .is_ok(),
+                        0 | 1 => {
+                            let flow = if turn % 6 == 0 {
+                                generator::Flow::plain()
+                            } else {
+                                generator::Flow::multi_round()
+                            };
+                            match conns.take().await {
+                                Ok(mut conn) => {
+                                    let ok = generator::run_flow(&conns, &mut conn, &flow, &mut id)
+                                        .await
+                                        .is_ok();
+                                    conns.give(conn);
+                                    ok
+                                }
+                                Err(_) => false,
+                            }
+                        }
                         2 => raw_exchange(&addr, b"{not json", "tools/call")
                             .await
                             .is_some_and(|r| r.contains("-32700")),

@@ -42,29 +42,25 @@ fn flows() -> Vec<Flow> {
 async fn every_flow_completes_on_both_servers() {
     for which in ["ours", "rmcp", "rust-mcp-sdk"] {
         let url = spawn(which).await;
-        let client = generator::client();
+        let conns = generator::Conns::new(&url).unwrap();
+        let mut conn = conns.take().await.unwrap();
         for flow in flows() {
             let mut id = 0;
-            let rounds = generator::run_flow(&client, &url, &flow, &mut id)
+            let rounds = generator::run_flow(&conns, &mut conn, &flow, &mut id)
                 .await
                 .unwrap_or_else(|e| panic!("{which}: {}: {e}", flow.label));
+            let arguments: Value = serde_json::from_str(flow.arguments.get()).unwrap();
             let want = match flow.tool {
                 "test_simple_text" => 1,
                 "test_input_required_result_elicitation" => 2,
                 "test_input_required_result_multi_round" => 3,
-                _ => flow.arguments["rounds"].as_u64().unwrap() + 1,
+                _ => arguments["rounds"].as_u64().unwrap() + 1,
             };
             assert_eq!(rounds, want, "{which}: {}", flow.label);
         }
         // The bounded run counts flows and sees no errors under concurrency.
-        let o = generator::run(
-            &client,
-            &url,
-            &Flow::multi_round(),
-            4,
-            Duration::from_millis(200),
-        )
-        .await;
+        conns.give(conn);
+        let o = generator::run(&conns, &Flow::multi_round(), 4, Duration::from_millis(200)).await;
         assert!(o.flows > 0 && o.errors == 0, "{which}: {o:?}");
         assert_eq!(o.requests, o.flows * 3);
         // Flows in flight when the window closed are finished and paid for, not counted.
@@ -72,8 +68,7 @@ async fn every_flow_completes_on_both_servers() {
         assert_eq!(o.elapsed, Duration::from_millis(200));
         // The open-loop run starts every scheduled flow and each one completes.
         let o = generator::run_open(
-            &client,
-            &url,
+            &conns,
             &Flow::elicitation(),
             200.0,
             Duration::from_millis(200),
@@ -137,16 +132,62 @@ async fn both_servers_refuse_a_tampered_state() {
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn the_fixture_server_completes_the_end_to_end_flows() {
     let url = spawn("fixture").await;
-    let client = generator::client();
+    let conns = generator::Conns::new(&url).unwrap();
+    let mut conn = conns.take().await.unwrap();
     for (flow, want) in [
         (Flow::plain(), 1),
         (Flow::elicitation(), 2),
         (Flow::multi_round(), 3),
     ] {
         let mut id = 0;
-        let rounds = generator::run_flow(&client, &url, &flow, &mut id)
+        let rounds = generator::run_flow(&conns, &mut conn, &flow, &mut id)
             .await
             .unwrap_or_else(|e| panic!("fixture: {}: {e}", flow.label));
         assert_eq!(rounds, want, "fixture: {}", flow.label);
     }
+}
+
+/// A server that closes every connection after its reply (as one does to an idle kept-alive
+/// connection) costs the generator a new connection, never a failed flow or a request sent
+/// twice.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_connection_the_server_closed_is_replaced() {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    use std::sync::Arc;
+    const RESULT: &str = r#"{"jsonrpc":"2.0","id":1,"result":{"resultType":"complete","content":[{"type":"text","text":"This is a simple text response for testing."}]}}"#;
+    let served = Arc::new(AtomicU64::new(0));
+    let counter = served.clone();
+    let app = axum::Router::new().route(
+        "/mcp",
+        axum::routing::post(move || {
+            let counter = counter.clone();
+            async move {
+                counter.fetch_add(1, Ordering::SeqCst);
+                (
+                    [
+                        (axum::http::header::CONTENT_TYPE, "application/json"),
+                        (axum::http::header::CONNECTION, "close"),
+                    ],
+                    RESULT,
+                )
+            }
+        }),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, app).await });
+    let conns = generator::Conns::new(&url).unwrap();
+    let mut conn = conns.take().await.unwrap();
+    for i in 0..5u64 {
+        let mut id = i;
+        let rounds = generator::run_flow(&conns, &mut conn, &Flow::plain(), &mut id)
+            .await
+            .unwrap_or_else(|e| panic!("flow {i}: {e}"));
+        assert_eq!(rounds, 1);
+    }
+    assert_eq!(served.load(Ordering::SeqCst), 5, "each flow sent once");
+    conns.give(conn);
+    let o = generator::run(&conns, &Flow::plain(), 2, Duration::from_millis(100)).await;
+    assert!(o.flows > 0 && o.errors == 0, "{o:?}");
+    assert_eq!(served.load(Ordering::SeqCst), 5 + o.all_requests);
 }

@@ -3,14 +3,20 @@
 //! `tools/call`, retried with answers to every `input_required` round until the tool completes;
 //! the final text is checked, so a flow only counts when the server did the whole job.
 
+use std::borrow::Cow;
+use std::collections::BTreeMap;
 use std::future::Future;
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
+use hyper::client::conn::http1::SendRequest;
 use hyper_util::client::legacy::{connect::HttpConnector, Client};
-use hyper_util::rt::TokioExecutor;
+use hyper_util::rt::{TokioExecutor, TokioIo};
+use serde::de::IgnoredAny;
+use serde::{Deserialize, Serialize};
+use serde_json::value::RawValue;
 use serde_json::{json, Map, Value};
 
 /// What a flow calls and what it must end with.
@@ -20,54 +26,65 @@ pub struct Flow {
     pub label: String,
     /// The tool to call.
     pub tool: &'static str,
-    /// Its arguments.
-    pub arguments: Value,
+    /// Its arguments, as JSON text written into every request of the flow.
+    pub arguments: Box<RawValue>,
     /// The text the completed result must carry.
     pub expect: String,
 }
 
 impl Flow {
+    fn new(label: String, tool: &'static str, arguments: Value, expect: String) -> Self {
+        let arguments =
+            serde_json::value::to_raw_value(&arguments).expect("a Value always serializes");
+        Flow {
+            label,
+            tool,
+            arguments,
+            expect,
+        }
+    }
+
     /// One `tools/call` of `test_simple_text`.
     pub fn plain() -> Self {
-        Flow {
-            label: "plain tools/call".into(),
-            tool: "test_simple_text",
-            arguments: json!({}),
-            expect: "This is a simple text response for testing.".into(),
-        }
+        Flow::new(
+            "plain tools/call".into(),
+            "test_simple_text",
+            json!({}),
+            "This is a simple text response for testing.".into(),
+        )
     }
 
     /// `test_input_required_result_elicitation`: one form, two requests.
     pub fn elicitation() -> Self {
-        Flow {
-            label: "2-round elicitation".into(),
-            tool: "test_input_required_result_elicitation",
-            arguments: json!({}),
-            expect: "Hello, Ada!".into(),
-        }
+        Flow::new(
+            "2-round elicitation".into(),
+            "test_input_required_result_elicitation",
+            json!({}),
+            "Hello, Ada!".into(),
+        )
     }
 
     /// `test_input_required_result_multi_round`: two forms in sequence, three requests.
     pub fn multi_round() -> Self {
-        Flow {
-            label: "3-round multi-round".into(),
-            tool: "test_input_required_result_multi_round",
-            arguments: json!({}),
-            expect: "Ada likes blue".into(),
-        }
+        Flow::new(
+            "3-round multi-round".into(),
+            "test_input_required_result_multi_round",
+            json!({}),
+            "Ada likes blue".into(),
+        )
     }
 
     /// `bench_rounds`: `n` questions in sequence, `n + 1` requests.
     pub fn rounds(n: u32) -> Self {
-        Flow {
-            label: format!("{n} input rounds"),
-            tool: "bench_rounds",
-            arguments: json!({ "rounds": n }),
-            expect: (0..n)
+        Flow::new(
+            format!("{n} input rounds"),
+            "bench_rounds",
+            json!({ "rounds": n }),
+            (0..n)
                 .map(|i| format!("step{i}"))
                 .collect::<Vec<_>>()
                 .join(","),
-        }
+        )
     }
 }
 
@@ -124,7 +141,9 @@ pub fn answer(key: &str, request: &Value) -> Value {
     json!({ "action": "accept", "content": content })
 }
 
-/// Sends one `tools/call` of `tool` with `params` and returns the JSON-RPC reply.
+/// Sends one `tools/call` of `tool` with `params` over the pooled client and returns the
+/// JSON-RPC reply as a `Value` (for tests that alter a request).
+#[allow(dead_code)] // benches/tests/load.rs
 pub async fn call(
     client: &HttpClient,
     url: &str,
@@ -157,96 +176,372 @@ pub async fn call(
         .map_err(|e| format!("HTTP {status}: {e}: {}", String::from_utf8_lossy(&bytes)))
 }
 
-/// Runs one complete flow; returns how many requests it took.
+/// One kept-alive HTTP/1.1 connection to the server under test, owned by one flow at a time, so
+/// a request goes straight to its connection: no pool lookup, no URI parsing per request.
+pub struct Conn {
+    send: SendRequest<Full<Bytes>>,
+}
+
+/// The connections kept open to one server for a whole invocation: a worker takes one for a run
+/// and gives it back, so no run pays for connecting once the warm-up has opened enough of them.
+pub struct Conns {
+    addr: String,
+    path: String,
+    idle: std::sync::Mutex<Vec<Conn>>,
+}
+
+impl Conns {
+    /// Connections to the server at `url` (`http://HOST:PORT/PATH`); none is opened yet.
+    pub fn new(url: &str) -> Result<Arc<Self>, String> {
+        let rest = url
+            .strip_prefix("http://")
+            .ok_or_else(|| format!("not an http:// URL: {url}"))?;
+        let (addr, path) = rest.split_at(rest.find('/').unwrap_or(rest.len()));
+        Ok(Arc::new(Conns {
+            addr: addr.to_string(),
+            path: if path.is_empty() { "/" } else { path }.to_string(),
+            idle: std::sync::Mutex::new(Vec::new()),
+        }))
+    }
+
+    /// An idle connection, or a new one.
+    pub async fn take(&self) -> Result<Conn, String> {
+        let idle = self.idle.lock().ok().and_then(|mut v| v.pop());
+        match idle {
+            Some(c) if !c.send.is_closed() => Ok(c),
+            _ => self.connect().await,
+        }
+    }
+
+    /// Gives `conn` back for the next run (a closed one is dropped).
+    pub fn give(&self, conn: Conn) {
+        if !conn.send.is_closed() {
+            if let Ok(mut v) = self.idle.lock() {
+                v.push(conn);
+            }
+        }
+    }
+
+    async fn connect(&self) -> Result<Conn, String> {
+        let tcp = tokio::net::TcpStream::connect(&self.addr)
+            .await
+            .map_err(|e| format!("connect {}: {e}", self.addr))?;
+        tcp.set_nodelay(true).map_err(|e| e.to_string())?;
+        let (send, connection) = hyper::client::conn::http1::handshake(TokioIo::new(tcp))
+            .await
+            .map_err(|e| format!("handshake: {e}"))?;
+        tokio::spawn(async move {
+            let _ = connection.await;
+        });
+        Ok(Conn { send })
+    }
+
+    /// POSTs one `tools/call` body on `conn` and returns the reply's body. A request the
+    /// connection could not send (the server closed it while idle) goes again on a new one;
+    /// one that was sent is never repeated.
+    async fn post(&self, conn: &mut Conn, tool: &str, body: Vec<u8>) -> Result<Bytes, String> {
+        let mut req = hyper::Request::post(self.path.as_str())
+            .header("host", self.addr.as_str())
+            .header("content-type", "application/json")
+            .header("accept", "application/json, text/event-stream")
+            .header("mcp-protocol-version", "2026-07-28")
+            .header("mcp-method", "tools/call")
+            .header("mcp-name", tool)
+            .body(Full::new(Bytes::from(body)))
+            .map_err(|e| e.to_string())?;
+        let mut fresh = false;
+        let resp = loop {
+            if conn.send.ready().await.is_err() {
+                if fresh {
+                    return Err("a new connection closed at once".into());
+                }
+                *conn = self.connect().await?;
+                fresh = true;
+                continue;
+            }
+            match conn.send.try_send_request(req).await {
+                Ok(resp) => break resp,
+                Err(mut e) => match e.take_message() {
+                    Some(unsent) if !fresh => {
+                        req = unsent;
+                        *conn = self.connect().await?;
+                        fresh = true;
+                    }
+                    _ => return Err(format!("send: {}", e.into_error())),
+                },
+            }
+        };
+        let status = resp.status();
+        let bytes = resp
+            .into_body()
+            .collect()
+            .await
+            .map_err(|e| format!("body: {e}"))?
+            .to_bytes();
+        if !status.is_success() {
+            return Err(format!(
+                "HTTP {status}: {}",
+                String::from_utf8_lossy(&bytes)
+            ));
+        }
+        Ok(bytes)
+    }
+}
+
+/// The `_meta` every request of a flow carries.
+const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcp-load","version":"0.1.0"}}"#;
+
+/// A `tools/call` request as the generator writes it: fixed parts borrowed, the answers and the
+/// state of the round before carried as JSON text.
+#[derive(Serialize)]
+struct CallBody<'a> {
+    jsonrpc: &'static str,
+    id: u64,
+    method: &'static str,
+    params: CallParams<'a>,
+}
+
+#[derive(Serialize)]
+struct CallParams<'a> {
+    name: &'a str,
+    arguments: &'a RawValue,
+    #[serde(rename = "_meta")]
+    meta: &'a RawValue,
+    #[serde(rename = "inputResponses", skip_serializing_if = "Option::is_none")]
+    input_responses: Option<&'a RawValue>,
+    #[serde(rename = "requestState", skip_serializing_if = "Option::is_none")]
+    request_state: Option<&'a RawValue>,
+}
+
+/// What the generator reads of a reply: borrowed from its bytes, everything else skipped.
+#[derive(Deserialize)]
+struct Reply<'a> {
+    #[serde(borrow)]
+    result: Option<ReplyResult<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReplyResult<'a> {
+    #[serde(borrow)]
+    result_type: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    input_requests: BTreeMap<Cow<'a, str>, InputRequest<'a>>,
+    #[serde(borrow)]
+    request_state: Option<&'a RawValue>,
+    #[serde(borrow, default)]
+    content: Vec<ReplyContent<'a>>,
+    #[serde(default)]
+    is_error: bool,
+}
+
+#[derive(Deserialize)]
+struct InputRequest<'a> {
+    #[serde(borrow)]
+    params: Option<InputParams<'a>>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct InputParams<'a> {
+    #[serde(borrow)]
+    requested_schema: Option<RequestedSchema<'a>>,
+}
+
+#[derive(Deserialize)]
+struct RequestedSchema<'a> {
+    #[serde(borrow, default)]
+    properties: BTreeMap<Cow<'a, str>, IgnoredAny>,
+}
+
+#[derive(Deserialize)]
+struct ReplyContent<'a> {
+    #[serde(borrow)]
+    text: Option<Cow<'a, str>>,
+}
+
+/// The answers to one round's input requests, written as [`answer`] does.
+struct Answers<'r, 'a>(&'r BTreeMap<Cow<'a, str>, InputRequest<'a>>);
+
+/// One answer: accept, with every requested field filled.
+struct Accept<'r> {
+    key: &'r str,
+    fields: Vec<&'r str>,
+}
+
+impl Serialize for Answers<'_, '_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.collect_map(self.0.iter().map(|(k, r)| {
+            let fields = r
+                .params
+                .as_ref()
+                .and_then(|p| p.requested_schema.as_ref())
+                .map(|s| s.properties.keys().map(|f| f.as_ref()).collect())
+                .unwrap_or_default();
+            (
+                k.as_ref(),
+                Accept {
+                    key: k.as_ref(),
+                    fields,
+                },
+            )
+        }))
+    }
+}
+
+impl Serialize for Accept<'_> {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        struct Content<'c>(&'c Accept<'c>);
+        impl Serialize for Content<'_> {
+            fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+                s.collect_map(self.0.fields.iter().map(|f| {
+                    let v = match *f {
+                        "name" => "Ada",
+                        "color" => "blue",
+                        _ => self.0.key,
+                    };
+                    (*f, v)
+                }))
+            }
+        }
+        let mut m = s.serialize_map(Some(2))?;
+        m.serialize_entry("action", "accept")?;
+        m.serialize_entry("content", &Content(self))?;
+        m.end()
+    }
+}
+
+/// Runs one complete flow on `conn`; returns how many requests it took.
 pub async fn run_flow(
-    client: &HttpClient,
-    url: &str,
+    conns: &Conns,
+    conn: &mut Conn,
     flow: &Flow,
     id: &mut u64,
 ) -> Result<u64, String> {
-    run_flow_timed(client, url, flow, id, None).await
+    run_flow_timed(conns, conn, flow, id, None).await
 }
 
 /// [`run_flow`], recording each request's latency (µs, in the order sent) into `each`.
 pub async fn run_flow_timed(
-    client: &HttpClient,
-    url: &str,
+    conns: &Conns,
+    conn: &mut Conn,
     flow: &Flow,
     id: &mut u64,
     mut each: Option<&mut Vec<u32>>,
 ) -> Result<u64, String> {
-    let mut params = json!({
-        "name": flow.tool,
-        "arguments": flow.arguments,
-        "_meta": {
-            "io.modelcontextprotocol/protocolVersion": "2026-07-28",
-            "io.modelcontextprotocol/clientCapabilities": { "elicitation": { "form": {} } },
-            "io.modelcontextprotocol/clientInfo": { "name": "mcp-load", "version": "0.1.0" }
-        }
-    });
+    let meta: &RawValue = serde_json::from_str(META).map_err(|e| e.to_string())?;
+    let mut answers: Option<Box<RawValue>> = None;
+    let mut state: Option<Box<RawValue>> = None;
     for round in 1..=70u64 {
         *id += 1;
+        let mut body = Vec::with_capacity(
+            256 + flow.arguments.get().len()
+                + answers.as_ref().map_or(0, |a| a.get().len())
+                + state.as_ref().map_or(0, |s| s.get().len()),
+        );
+        serde_json::to_writer(
+            &mut body,
+            &CallBody {
+                jsonrpc: "2.0",
+                id: *id,
+                method: "tools/call",
+                params: CallParams {
+                    name: flow.tool,
+                    arguments: &flow.arguments,
+                    meta,
+                    input_responses: answers.as_deref(),
+                    request_state: state.as_deref(),
+                },
+            },
+        )
+        .map_err(|e| e.to_string())?;
         let sent = Instant::now();
-        let reply = call(client, url, flow.tool, *id, &params).await?;
+        let bytes = conns.post(conn, flow.tool, body).await?;
         if let Some(each) = each.as_deref_mut() {
             each.push(sent.elapsed().as_micros().min(u32::MAX as u128) as u32);
         }
-        let result = reply
-            .get("result")
-            .ok_or_else(|| format!("error reply: {reply}"))?;
-        if result.get("resultType").and_then(Value::as_str) == Some("input_required") {
-            let mut answers = Map::new();
-            if let Some(reqs) = result.get("inputRequests").and_then(Value::as_object) {
-                for (k, r) in reqs {
-                    answers.insert(k.clone(), answer(k, r));
-                }
-            }
-            let p = params.as_object_mut().ok_or("params")?;
-            p.insert("inputResponses".into(), Value::Object(answers));
-            match result.get("requestState") {
-                Some(s) => p.insert("requestState".into(), s.clone()),
-                None => p.remove("requestState"),
-            };
+        let reply: Reply<'_> = serde_json::from_slice(&bytes)
+            .map_err(|e| format!("reply: {e}: {}", String::from_utf8_lossy(&bytes)))?;
+        let Some(result) = reply.result else {
+            return Err(format!("error reply: {}", String::from_utf8_lossy(&bytes)));
+        };
+        if result.result_type.as_deref() == Some("input_required") {
+            answers = Some(
+                serde_json::value::to_raw_value(&Answers(&result.input_requests))
+                    .map_err(|e| e.to_string())?,
+            );
+            state = result.request_state.map(ToOwned::to_owned);
             continue;
         }
         let text = result
-            .pointer("/content/0/text")
-            .and_then(Value::as_str)
+            .content
+            .first()
+            .and_then(|c| c.text.as_deref())
             .unwrap_or_default();
-        if text != flow.expect || result.get("isError") == Some(&Value::Bool(true)) {
-            return Err(format!("unexpected result {result}"));
+        if text != flow.expect || result.is_error {
+            return Err(format!(
+                "unexpected result {}",
+                String::from_utf8_lossy(&bytes)
+            ));
         }
         return Ok(round);
     }
     Err("more than 70 rounds".into())
 }
 
-/// Runs `flow` from `concurrency` workers for `duration` over `client` and collects what they
-/// saw.
+/// Runs `flow` from `concurrency` workers for `duration`, each on a connection of its own from
+/// `conns`, and collects what they saw.
 pub async fn run(
-    client: &HttpClient,
-    url: &str,
+    conns: &Arc<Conns>,
     flow: &Flow,
     concurrency: usize,
     duration: Duration,
 ) -> Outcome {
-    let (client, url, flow) = (client.clone(), url.to_string(), flow.clone());
-    run_closed(concurrency, duration, move |mut id| {
-        let (client, url, flow) = (client.clone(), url.clone(), flow.clone());
-        Box::pin(async move { run_flow(&client, &url, &flow, &mut id).await })
+    // Every worker's connection is open before the window starts.
+    let mut taken = Vec::with_capacity(concurrency);
+    for _ in 0..concurrency {
+        match conns.take().await {
+            Ok(c) => taken.push(tokio::sync::Mutex::new(Some(c))),
+            Err(e) => {
+                return Outcome {
+                    errors: 1,
+                    first_error: Some(e),
+                    elapsed: duration,
+                    ..Outcome::default()
+                }
+            }
+        }
+    }
+    let slots = Arc::new(taken);
+    let (c, f, s) = (conns.clone(), Arc::new(flow.clone()), slots.clone());
+    let outcome = run_closed(concurrency, duration, move |worker, mut id| {
+        let (conns, flow, slots) = (c.clone(), f.clone(), s.clone());
+        Box::pin(async move {
+            let mut slot = slots[worker].lock().await;
+            let conn = slot.as_mut().ok_or("no connection")?;
+            run_flow(&conns, conn, &flow, &mut id).await
+        })
     })
-    .await
+    .await;
+    for slot in slots.iter() {
+        if let Some(conn) = slot.lock().await.take() {
+            conns.give(conn);
+        }
+    }
+    outcome
 }
 
 /// One flow, started with a JSON-RPC id base of its own; it resolves to the number of HTTP
 /// requests it took.
 pub type FlowFuture = std::pin::Pin<Box<dyn Future<Output = Result<u64, String>> + Send>>;
 
-/// Runs the flows `start` makes from `concurrency` workers, back to back, for `duration`.
+/// Runs the flows `start` makes from `concurrency` workers, back to back, for `duration`;
+/// `start` is given the worker's index and the flow's id base.
 pub async fn run_closed(
     concurrency: usize,
     duration: Duration,
-    start: impl Fn(u64) -> FlowFuture + Clone + Send + 'static,
+    start: impl Fn(usize, u64) -> FlowFuture + Clone + Send + 'static,
 ) -> Outcome {
     // Flows that end inside the window count; the flows in flight at its end are finished
     // (their requests count towards CPU per request, their errors are reported) but not counted
@@ -262,7 +557,7 @@ pub async fn run_closed(
             while Instant::now() < deadline {
                 let t = Instant::now();
                 id += 1 << 8;
-                match start(id).await {
+                match start(w, id).await {
                     Ok(n) => {
                         out.all_requests += n;
                         if Instant::now() <= deadline {
@@ -315,29 +610,13 @@ pub fn quantile(sorted: &[u32], q: f64) -> u32 {
 /// behind shows it in its latencies instead of slowing the load down. Latency runs from a flow's
 /// start to its last reply; at most `MAX_IN_FLIGHT` flows are in flight (a flow waiting for a
 /// slot is timed from its scheduled start).
-pub async fn run_open(
-    client: &HttpClient,
-    url: &str,
-    flow: &Flow,
-    rate: f64,
-    duration: Duration,
-) -> Outcome {
+pub async fn run_open(conns: &Arc<Conns>, flow: &Flow, rate: f64, duration: Duration) -> Outcome {
     const MAX_IN_FLIGHT: usize = 512;
     // Have 32 connections open first (32 flows at once), so the schedule does not pay for
     // set-up.
-    let warm: Vec<_> = (0..32u64)
-        .map(|w| {
-            let (client, url, flow) = (client.clone(), url.to_string(), flow.clone());
-            tokio::spawn(async move {
-                let mut id = (w + 1) << 50;
-                let _ = run_flow(&client, &url, &flow, &mut id).await;
-            })
-        })
-        .collect();
-    for w in warm {
-        let _ = w.await;
-    }
+    let _ = run(conns, flow, 32, Duration::from_millis(1)).await;
     let slots = Arc::new(tokio::sync::Semaphore::new(MAX_IN_FLIGHT));
+    let flow = Arc::new(flow.clone());
     let interval = Duration::from_secs_f64(1.0 / rate.max(1.0));
     let count = (duration.as_secs_f64() * rate).max(1.0) as u64;
     let start = tokio::time::Instant::now();
@@ -345,13 +624,19 @@ pub async fn run_open(
     for i in 0..count {
         let due = start + interval.mul_f64(i as f64);
         tokio::time::sleep_until(due).await;
-        let (client, url, flow, slots) =
-            (client.clone(), url.to_string(), flow.clone(), slots.clone());
+        let (conns, flow, slots) = (conns.clone(), flow.clone(), slots.clone());
         tasks.push(tokio::spawn(async move {
             let t = Instant::now();
             let _slot = slots.acquire_owned().await;
             let mut id = (i + 1) << 20;
-            let result = run_flow(&client, &url, &flow, &mut id).await;
+            let result = match conns.take().await {
+                Ok(mut conn) => {
+                    let r = run_flow(&conns, &mut conn, &flow, &mut id).await;
+                    conns.give(conn);
+                    r
+                }
+                Err(e) => Err(e),
+            };
             (result, t.elapsed().as_micros().min(u32::MAX as u128) as u32)
         }));
     }

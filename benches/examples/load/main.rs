@@ -35,8 +35,11 @@ struct Target {
     name: &'static str,
     child: Child,
     url: String,
-    /// The generator's client for this server, kept for the whole invocation.
+    /// The generator's pooled client for this server (the legacy flow), kept for the whole
+    /// invocation.
     client: generator::HttpClient,
+    /// The generator's connections to this server (every other flow), kept likewise.
+    conns: std::sync::Arc<generator::Conns>,
 }
 
 impl Target {
@@ -58,9 +61,11 @@ impl Target {
             .trim()
             .strip_prefix("PORT ")
             .ok_or_else(|| format!("{name} server said {line:?}"))?;
+        let url = format!("http://127.0.0.1:{port}/mcp");
         Ok(Target {
             name,
-            url: format!("http://127.0.0.1:{port}/mcp"),
+            conns: generator::Conns::new(&url)?,
+            url,
             child,
             client: generator::client(),
         })
@@ -152,29 +157,31 @@ impl Merged {
 
 async fn measure(t: &Target, flow: &Flow, conc: usize, d: Duration, into: &mut Merged) {
     let before = t.cpu_us();
-    let o = generator::run(&t.client, &t.url, flow, conc, d).await;
+    let o = generator::run(&t.conns, flow, conc, d).await;
     into.add(o, t.cpu_us().saturating_sub(before));
 }
 
 async fn measure_open(t: &Target, flow: &Flow, rate: f64, d: Duration, into: &mut Merged) {
     let before = t.cpu_us();
-    let o = generator::run_open(&t.client, &t.url, flow, rate, d).await;
+    let o = generator::run_open(&t.conns, flow, rate, d).await;
     into.add(o, t.cpu_us().saturating_sub(before));
 }
 
 fn main() -> std::process::ExitCode {
     let args: Vec<String> = std::env::args().skip(1).collect();
     if args.first().map(String::as_str) == Some("serve") {
-        // Each server on the runtime it ships with: tokio's default (a worker per core) for the
-        // bench server and the peers, the fixture binary's sizing for the fixture server.
-        // LOAD_SERVER_THREADS=N overrides it for every server, to compare.
+        // Each server in its best configuration on this host, which it shares with the
+        // generator: this project's two servers sized as the README advises there ("Sizing the
+        // runtime": a worker fewer than the cores, as the fixture binary ships), the peers on
+        // tokio's default (a worker per core), which measured faster for them than one worker
+        // (BENCHMARKS.md, "The tail"). LOAD_SERVER_THREADS=N overrides it for every server.
         let which = args.get(1).map(String::as_str);
         let threads = match std::env::var("LOAD_SERVER_THREADS")
             .ok()
             .and_then(|t| t.parse::<usize>().ok())
         {
             Some(n) => Some(n),
-            None if which == Some("fixture") => Some(mcp_tests::fixture_threads()),
+            None if matches!(which, Some("fixture" | "ours")) => Some(mcp_tests::fixture_threads()),
             None => None,
         };
         let runtime = match threads {
@@ -333,14 +340,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     }
     // The floor (no MCP work), measured on the plain call beside the servers.
     let floor = Target::start("floor").await?;
-    generator::run(
-        &floor.client,
-        &floor.url,
-        &Flow::plain(),
-        32,
-        Duration::from_millis(300),
-    )
-    .await;
+    generator::run(&floor.conns, &Flow::plain(), 32, Duration::from_millis(300)).await;
     // Warm up every server (connections, allocator, lazy statics) and check they do the same job.
     for (s, t) in targets.iter().enumerate() {
         let mut flows = vec![Flow::plain(), Flow::elicitation(), Flow::multi_round()];
@@ -348,7 +348,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             flows.push(Flow::rounds(3));
         }
         for flow in flows {
-            let o = generator::run(&t.client, &t.url, &flow, 32, Duration::from_millis(300)).await;
+            let o = generator::run(&t.conns, &flow, 32, Duration::from_millis(300)).await;
             if o.flows == 0 || o.errors > 0 {
                 return Err(format!(
                     "{} server failed the {} warm-up: {}",
@@ -530,7 +530,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
 async fn measure_legacy(t: &Target, conc: usize, d: Duration, into: &mut Merged) {
     let before = t.cpu_us();
     let (client, url) = (t.client.clone(), t.url.clone());
-    let o = generator::run_closed(conc, d, move |base| {
+    let o = generator::run_closed(conc, d, move |_, base| {
         let (client, url) = (client.clone(), url.clone());
         Box::pin(async move { legacy_flow::run(&client, &url, base).await })
     })
@@ -624,7 +624,7 @@ async fn run_probe(
         other => return Err(format!("no flow {other}; plain, elicitation or multi")),
     };
     let t = Target::start(name).await?;
-    generator::run(&t.client, &t.url, &flow, 32, Duration::from_millis(300)).await;
+    generator::run(&t.conns, &flow, 32, Duration::from_millis(300)).await;
     let mut flows: Vec<u32> = Vec::new();
     let mut by_place: Vec<Vec<u32>> = Vec::new();
     let (mut count, mut cpu, mut requests) = (0u64, 0u64, 0u64);
@@ -633,20 +633,31 @@ async fn run_probe(
         let deadline = std::time::Instant::now() + d;
         let workers: Vec<_> = (0..conc)
             .map(|w| {
-                let (client, url, flow) = (t.client.clone(), t.url.clone(), flow.clone());
+                let (conns, flow) = (t.conns.clone(), flow.clone());
                 tokio::spawn(async move {
                     let mut id = (w as u64) << 40;
+                    let mut conn = match conns.take().await {
+                        Ok(c) => c,
+                        Err(_) => return Vec::new(),
+                    };
                     let mut out: Vec<(u32, Vec<u32>)> = Vec::new();
                     while std::time::Instant::now() < deadline {
                         let start = std::time::Instant::now();
                         let mut each = Vec::new();
-                        if generator::run_flow_timed(&client, &url, &flow, &mut id, Some(&mut each))
-                            .await
-                            .is_ok()
+                        if generator::run_flow_timed(
+                            &conns,
+                            &mut conn,
+                            &flow,
+                            &mut id,
+                            Some(&mut each),
+                        )
+                        .await
+                        .is_ok()
                         {
                             out.push((start.elapsed().as_micros() as u32, each));
                         }
                     }
+                    conns.give(conn);
                     out
                 })
             })
