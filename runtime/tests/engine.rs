@@ -683,6 +683,74 @@ async fn changed_handler_code_starts_the_call_over() {
     assert!(res["inputRequests"]["b"].is_object());
 }
 
+mod w1 {
+    use super::*;
+    /// First version: asks `a`, then `b`.
+    #[mcp_tool(name = "chain")]
+    pub async fn chain() -> Result<String, ToolError> {
+        let a = match elicit::<Name>("a?").key("a").await? {
+            Elicited::Accept(n) => n.user_name,
+            _ => "none".into(),
+        };
+        let b = match elicit::<Name>("b?").key("b").await? {
+            Elicited::Accept(n) => n.user_name,
+            _ => "none".into(),
+        };
+        Ok(format!("w1 {a} {b}"))
+    }
+}
+
+mod w2 {
+    use super::*;
+    /// Second version: asks `b`, then `a`.
+    #[mcp_tool(name = "chain")]
+    pub async fn chain() -> Result<String, ToolError> {
+        let b = match elicit::<Name>("b?").key("b").await? {
+            Elicited::Accept(n) => n.user_name,
+            _ => "none".into(),
+        };
+        let a = match elicit::<Name>("a?").key("a").await? {
+            Elicited::Accept(n) => n.user_name,
+            _ => "none".into(),
+        };
+        Ok(format!("w2 {b} {a}"))
+    }
+}
+
+/// An answer recorded in the journal by one version of a handler is not replayed by another:
+/// the new version asks for it again. The same version replays it (the control).
+#[tokio::test]
+async fn a_journal_recorded_by_other_handler_code_is_not_replayed() {
+    let keys = || StateKeys::new(vec![StateKey::new(1, &[6u8; 32]).unwrap()]).unwrap();
+    let build = |v2: bool| {
+        let b = Server::builder().state_keys(keys());
+        let b = if v2 {
+            b.tool(w2::chain)
+        } else {
+            b.tool(w1::chain)
+        };
+        b.build().unwrap()
+    };
+    let (old, new) = (build(false), build(true));
+    for (last, done) in [(&old, true), (&new, false)] {
+        let r = send(&old, 1, "tools/call", call("chain", json!({}), all_caps())).await;
+        let st = result(&r)["requestState"].clone();
+        // Round two on the first version: `a` is answered and goes into the journal.
+        let a = json!({"a": accept(json!({"user_name": "Al"}))});
+        let r = retry(&old, 2, "chain", json!({}), a, Some(&st)).await;
+        assert!(result(&r)["inputRequests"]["b"].is_object(), "{r}");
+        let st = result(&r)["requestState"].clone();
+        // Round three answers `b` only.
+        let b = json!({"b": accept(json!({"user_name": "Bo"}))});
+        let r = retry(last, 3, "chain", json!({}), b, Some(&st)).await;
+        if done {
+            assert_eq!(text(&r), "w1 Al Bo");
+        } else {
+            assert!(result(&r)["inputRequests"]["a"].is_object(), "{r}");
+        }
+    }
+}
+
 #[tokio::test]
 async fn the_journal_keeps_only_what_the_handler_reads_and_refuses_oversized_answers() {
     let s = server();

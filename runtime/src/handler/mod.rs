@@ -23,7 +23,8 @@ use serde_json::{Map, Value};
 pub trait ToolHandler: Send + Sync + 'static {
     /// The descriptor listed by `tools/list` (built once, at registration).
     fn tool(&self) -> Tool;
-    /// A digest of the handler's code, kept in `requestState` to notice code changes between rounds.
+    /// A digest of the handler's code, kept in `requestState` to notice code changes between
+    /// rounds (read once, at registration, like the descriptor).
     fn fingerprint(&self) -> &'static str;
     /// Run the tool on `arguments`, taking its other parameters from `parts`. Bad arguments are a
     /// tool error (`isError: true`).
@@ -75,7 +76,7 @@ pub enum TaskMode {
 pub trait PromptHandler: Send + Sync + 'static {
     /// The descriptor listed by `prompts/list`.
     fn prompt(&self) -> Prompt;
-    /// A digest of the handler's code.
+    /// A digest of the handler's code (read once, at registration).
     fn fingerprint(&self) -> &'static str;
     /// Render the prompt for `arguments`, taking its other parameters from `parts`.
     fn get(
@@ -97,7 +98,7 @@ pub trait ResourceHandler: Send + Sync + 'static {
     fn template(&self) -> Option<ResourceTemplate>;
     /// The URI or URI template (`test://template/{id}/data`).
     fn uri_template(&self) -> &'static str;
-    /// A digest of the handler's code.
+    /// A digest of the handler's code (read once, at registration).
     fn fingerprint(&self) -> &'static str;
     /// Read `uri`, whose template variables are in `vars`, taking the handler's other
     /// parameters from `parts`.

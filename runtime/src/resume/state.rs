@@ -395,11 +395,18 @@ fn read_journal(mut input: &[u8]) -> Option<Journal> {
 }
 
 /// The digest of a handler fingerprint kept in a token: enough to tell one version of a handler
-/// from another (authenticity comes from the AEAD, not from this).
-fn fingerprint_digest(fingerprint: &str) -> [u8; FINGERPRINT_LEN] {
-    let mut out = [0u8; FINGERPRINT_LEN];
-    out.copy_from_slice(&Sha256::digest(fingerprint.as_bytes())[..FINGERPRINT_LEN]);
-    out
+/// from another (authenticity comes from the AEAD, not from this). The server computes it once
+/// per handler, when the handler is registered, instead of on every open and seal.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct FingerprintDigest([u8; FINGERPRINT_LEN]);
+
+impl FingerprintDigest {
+    /// The digest of `fingerprint`.
+    pub(crate) fn of(fingerprint: &str) -> Self {
+        let mut out = [0u8; FINGERPRINT_LEN];
+        out.copy_from_slice(&Sha256::digest(fingerprint.as_bytes())[..FINGERPRINT_LEN]);
+        FingerprintDigest(out)
+    }
 }
 
 /// The opened content of a token.
@@ -419,7 +426,12 @@ impl Sealed {
     /// Whether the journal was recorded by the handler with this fingerprint (a handler whose
     /// code changed between rounds starts over instead of replaying a journal it did not write).
     pub fn recorded_by(&self, fingerprint: &str) -> bool {
-        self.fingerprint == fingerprint_digest(fingerprint)
+        self.recorded_by_digest(&FingerprintDigest::of(fingerprint))
+    }
+
+    /// [`Sealed::recorded_by`] for a fingerprint whose digest the caller already has.
+    pub(crate) fn recorded_by_digest(&self, fingerprint: &FingerprintDigest) -> bool {
+        self.fingerprint == fingerprint.0
     }
 }
 
@@ -729,11 +741,11 @@ impl StateCodec {
         self.seal_at(binding, fingerprint, journal, unix_now())
     }
 
-    /// [`StateCodec::seal`] for a binding whose digest the caller already has.
+    /// [`StateCodec::seal`] for a binding and a fingerprint whose digests the caller already has.
     pub(crate) fn seal_bound(
         &self,
         bound: &BindingDigest,
-        fingerprint: &str,
+        fingerprint: &FingerprintDigest,
         journal: &Journal,
     ) -> Result<String, StateError> {
         self.seal_digest(bound, fingerprint, journal, unix_now())
@@ -747,13 +759,14 @@ impl StateCodec {
         journal: &Journal,
         now: u64,
     ) -> Result<String, StateError> {
-        self.seal_digest(&binding.digest(), fingerprint, journal, now)
+        let fingerprint = FingerprintDigest::of(fingerprint);
+        self.seal_digest(&binding.digest(), &fingerprint, journal, now)
     }
 
     fn seal_digest(
         &self,
         bound: &BindingDigest,
-        fingerprint: &str,
+        fingerprint: &FingerprintDigest,
         journal: &Journal,
         now: u64,
     ) -> Result<String, StateError> {
@@ -773,7 +786,7 @@ impl StateCodec {
         raw.extend_from_slice(&[VERSION, key.id]);
         raw.extend_from_slice(&nonce);
         raw.extend_from_slice(&expires_at.to_be_bytes());
-        raw.extend_from_slice(&fingerprint_digest(fingerprint));
+        raw.extend_from_slice(&fingerprint.0);
         push_varint(&mut raw, journal.len());
         for (key, value) in journal {
             push_framed(&mut raw, key.as_bytes());

@@ -18,7 +18,7 @@ pub mod testing;
 use crate::handler::extract::StateMap;
 use crate::handler::{Need, PromptHandler, ResourceHandler, ToolHandler};
 use crate::resume::events::{Change, ListKind};
-use crate::resume::state::{StateCodec, StateKeyError, StateKeys};
+use crate::resume::state::{FingerprintDigest, StateCodec, StateKeyError, StateKeys};
 use crate::wire::param::header_params;
 use indexmap::IndexMap;
 use mcp_schema::{
@@ -35,12 +35,16 @@ pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
 /// `Mcp-Param-*` headers.
 struct RegisteredTool {
     handler: Arc<dyn ToolHandler>,
+    /// The digest of `handler.fingerprint()`, as its states carry it.
+    fingerprint: FingerprintDigest,
     descriptor: Tool,
     header_params: Vec<(String, String)>,
 }
 
 struct RegisteredPrompt {
     handler: Arc<dyn PromptHandler>,
+    /// The digest of `handler.fingerprint()`, as its states carry it.
+    fingerprint: FingerprintDigest,
     descriptor: Prompt,
 }
 
@@ -54,6 +58,8 @@ enum ResourceListing {
 
 struct RegisteredResource {
     handler: Arc<dyn ResourceHandler>,
+    /// The digest of `handler.fingerprint()`, as its states carry it.
+    fingerprint: FingerprintDigest,
     listing: ResourceListing,
 }
 
@@ -280,6 +286,7 @@ impl ServerBuilder {
                 (
                     descriptor.name.clone(),
                     RegisteredTool {
+                        fingerprint: FingerprintDigest::of(handler.fingerprint()),
                         handler,
                         descriptor,
                         header_params,
@@ -295,6 +302,7 @@ impl ServerBuilder {
                 (
                     descriptor.name.clone(),
                     RegisteredPrompt {
+                        fingerprint: FingerprintDigest::of(handler.fingerprint()),
                         handler,
                         descriptor,
                     },
@@ -310,7 +318,11 @@ impl ServerBuilder {
                     (None, Some(t)) => ResourceListing::Template(t),
                     (None, None) => ResourceListing::Unlisted,
                 };
-                RegisteredResource { handler, listing }
+                RegisteredResource {
+                    fingerprint: FingerprintDigest::of(handler.fingerprint()),
+                    handler,
+                    listing,
+                }
             })
             .collect();
         Self::check_needs(&self.states, &tools, &prompts, &resources)?;

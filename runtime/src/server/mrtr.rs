@@ -3,13 +3,13 @@
 //! the engine with the journal and this request's answers, and either replies with the result or
 //! seals the journal into a new `requestState` beside the input requests.
 
-use super::Server;
+use super::{RegisteredResource, Server};
 use crate::handler::result::resource_not_found;
-use crate::handler::{match_template, CallParts, CancelSlot, Principal, ResourceHandler};
+use crate::handler::{match_template, CallParts, CancelSlot, Principal};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Notifier;
 use crate::resume::live::Live;
-use crate::resume::state::{Binding, BindingDigest, Recorded, StateError};
+use crate::resume::state::{Binding, BindingDigest, FingerprintDigest, Recorded, StateError};
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
 use mcp_schema::{
@@ -18,7 +18,6 @@ use mcp_schema::{
     ReadResourceRequestParams, RequestId, RequestMetaObject, ServerResult,
 };
 use serde_json::{Map, Value};
-use std::sync::Arc;
 
 /// The journal entry that records the keys of the input requests the last round issued. No key
 /// of an ask or a step can take this name (it holds a NUL).
@@ -34,7 +33,8 @@ struct Round<'a> {
     meta: RequestMetaObject,
     responses: InputResponses,
     state: Option<String>,
-    fingerprint: &'static str,
+    /// The digest of the handler's fingerprint (see [`FingerprintDigest`]).
+    fingerprint: FingerprintDigest,
     principal: Option<&'a Principal>,
     notifier: Option<Notifier>,
     /// On a legacy session: asks are sent to the client and awaited in place.
@@ -107,7 +107,7 @@ impl Server {
             let error = Error::invalid_params(format!("unknown tool: {name}"));
             return Reply::error(Some(id), error);
         };
-        let handler = tool.handler.clone();
+        let (handler, fingerprint) = (tool.handler.clone(), tool.fingerprint);
         let arguments = arguments.unwrap_or_default();
         // The tasks extension: a task from the call, a task from the handler's
         // `start_task()`, or none.
@@ -138,7 +138,7 @@ impl Server {
             meta,
             responses: input_responses.unwrap_or_default(),
             state: request_state,
-            fingerprint: handler.fingerprint(),
+            fingerprint,
             principal,
             notifier,
             live,
@@ -178,7 +178,7 @@ impl Server {
             let error = Error::invalid_params(format!("unknown prompt: {name}"));
             return Reply::error(Some(id), error);
         };
-        let handler = prompt.handler.clone();
+        let (handler, fingerprint) = (prompt.handler.clone(), prompt.fingerprint);
         let arguments: Map<String, Value> = arguments
             .unwrap_or_default()
             .into_iter()
@@ -198,7 +198,7 @@ impl Server {
             meta,
             responses: input_responses.unwrap_or_default(),
             state: request_state,
-            fingerprint: handler.fingerprint(),
+            fingerprint,
             principal,
             notifier,
             live,
@@ -223,9 +223,10 @@ impl Server {
             uri,
             ..
         } = params;
-        let Some((handler, vars)) = self.find_resource(&uri) else {
+        let Some((resource, vars)) = self.find_resource(&uri) else {
             return Reply::error(Some(id), resource_not_found(&uri));
         };
+        let (handler, fingerprint) = (resource.handler.clone(), resource.fingerprint);
         let bound = bind(methods::RESOURCES_READ, &uri, None, principal, &meta);
         let round = Round {
             method: methods::RESOURCES_READ,
@@ -234,7 +235,7 @@ impl Server {
             meta,
             responses: input_responses.unwrap_or_default(),
             state: request_state,
-            fingerprint: handler.fingerprint(),
+            fingerprint,
             principal,
             notifier,
             live,
@@ -253,10 +254,10 @@ impl Server {
         respond(id, finished)
     }
 
-    fn find_resource(&self, uri: &str) -> Option<(Arc<dyn ResourceHandler>, Map<String, Value>)> {
-        self.resources.iter().find_map(|r| {
-            match_template(r.handler.uri_template(), uri).map(|vars| (r.handler.clone(), vars))
-        })
+    fn find_resource(&self, uri: &str) -> Option<(&RegisteredResource, Map<String, Value>)> {
+        self.resources
+            .iter()
+            .find_map(|r| match_template(r.handler.uri_template(), uri).map(|vars| (r, vars)))
     }
 
     /// One round of a call: start the handler with its parameters, open the state, run the
@@ -313,7 +314,7 @@ impl Server {
         let mut journal = match opened {
             None => IndexMap::new(),
             Some(opened) => match opened {
-                Ok(sealed) if sealed.recorded_by(fingerprint) => {
+                Ok(sealed) if sealed.recorded_by_digest(&fingerprint) => {
                     claim = Some(sealed.token_id);
                     sealed.journal
                 }
@@ -417,7 +418,7 @@ impl Server {
                 }
                 let sealed = self
                         .codec
-                        .seal_bound(&bound, fingerprint, &journal)
+                        .seal_bound(&bound, &fingerprint, &journal)
                         .map_err(|e| match e {
                             // The answers on this request are what grew it past the cap.
                             StateError::Oversize(n) if answered => Error::invalid_params(format!(
