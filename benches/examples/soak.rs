@@ -150,16 +150,7 @@ async fn soak_http(seconds: f64) -> Result<Row, String> {
                             } else {
                                 generator::Flow::multi_round()
                             };
-                            match conns.take().await {
-                                Ok(mut conn) => {
-                                    let ok = generator::run_flow(&conns, &mut conn, &flow, &mut id)
-                                        .await
-                                        .is_ok();
-                                    conns.give(conn);
-                                    ok
-                                }
-                                Err(_) => false,
-                            }
+                            conns.flow(&flow, &mut id).await.is_ok()
                         }
                         2 => raw_exchange(&addr, b"{not json", "tools/call")
                             .await

@@ -121,8 +121,18 @@ pub fn client() -> HttpClient {
         .build(connector)
 }
 
-/// The answer a user gives to one elicitation: `name` is Ada, `color` is blue, anything else
-/// is the request's key (so multi-round tools show they carried every answer).
+/// What a user types into `field` of the form asked under `key`: `name` is Ada, `color` is
+/// blue, anything else is the request's key (so multi-round tools show they carried every
+/// answer).
+fn field_answer<'a>(field: &str, key: &'a str) -> &'a str {
+    match field {
+        "name" => "Ada",
+        "color" => "blue",
+        _ => key,
+    }
+}
+
+/// The answer a user gives to one elicitation, every field filled by [`field_answer`].
 pub fn answer(key: &str, request: &Value) -> Value {
     let mut content = Map::new();
     if let Some(props) = request
@@ -130,11 +140,7 @@ pub fn answer(key: &str, request: &Value) -> Value {
         .and_then(Value::as_object)
     {
         for field in props.keys() {
-            let v = match field.as_str() {
-                "name" => "Ada",
-                "color" => "blue",
-                _ => key,
-            };
+            let v = field_answer(field, key);
             content.insert(field.clone(), Value::String(v.into()));
         }
     }
@@ -153,27 +159,41 @@ pub async fn call(
 ) -> Result<Value, String> {
     let body = json!({ "jsonrpc": "2.0", "id": id, "method": "tools/call", "params": params });
     let body = serde_json::to_vec(&body).map_err(|e| e.to_string())?;
-    let req = hyper::Request::post(url)
-        .header("content-type", "application/json")
-        .header("accept", "application/json, text/event-stream")
-        .header("mcp-protocol-version", "2026-07-28")
-        .header("mcp-method", "tools/call")
-        .header("mcp-name", tool)
-        .body(Full::new(Bytes::from(body)))
-        .map_err(|e| e.to_string())?;
+    let req = tools_call_request(hyper::Request::post(url), tool, body)?;
     let resp = client
         .request(req)
         .await
         .map_err(|e| format!("send: {e}"))?;
     let status = resp.status();
-    let bytes = resp
+    let bytes = read_body(resp).await?;
+    serde_json::from_slice(&bytes)
+        .map_err(|e| format!("HTTP {status}: {e}: {}", String::from_utf8_lossy(&bytes)))
+}
+
+/// `post` (a POST builder with its URI) as a `tools/call` of `tool` with the headers every
+/// request of a flow carries, and `body`.
+fn tools_call_request(
+    post: hyper::http::request::Builder,
+    tool: &str,
+    body: Vec<u8>,
+) -> Result<hyper::Request<Full<Bytes>>, String> {
+    post.header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream")
+        .header("mcp-protocol-version", "2026-07-28")
+        .header("mcp-method", "tools/call")
+        .header("mcp-name", tool)
+        .body(Full::new(Bytes::from(body)))
+        .map_err(|e| e.to_string())
+}
+
+/// The whole body of `resp`.
+pub async fn read_body(resp: hyper::Response<hyper::body::Incoming>) -> Result<Bytes, String> {
+    Ok(resp
         .into_body()
         .collect()
         .await
         .map_err(|e| format!("body: {e}"))?
-        .to_bytes();
-    serde_json::from_slice(&bytes)
-        .map_err(|e| format!("HTTP {status}: {e}: {}", String::from_utf8_lossy(&bytes)))
+        .to_bytes())
 }
 
 /// One kept-alive HTTP/1.1 connection to the server under test, owned by one flow at a time, so
@@ -213,6 +233,15 @@ impl Conns {
         }
     }
 
+    /// Runs one complete flow on an idle connection (or a new one) and gives it back; returns
+    /// how many requests it took.
+    pub async fn flow(&self, flow: &Flow, id: &mut u64) -> Result<u64, String> {
+        let mut conn = self.take().await?;
+        let result = run_flow(self, &mut conn, flow, id).await;
+        self.give(conn);
+        result
+    }
+
     /// Gives `conn` back for the next run (a closed one is dropped).
     pub fn give(&self, conn: Conn) {
         if !conn.send.is_closed() {
@@ -240,15 +269,8 @@ impl Conns {
     /// connection could not send (the server closed it while idle) goes again on a new one;
     /// one that was sent is never repeated.
     async fn post(&self, conn: &mut Conn, tool: &str, body: Vec<u8>) -> Result<Bytes, String> {
-        let mut req = hyper::Request::post(self.path.as_str())
-            .header("host", self.addr.as_str())
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", "2026-07-28")
-            .header("mcp-method", "tools/call")
-            .header("mcp-name", tool)
-            .body(Full::new(Bytes::from(body)))
-            .map_err(|e| e.to_string())?;
+        let post = hyper::Request::post(self.path.as_str()).header("host", self.addr.as_str());
+        let mut req = tools_call_request(post, tool, body)?;
         let mut fresh = false;
         let resp = loop {
             if conn.send.ready().await.is_err() {
@@ -272,12 +294,7 @@ impl Conns {
             }
         };
         let status = resp.status();
-        let bytes = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| format!("body: {e}"))?
-            .to_bytes();
+        let bytes = read_body(resp).await?;
         if !status.is_success() {
             return Err(format!(
                 "HTTP {status}: {}",
@@ -289,7 +306,12 @@ impl Conns {
 }
 
 /// The `_meta` every request of a flow carries.
-const META: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcp-load","version":"0.1.0"}}"#;
+static META: std::sync::LazyLock<Box<RawValue>> = std::sync::LazyLock::new(|| {
+    RawValue::from_string(META_JSON.to_string()).expect("META_JSON is JSON")
+});
+
+/// [`META`] as written.
+const META_JSON: &str = r#"{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{"form":{}}},"io.modelcontextprotocol/clientInfo":{"name":"mcp-load","version":"0.1.0"}}"#;
 
 /// A `tools/call` request as the generator writes it: fixed parts borrowed, the answers and the
 /// state of the round before carried as JSON text.
@@ -395,14 +417,12 @@ impl Serialize for Accept<'_> {
         struct Content<'c>(&'c Accept<'c>);
         impl Serialize for Content<'_> {
             fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
-                s.collect_map(self.0.fields.iter().map(|f| {
-                    let v = match *f {
-                        "name" => "Ada",
-                        "color" => "blue",
-                        _ => self.0.key,
-                    };
-                    (*f, v)
-                }))
+                s.collect_map(
+                    self.0
+                        .fields
+                        .iter()
+                        .map(|f| (*f, field_answer(f, self.0.key))),
+                )
             }
         }
         let mut m = s.serialize_map(Some(2))?;
@@ -430,7 +450,6 @@ pub async fn run_flow_timed(
     id: &mut u64,
     mut each: Option<&mut Vec<u32>>,
 ) -> Result<u64, String> {
-    let meta: &RawValue = serde_json::from_str(META).map_err(|e| e.to_string())?;
     let mut answers: Option<Box<RawValue>> = None;
     let mut state: Option<Box<RawValue>> = None;
     for round in 1..=70u64 {
@@ -449,7 +468,7 @@ pub async fn run_flow_timed(
                 params: CallParams {
                     name: flow.tool,
                     arguments: &flow.arguments,
-                    meta,
+                    meta: &META,
                     input_responses: answers.as_deref(),
                     request_state: state.as_deref(),
                 },
@@ -629,14 +648,7 @@ pub async fn run_open(conns: &Arc<Conns>, flow: &Flow, rate: f64, duration: Dura
             let t = Instant::now();
             let _slot = slots.acquire_owned().await;
             let mut id = (i + 1) << 20;
-            let result = match conns.take().await {
-                Ok(mut conn) => {
-                    let r = run_flow(&conns, &mut conn, &flow, &mut id).await;
-                    conns.give(conn);
-                    r
-                }
-                Err(e) => Err(e),
-            };
+            let result = conns.flow(&flow, &mut id).await;
             (result, t.elapsed().as_micros().min(u32::MAX as u128) as u32)
         }));
     }

@@ -9,7 +9,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use serde_json::{json, Value};
 
-use crate::generator::{answer, HttpClient};
+use crate::generator::{answer, read_body, HttpClient};
 
 /// The text the flow's tool must end with.
 const EXPECT: &str = "Hello, Ada!";
@@ -43,10 +43,7 @@ async fn send_and_drain(
         .await
         .map_err(|e| format!("send: {e}"))?;
     let status = resp.status();
-    resp.into_body()
-        .collect()
-        .await
-        .map_err(|e| format!("body: {e}"))?;
+    read_body(resp).await?;
     if status.is_success() {
         Ok(())
     } else {
@@ -71,12 +68,7 @@ async fn reply_to(
         .and_then(|v| v.to_str().ok())
         .is_some_and(|c| c.starts_with("text/event-stream"));
     if !sse {
-        let bytes = resp
-            .into_body()
-            .collect()
-            .await
-            .map_err(|e| format!("body: {e}"))?
-            .to_bytes();
+        let bytes = read_body(resp).await?;
         return serde_json::from_slice(&bytes).map_err(|e| format!("reply: {e}"));
     }
     let mut events = eventsource_stream::EventStream::new(resp.into_body().into_data_stream());
