@@ -25,7 +25,6 @@ use indexmap::IndexMap;
 use serde_json::value::RawValue;
 use serde_json::{Map, Value};
 use sha2::{Digest, Sha256};
-use std::collections::HashMap;
 use std::fmt;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::{Mutex, OnceLock};
@@ -507,25 +506,60 @@ pub trait ReplayGuard: Send + Sync {
 
 /// An in-process [`ReplayGuard`] (one instance only; use a shared store across instances). It
 /// remembers each opened token until it expires, so its memory is the rate of retries times the
-/// state lifetime (about 50 bytes a token), up to `capacity` tokens; past that the oldest are
-/// forgotten first, and only they lose their protection.
+/// state lifetime (about 9 to 18 bytes a token), up to `capacity` tokens; past that the tokens
+/// that expire first are forgotten first, and only they lose their protection.
+///
+/// Tokens are kept in sets by expiry, one set per [`Self::BUCKET_SECS`] seconds of expiry
+/// times, under the first 8 bytes of their id: an id is an AEAD tag, which nobody without the
+/// key can choose, so two tokens opened within one lifetime share those bytes with a chance
+/// near 2^-64 per pair. A set goes whole once every expiry in it has passed, so nothing is
+/// kept per token but its 8 bytes, and nothing is scanned.
 #[derive(Debug)]
 pub struct InMemoryReplayGuard {
     seen: Mutex<Seen>,
     capacity: usize,
 }
 
-/// Opened tokens by id, and in the order they were opened (which is close to the order they
-/// expire in), so expired ones are dropped from the front without scanning.
+/// The 8-byte prefixes of opened tokens' ids, in sets by expiry bucket (the bucket's first
+/// second divided by [`InMemoryReplayGuard::BUCKET_SECS`]), and how many there are in all.
 #[derive(Debug, Default)]
 struct Seen {
-    ids: HashMap<TokenId, u64>,
-    order: std::collections::VecDeque<(u64, TokenId)>,
+    buckets: std::collections::BTreeMap<u64, TagSet>,
+    len: usize,
+}
+
+/// A set of tag prefixes: the tags are already uniformly distributed, so they are their own
+/// hash (mixed by one multiplication, in case a caller passes ids that are not tags).
+type TagSet = std::collections::HashSet<u64, std::hash::BuildHasherDefault<TagHasher>>;
+
+/// The hasher of [`TagSet`]: one multiplication by an odd constant.
+#[derive(Debug, Default)]
+struct TagHasher(u64);
+
+impl std::hash::Hasher for TagHasher {
+    fn finish(&self) -> u64 {
+        self.0
+    }
+
+    fn write(&mut self, bytes: &[u8]) {
+        for chunk in bytes.chunks(8) {
+            let mut word = [0u8; 8];
+            word[..chunk.len()].copy_from_slice(chunk);
+            self.write_u64(u64::from_le_bytes(word));
+        }
+    }
+
+    fn write_u64(&mut self, n: u64) {
+        self.0 = (self.0 ^ n).wrapping_mul(0x9e37_79b9_7f4a_7c15);
+    }
 }
 
 impl InMemoryReplayGuard {
-    /// Tokens remembered at most by default: a million, about 50 MB.
+    /// Tokens remembered at most by default: a million, about 9 to 18 MB.
     pub const DEFAULT_CAPACITY: usize = 1_000_000;
+    /// Width of an expiry bucket in seconds: a bucket is forgotten whole when its last expiry
+    /// has passed, or when it holds the earliest expiries and the guard is full.
+    pub const BUCKET_SECS: u64 = 8;
 
     /// A guard that remembers at most `capacity` tokens at once.
     pub fn with_capacity(capacity: usize) -> Self {
@@ -537,7 +571,7 @@ impl InMemoryReplayGuard {
 
     /// Tokens remembered now.
     pub fn len(&self) -> usize {
-        crate::wire::lock(&self.seen).ids.len()
+        crate::wire::lock(&self.seen).len
     }
 
     /// Whether no token is remembered.
@@ -552,13 +586,18 @@ impl Default for InMemoryReplayGuard {
     }
 }
 
+/// The part of a token id the guard keeps.
+fn tag_prefix(token_id: &TokenId) -> u64 {
+    let mut prefix = [0u8; 8];
+    prefix.copy_from_slice(&token_id[..8]);
+    u64::from_le_bytes(prefix)
+}
+
 impl Seen {
-    /// Forget the front entry (if its token is still remembered under that expiry).
-    fn pop_front(&mut self) {
-        if let Some((exp, id)) = self.order.pop_front() {
-            if self.ids.get(&id) == Some(&exp) {
-                self.ids.remove(&id);
-            }
+    /// Forget the bucket of the earliest expiries.
+    fn pop_first(&mut self) {
+        if let Some((_, set)) = self.buckets.pop_first() {
+            self.len -= set.len();
         }
     }
 }
@@ -566,23 +605,39 @@ impl Seen {
 impl ReplayGuard for InMemoryReplayGuard {
     fn first_use(&self, token_id: TokenId, expires_at: u64) -> bool {
         let now = unix_now();
+        let bucket = expires_at / Self::BUCKET_SECS;
+        let tag = tag_prefix(&token_id);
         let mut seen = crate::wire::lock(&self.seen);
-        while seen.order.front().is_some_and(|(exp, _)| *exp < now) {
-            seen.pop_front();
+        // A bucket whose every expiry has passed: each of its tokens is refused as expired
+        // before it gets here.
+        while seen
+            .buckets
+            .first_key_value()
+            .is_some_and(|(b, _)| (b + 1).saturating_mul(Self::BUCKET_SECS) <= now)
+        {
+            seen.pop_first();
         }
-        if seen.ids.contains_key(&token_id) {
+        if seen.buckets.get(&bucket).is_some_and(|set| set.contains(&tag)) {
             return false;
         }
-        while seen.ids.len() >= self.capacity && !seen.order.is_empty() {
-            seen.pop_front();
+        while seen.len >= self.capacity && !seen.buckets.is_empty() {
+            seen.pop_first();
         }
-        seen.ids.insert(token_id, expires_at);
-        seen.order.push_back((expires_at, token_id));
+        seen.buckets.entry(bucket).or_default().insert(tag);
+        seen.len += 1;
         true
     }
 
     fn release(&self, token_id: TokenId) {
-        crate::wire::lock(&self.seen).ids.remove(&token_id);
+        let tag = tag_prefix(&token_id);
+        let mut seen = crate::wire::lock(&self.seen);
+        let removed = seen
+            .buckets
+            .values_mut()
+            .map(|set| set.remove(&tag))
+            .filter(|removed| *removed)
+            .count();
+        seen.len -= removed;
     }
 }
 
@@ -1057,24 +1112,31 @@ mod tests {
         let now = unix_now();
         let guard = InMemoryReplayGuard::with_capacity(3);
         let id = |n: u8| [n; TAG_LEN];
+        // Each token below expires in a bucket of its own, later for a higher n.
+        let expiry = |n: u8| now + 60 + u64::from(n) * InMemoryReplayGuard::BUCKET_SECS;
         // Expired entries go as soon as a newer token is opened.
-        assert!(guard.first_use(id(1), now - 10));
-        assert!(guard.first_use(id(2), now + 60));
+        assert!(guard.first_use(id(1), now - 2 * InMemoryReplayGuard::BUCKET_SECS));
+        assert!(guard.first_use(id(2), expiry(2)));
         assert_eq!(guard.len(), 1);
-        assert!(!guard.first_use(id(2), now + 60), "a replay is refused");
-        // At capacity the oldest are forgotten first.
+        assert!(!guard.first_use(id(2), expiry(2)), "a replay is refused");
+        // At capacity the earliest expiries are forgotten first.
         for n in 3..=5 {
-            assert!(guard.first_use(id(n), now + 60));
+            assert!(guard.first_use(id(n), expiry(n)));
         }
         assert_eq!(guard.len(), 3);
-        assert!(guard.first_use(id(2), now + 60), "the oldest was forgotten");
-        assert!(
-            !guard.first_use(id(5), now + 60),
-            "the newest is remembered"
-        );
+        assert!(guard.first_use(id(2), expiry(2)), "the oldest was forgotten");
+        assert!(!guard.first_use(id(5), expiry(5)), "the newest is remembered");
         // A released token may be used again.
         guard.release(id(5));
-        assert!(guard.first_use(id(5), now + 60));
+        assert_eq!(guard.len(), 2);
+        assert!(guard.first_use(id(5), expiry(5)));
+        // Tokens sharing a bucket are told apart, and each is refused a second time.
+        let wide = InMemoryReplayGuard::default();
+        for n in 0..200u8 {
+            assert!(wide.first_use(id(n), now + 60));
+        }
+        assert_eq!(wide.len(), 200);
+        assert!((0..200u8).all(|n| !wide.first_use(id(n), now + 60)));
     }
 
     #[test]
