@@ -617,7 +617,11 @@ impl ReplayGuard for InMemoryReplayGuard {
         {
             seen.pop_first();
         }
-        if seen.buckets.get(&bucket).is_some_and(|set| set.contains(&tag)) {
+        if seen
+            .buckets
+            .get(&bucket)
+            .is_some_and(|set| set.contains(&tag))
+        {
             return false;
         }
         while seen.len >= self.capacity && !seen.buckets.is_empty() {
@@ -1124,8 +1128,14 @@ mod tests {
             assert!(guard.first_use(id(n), expiry(n)));
         }
         assert_eq!(guard.len(), 3);
-        assert!(guard.first_use(id(2), expiry(2)), "the oldest was forgotten");
-        assert!(!guard.first_use(id(5), expiry(5)), "the newest is remembered");
+        assert!(
+            guard.first_use(id(2), expiry(2)),
+            "the oldest was forgotten"
+        );
+        assert!(
+            !guard.first_use(id(5), expiry(5)),
+            "the newest is remembered"
+        );
         // A released token may be used again.
         guard.release(id(5));
         assert_eq!(guard.len(), 2);

@@ -18,6 +18,8 @@ use mcp_schema::{
     ReadResourceRequestParams, RequestId, RequestMetaObject, ServerResult,
 };
 use serde_json::{Map, Value};
+use std::future::Future;
+use std::pin::Pin;
 
 /// The journal entry that records the keys of the input requests the last round issued. No key
 /// of an ask or a step can take this name (it holds a NUL).
@@ -30,7 +32,8 @@ struct Round<'a> {
     target: &'a str,
     /// The digest of what the state is bound to (see [`bind`]).
     bound: BindingDigest,
-    meta: RequestMetaObject,
+    /// Boxed: about 1 KiB that would otherwise be moved with every future that holds a round.
+    meta: Box<RequestMetaObject>,
     responses: InputResponses,
     state: Option<String>,
     /// The digest of the handler's fingerprint (see [`FingerprintDigest`]).
@@ -64,6 +67,14 @@ fn bind(
     .digest()
 }
 
+/// The reply of a call that may take rounds: boxed, and small (see [`Server::call_tool`]).
+pub(crate) type ReplyFuture<'a> = Pin<Box<dyn Future<Output = Reply> + Send + 'a>>;
+
+/// A reply known before any await.
+fn ready<'a>(reply: Reply) -> ReplyFuture<'a> {
+    Box::pin(std::future::ready(reply))
+}
+
 /// How a round ended.
 enum Finished<T> {
     Done(T),
@@ -86,14 +97,17 @@ fn respond<T: Into<ServerResult>>(id: RequestId, finished: Result<Finished<T>, E
 }
 
 impl Server {
-    pub(crate) async fn call_tool(
-        &self,
+    /// `tools/call`. The request is taken apart here, before any await, so that the boxed future
+    /// the dispatcher awaits holds only what the round needs (the `_meta` boxed, no copy of the
+    /// request or its unknown keys): that future is built on the stack and moved to the heap on
+    /// every request.
+    pub(crate) fn call_tool<'a>(
+        &'a self,
         request: CallToolRequest,
-        principal: Option<&Principal>,
+        principal: Option<&'a Principal>,
         notifier: Option<Notifier>,
         live: Option<Live>,
-    ) -> Reply {
-        // Taken apart so that only what the round needs is kept across its awaits.
+    ) -> ReplyFuture<'a> {
         let CallToolRequest { id, params, .. } = request;
         let CallToolRequestParams {
             meta,
@@ -103,9 +117,10 @@ impl Server {
             request_state,
             ..
         } = params;
+        let meta = Box::new(meta);
         let Some(tool) = self.tools.get(&name) else {
             let error = Error::invalid_params(format!("unknown tool: {name}"));
-            return Reply::error(Some(id), error);
+            return ready(Reply::error(Some(id), error));
         };
         let (handler, fingerprint) = (tool.handler.clone(), tool.fingerprint);
         let arguments = arguments.unwrap_or_default();
@@ -113,13 +128,14 @@ impl Server {
         // `start_task()`, or none.
         let task = match self.task_decision(&*handler, &meta) {
             Ok(task) => task,
-            Err(e) => return Reply::error(Some(id), e),
+            Err(e) => return ready(Reply::error(Some(id), e)),
         };
         if task == Some(false) {
-            let journal = Default::default();
-            return self
-                .create_task(id, &name, arguments, meta, principal, journal)
-                .await;
+            return Box::pin(async move {
+                let journal = Default::default();
+                self.create_task(id, &name, arguments, *meta, principal, journal)
+                    .await
+            });
         }
         // A call that may become a task keeps its arguments for the task's record; any other
         // gives them to the handler.
@@ -131,40 +147,44 @@ impl Server {
             principal,
             &meta,
         );
-        let round = Round {
-            method: methods::TOOLS_CALL,
-            target: &name,
-            bound,
-            meta,
-            responses: input_responses.unwrap_or_default(),
-            state: request_state,
-            fingerprint,
-            principal,
-            notifier,
-            live,
-            task_gate: if task.is_some() {
-                TaskGate::Request
-            } else {
-                TaskGate::Off
-            },
+        let task_gate = if task.is_some() {
+            TaskGate::Request
+        } else {
+            TaskGate::Off
         };
-        let start = |parts: &CallParts<'_>| handler.call(arguments, parts);
-        match (self.round(round, start).await, task_parts) {
-            (Ok(Finished::Detached(journal)), Some((meta, arguments))) => {
-                self.create_task(id, &name, arguments, meta, principal, journal)
-                    .await
+        Box::pin(async move {
+            let round = Round {
+                method: methods::TOOLS_CALL,
+                target: &name,
+                bound,
+                meta,
+                responses: input_responses.unwrap_or_default(),
+                state: request_state,
+                fingerprint,
+                principal,
+                notifier,
+                live,
+                task_gate,
+            };
+            let start = |parts: &CallParts<'_>| handler.call(arguments, parts);
+            match (self.round(round, start).await, task_parts) {
+                (Ok(Finished::Detached(journal)), Some((meta, arguments))) => {
+                    Box::pin(self.create_task(id, &name, arguments, *meta, principal, journal))
+                        .await
+                }
+                (finished, _) => respond(id, finished),
             }
-            (finished, _) => respond(id, finished),
-        }
+        })
     }
 
-    pub(crate) async fn get_prompt(
-        &self,
+    /// `prompts/get`, taken apart before any await as [`Server::call_tool`] is.
+    pub(crate) fn get_prompt<'a>(
+        &'a self,
         request: GetPromptRequest,
-        principal: Option<&Principal>,
+        principal: Option<&'a Principal>,
         notifier: Option<Notifier>,
         live: Option<Live>,
-    ) -> Reply {
+    ) -> ReplyFuture<'a> {
         let GetPromptRequest { id, params, .. } = request;
         let GetPromptRequestParams {
             meta,
@@ -174,9 +194,10 @@ impl Server {
             request_state,
             ..
         } = params;
+        let meta = Box::new(meta);
         let Some(prompt) = self.prompts.get(&name) else {
             let error = Error::invalid_params(format!("unknown prompt: {name}"));
-            return Reply::error(Some(id), error);
+            return ready(Reply::error(Some(id), error));
         };
         let (handler, fingerprint) = (prompt.handler.clone(), prompt.fingerprint);
         let arguments: Map<String, Value> = arguments
@@ -191,30 +212,33 @@ impl Server {
             principal,
             &meta,
         );
-        let round = Round {
-            method: methods::PROMPTS_GET,
-            target: &name,
-            bound,
-            meta,
-            responses: input_responses.unwrap_or_default(),
-            state: request_state,
-            fingerprint,
-            principal,
-            notifier,
-            live,
-            task_gate: TaskGate::Off,
-        };
-        let start = |parts: &CallParts<'_>| handler.get(arguments, parts);
-        respond(id, self.round(round, start).await)
+        Box::pin(async move {
+            let round = Round {
+                method: methods::PROMPTS_GET,
+                target: &name,
+                bound,
+                meta,
+                responses: input_responses.unwrap_or_default(),
+                state: request_state,
+                fingerprint,
+                principal,
+                notifier,
+                live,
+                task_gate: TaskGate::Off,
+            };
+            let start = |parts: &CallParts<'_>| handler.get(arguments, parts);
+            respond(id, self.round(round, start).await)
+        })
     }
 
-    pub(crate) async fn read_resource(
-        &self,
+    /// `resources/read`, taken apart before any await as [`Server::call_tool`] is.
+    pub(crate) fn read_resource<'a>(
+        &'a self,
         request: ReadResourceRequest,
-        principal: Option<&Principal>,
+        principal: Option<&'a Principal>,
         notifier: Option<Notifier>,
         live: Option<Live>,
-    ) -> Reply {
+    ) -> ReplyFuture<'a> {
         let ReadResourceRequest { id, params, .. } = request;
         let ReadResourceRequestParams {
             meta,
@@ -223,35 +247,38 @@ impl Server {
             uri,
             ..
         } = params;
+        let meta = Box::new(meta);
         let Some((resource, vars)) = self.find_resource(&uri) else {
-            return Reply::error(Some(id), resource_not_found(&uri));
+            return ready(Reply::error(Some(id), resource_not_found(&uri)));
         };
         let (handler, fingerprint) = (resource.handler.clone(), resource.fingerprint);
         let bound = bind(methods::RESOURCES_READ, &uri, None, principal, &meta);
-        let round = Round {
-            method: methods::RESOURCES_READ,
-            target: &uri,
-            bound,
-            meta,
-            responses: input_responses.unwrap_or_default(),
-            state: request_state,
-            fingerprint,
-            principal,
-            notifier,
-            live,
-            task_gate: TaskGate::Off,
-        };
-        let start = |parts: &CallParts<'_>| handler.read(uri.clone(), vars, parts);
-        let finished = self.round(round, start).await.map(|f| match f {
-            // Cache hints on every complete read (never on input_required).
-            Finished::Done(mut result) => {
-                result.ttl_ms.get_or_insert(0);
-                result.cache_scope.get_or_insert(CacheScope::Private);
-                Finished::Done(result)
-            }
-            suspended => suspended,
-        });
-        respond(id, finished)
+        Box::pin(async move {
+            let round = Round {
+                method: methods::RESOURCES_READ,
+                target: &uri,
+                bound,
+                meta,
+                responses: input_responses.unwrap_or_default(),
+                state: request_state,
+                fingerprint,
+                principal,
+                notifier,
+                live,
+                task_gate: TaskGate::Off,
+            };
+            let start = |parts: &CallParts<'_>| handler.read(uri.clone(), vars, parts);
+            let finished = self.round(round, start).await.map(|f| match f {
+                // Cache hints on every complete read (never on input_required).
+                Finished::Done(mut result) => {
+                    result.ttl_ms.get_or_insert(0);
+                    result.cache_scope.get_or_insert(CacheScope::Private);
+                    Finished::Done(result)
+                }
+                suspended => suspended,
+            });
+            respond(id, finished)
+        })
     }
 
     fn find_resource(&self, uri: &str) -> Option<(&RegisteredResource, Map<String, Value>)> {
@@ -361,7 +388,7 @@ impl Server {
             method: method.to_string(),
             target: target.to_string(),
             principal: caller.cloned(),
-            meta,
+            meta: *meta,
         };
         let call = Call::new(CallState {
             info,
