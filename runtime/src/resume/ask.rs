@@ -19,6 +19,7 @@ use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;
 use std::panic::Location;
 use std::pin::Pin;
+use std::sync::OnceLock;
 
 /// The boxed future an ask turns into.
 pub type AskFuture<T> = Pin<Box<dyn Future<Output = Result<T, AskError>> + Send + 'static>>;
@@ -42,19 +43,21 @@ enum Step<T> {
     Live(super::live::Live, Box<InputRequest>),
 }
 
-/// Resolve an ask: a recorded answer, then an answer on this request, else register `request`
-/// (if the client can take it) and suspend. Unusable answers are asked again. `parse` gives
-/// the handler's value and the answer as it is recorded: only what the handler reads, so a
-/// client cannot make the sealed state carry fields nobody asked for. A recorded answer over
-/// the call's limit refuses the request (-32602) instead of sealing it.
+/// Resolve an ask: a recorded answer, then an answer on this request, else register the request
+/// `request` builds (if the client can take it) and suspend. Unusable answers are asked again.
+/// `parse` gives the handler's value and the answer as it is recorded: only what the handler
+/// reads, so a client cannot make the sealed state carry fields nobody asked for; its second
+/// argument says that the answer is one recorded so (a replay), not a fresh one. A recorded
+/// answer over the call's limit refuses the request (-32602) instead of sealing it. The request
+/// is built only when it is sent: most asks of a retry are replays.
 async fn ask<T>(
     kind: &'static str,
     site: &'static Location<'static>,
     explicit: Option<String>,
-    request: InputRequest,
+    request: impl FnOnce() -> InputRequest,
     supported: impl Fn(&ClientCapabilities) -> bool,
     required: ClientCapabilities,
-    parse: impl Fn(&InputResponse) -> Option<(T, InputResponse)>,
+    parse: impl Fn(&InputResponse, bool) -> Option<(T, InputResponse)>,
 ) -> Result<T, AskError> {
     let step = with_call(|call| {
         let mut st = call.lock();
@@ -63,18 +66,18 @@ async fn ask<T>(
             if !supported(st.info.capabilities()) {
                 return Step::Missing;
             }
-            return Step::Live(live, Box::new(request));
+            return Step::Live(live, Box::new(request()));
         }
         if let Some(v) = st.journal.get(&key) {
             let recorded = serde_json::from_str::<InputResponse>(v.get()).ok();
-            if let Some((t, _)) = recorded.as_ref().and_then(&parse) {
+            if let Some((t, _)) = recorded.as_ref().and_then(|v| parse(v, true)) {
                 return Step::Answered(t);
             }
             st.journal.shift_remove(&key);
         }
         let issued = explicit.is_some() || !st.stateless;
         if let Some(v) = st.responses.get(&key).filter(|_| issued) {
-            if let Some((t, kept)) = parse(v) {
+            if let Some((t, kept)) = parse(v, false) {
                 match Recorded::of(&kept) {
                     Ok(raw) if raw.get().len() > st.answer_limit => {
                         let error = mcp_schema::Error::invalid_params(format!(
@@ -98,7 +101,7 @@ async fn ask<T>(
         if !supported(st.info.capabilities()) {
             return Step::Missing;
         }
-        st.pending.insert(key, request);
+        st.pending.insert(key, request());
         Step::Wait
     })
     .ok_or(AskError::OutsideHandler)?;
@@ -112,7 +115,7 @@ async fn ask<T>(
             for _ in 0..3 {
                 let value = live.request(&request).await?;
                 let answer = serde_json::from_value::<InputResponse>(value).ok();
-                if let Some((t, _)) = answer.as_ref().and_then(&parse) {
+                if let Some((t, _)) = answer.as_ref().and_then(|v| parse(v, false)) {
                     return Ok(t);
                 }
                 tracing::debug!(kind, "unusable answer from a legacy client; asking again");
@@ -202,38 +205,49 @@ impl<T: ElicitForm + Send + 'static> IntoFuture for Elicit<T> {
     type IntoFuture = AskFuture<Elicited<T>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        let fields = T::requested_schema();
-        let request = ElicitRequest::form(self.message, fields.clone());
-        Box::pin(ask(
-            "elicit",
-            self.site,
-            self.key,
-            request.into(),
-            form_supported,
-            caps_elicitation(true),
-            move |v| {
-                let r = parse_action(v)?;
-                match &r.action {
-                    ElicitResultAction::Accept => {
-                        let mut content = r.content.clone().unwrap_or_default();
-                        content.retain(|name, _| fields.properties.contains_key(name));
-                        let form = T::from_content(&content).ok()?;
-                        let kept = kept_action(ElicitResultAction::Accept, Some(content));
-                        Some((Elicited::Accept(form), kept))
+        let Elicit {
+            message, key, site, ..
+        } = self;
+        Box::pin(async move {
+            // The form's schema, built only when it is needed: to ask, or to reduce a fresh
+            // answer to the form's fields (a recorded answer was reduced when it was recorded).
+            let fields = OnceLock::new();
+            let schema = || fields.get_or_init(T::requested_schema);
+            let request = move || ElicitRequest::form(message, schema().clone()).into();
+            ask(
+                "elicit",
+                site,
+                key,
+                request,
+                form_supported,
+                caps_elicitation(true),
+                |v, recorded| {
+                    let r = parse_action(v)?;
+                    match &r.action {
+                        ElicitResultAction::Accept => {
+                            let mut content = r.content.clone().unwrap_or_default();
+                            if !recorded {
+                                content.retain(|name, _| schema().properties.contains_key(name));
+                            }
+                            let form = T::from_content(&content).ok()?;
+                            let kept = kept_action(ElicitResultAction::Accept, Some(content));
+                            Some((Elicited::Accept(form), kept))
+                        }
+                        ElicitResultAction::Decline => Some((
+                            Elicited::Decline,
+                            kept_action(ElicitResultAction::Decline, None),
+                        )),
+                        ElicitResultAction::Cancel => Some((
+                            Elicited::Cancel,
+                            kept_action(ElicitResultAction::Cancel, None),
+                        )),
+                        // An action this runtime does not know (or a newer schema adds).
+                        _ => None,
                     }
-                    ElicitResultAction::Decline => Some((
-                        Elicited::Decline,
-                        kept_action(ElicitResultAction::Decline, None),
-                    )),
-                    ElicitResultAction::Cancel => Some((
-                        Elicited::Cancel,
-                        kept_action(ElicitResultAction::Cancel, None),
-                    )),
-                    // An action this runtime does not know (or a newer schema adds).
-                    _ => None,
-                }
-            },
-        ))
+                },
+            )
+            .await
+        })
     }
 }
 
@@ -276,10 +290,10 @@ impl IntoFuture for ElicitUrl {
             "elicit-url",
             self.site,
             self.key,
-            request.into(),
+            move || request.into(),
             url_supported,
             caps_elicitation(false),
-            |v| {
+            |v, _| {
                 let action = parse_action(v)?.action.clone();
                 let outcome = match action {
                     ElicitResultAction::Accept => Elicited::Accept(()),
@@ -392,14 +406,14 @@ impl IntoFuture for Sample {
             "sample",
             self.site,
             self.key,
-            self.sampling.request.into(),
+            move || self.sampling.request.into(),
             move |c| {
                 c.sampling
                     .as_ref()
                     .is_some_and(|s| !needs_tools || s.tools.is_some())
             },
             required,
-            |v| match v {
+            |v, _| match v {
                 // A sampled message comes from the model or stands for the user; any other role
                 // is not an answer the handler can use, so it is asked again.
                 InputResponse::CreateMessageResult(r)
@@ -452,13 +466,13 @@ impl IntoFuture for ListRoots {
             "roots",
             self.site,
             self.key,
-            ListRootsRequest::new().into(),
+            || ListRootsRequest::new().into(),
             |c| c.roots.is_some(),
             ClientCapabilities {
                 roots: Some(ClientCapabilitiesRoots::default()),
                 ..Default::default()
             },
-            |v| match v {
+            |v, _| match v {
                 InputResponse::ListRootsResult(r) => {
                     let kept = ListRootsResult {
                         roots: r.roots.clone(),
