@@ -49,8 +49,9 @@ enum Step<T> {
 /// reads, so a client cannot make the sealed state carry fields nobody asked for; its second
 /// argument says that the answer is one recorded so (a replay), not a fresh one. A recorded
 /// answer over the call's limit refuses the request (-32602) instead of sealing it. The request
-/// is built only when it is sent: most asks of a retry are replays.
-async fn ask<T>(
+/// is built only when it is sent: most asks of a retry are replays. A recorded answer is read as
+/// the one type `R` its ask records, not tried against every kind of answer.
+async fn ask<T, R>(
     kind: &'static str,
     site: &'static Location<'static>,
     explicit: Option<String>,
@@ -58,7 +59,10 @@ async fn ask<T>(
     supported: impl Fn(&ClientCapabilities) -> bool,
     required: ClientCapabilities,
     parse: impl Fn(&InputResponse, bool) -> Option<(T, InputResponse)>,
-) -> Result<T, AskError> {
+) -> Result<T, AskError>
+where
+    R: DeserializeOwned + Into<InputResponse>,
+{
     let step = with_call(|call| {
         let mut st = call.lock();
         let key = st.key(kind, site, explicit.as_deref());
@@ -69,7 +73,7 @@ async fn ask<T>(
             return Step::Live(live, Box::new(request()));
         }
         if let Some(v) = st.journal.get(&key) {
-            let recorded = serde_json::from_str::<InputResponse>(v.get()).ok();
+            let recorded = serde_json::from_str::<R>(v.get()).ok().map(R::into);
             if let Some((t, _)) = recorded.as_ref().and_then(|v| parse(v, true)) {
                 return Step::Answered(t);
             }
@@ -214,7 +218,7 @@ impl<T: ElicitForm + Send + 'static> IntoFuture for Elicit<T> {
             let fields = OnceLock::new();
             let schema = || fields.get_or_init(T::requested_schema);
             let request = move || ElicitRequest::form(message, schema().clone()).into();
-            ask(
+            ask::<_, ElicitResult>(
                 "elicit",
                 site,
                 key,
@@ -286,7 +290,7 @@ impl IntoFuture for ElicitUrl {
 
     fn into_future(self) -> Self::IntoFuture {
         let request = ElicitRequest::url(self.message, self.url);
-        Box::pin(ask(
+        Box::pin(ask::<_, ElicitResult>(
             "elicit-url",
             self.site,
             self.key,
@@ -402,7 +406,7 @@ impl IntoFuture for Sample {
             }),
             ..Default::default()
         };
-        Box::pin(ask(
+        Box::pin(ask::<_, CreateMessageResult>(
             "sample",
             self.site,
             self.key,
@@ -462,7 +466,7 @@ impl IntoFuture for ListRoots {
     type IntoFuture = AskFuture<Vec<Root>>;
 
     fn into_future(self) -> Self::IntoFuture {
-        Box::pin(ask(
+        Box::pin(ask::<_, ListRootsResult>(
             "roots",
             self.site,
             self.key,
