@@ -135,8 +135,39 @@ async fn charge(amount: u32) -> Result<String, ToolError> {
     }
 }
 
+/// `Name`'s form, counting how often its schema is built.
+#[derive(Debug)]
+struct CountedName(Name);
+
+static SCHEMAS_BUILT: AtomicUsize = AtomicUsize::new(0);
+
+impl ElicitForm for CountedName {
+    fn requested_schema() -> mcp_runtime::schema::ElicitRequestFormParamsRequestedSchema {
+        SCHEMAS_BUILT.fetch_add(1, Ordering::SeqCst);
+        Name::requested_schema()
+    }
+    fn from_content(
+        content: &indexmap::IndexMap<String, mcp_runtime::schema::ElicitResultContentValue>,
+    ) -> Result<Self, String> {
+        Name::from_content(content).map(CountedName)
+    }
+}
+
+/// Ask `rounds` questions with a form that counts its schema builds.
+#[mcp_tool]
+async fn count_schemas(rounds: u32) -> Result<String, ToolError> {
+    let mut names = Vec::new();
+    for _ in 0..rounds {
+        if let Elicited::Accept(CountedName(n)) = elicit::<CountedName>("Next name?").await? {
+            names.push(n.user_name);
+        }
+    }
+    Ok(names.join(","))
+}
+
 fn server() -> Server {
     Server::builder()
+        .tool(count_schemas)
         .tool(greet)
         .tool(count)
         .tool(fallback)
@@ -288,6 +319,46 @@ async fn ten_rounds_in_a_loop() {
         }
         let reqs = res["inputRequests"].as_object().unwrap();
         assert_eq!(reqs.len(), 1, "one question per round");
+        let key = reqs.keys().next().unwrap().clone();
+        responses = json!({ key: accept(json!({"user_name": format!("n{round}")})) });
+        state = Some(res["requestState"].clone());
+    }
+}
+
+/// A retry replays the answers of earlier rounds from its journal: those asks build neither
+/// their input request nor their form's schema. Only the fresh answer is reduced to the form's
+/// fields (one schema), and only a new ask builds one to send.
+#[tokio::test]
+async fn replayed_asks_build_no_form_schema() {
+    let s = server();
+    let args = json!({"rounds": 4});
+    let mut state: Option<Value> = None;
+    let mut responses = json!({});
+    for round in 0..=4 {
+        let before = SCHEMAS_BUILT.load(Ordering::SeqCst);
+        let r = retry(
+            &s,
+            round,
+            "count_schemas",
+            args.clone(),
+            responses.clone(),
+            state.as_ref(),
+        )
+        .await;
+        let built = SCHEMAS_BUILT.load(Ordering::SeqCst) - before;
+        // The first request asks (one schema); each retry reduces its one fresh answer and,
+        // until the last, asks the next question (one more); the replays build none.
+        let expected = match round {
+            0 | 4 => 1,
+            _ => 2,
+        };
+        assert_eq!(built, expected, "schemas built by request {round}");
+        let res = result(&r);
+        if round == 4 {
+            assert_eq!(text(&r), "n0,n1,n2,n3");
+            break;
+        }
+        let reqs = res["inputRequests"].as_object().unwrap();
         let key = reqs.keys().next().unwrap().clone();
         responses = json!({ key: accept(json!({"user_name": format!("n{round}")})) });
         state = Some(res["requestState"].clone());
