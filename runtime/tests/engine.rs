@@ -296,33 +296,36 @@ async fn missing_and_malformed_answers_are_asked_again() {
     assert_eq!(result(&r)["resultType"], "input_required");
 }
 
-#[tokio::test]
-async fn ten_rounds_in_a_loop() {
-    let s = server();
-    let args = json!({"rounds": 10});
+/// Drive `tool` (one name asked per round) through `rounds` answers, `n0`, `n1`, ..., calling
+/// `after` with each request's number and reply; the final reply.
+async fn one_name_per_round(
+    s: &Server,
+    tool: &str,
+    rounds: i64,
+    mut after: impl FnMut(i64, &Value),
+) -> Value {
+    let args = json!({ "rounds": rounds });
     let mut state: Option<Value> = None;
     let mut responses = json!({});
-    for round in 0..=10 {
-        let r = retry(
-            &s,
-            round,
-            "count",
-            args.clone(),
-            responses.clone(),
-            state.as_ref(),
-        )
-        .await;
+    for round in 0..rounds {
+        let r = retry(s, round, tool, args.clone(), responses, state.as_ref()).await;
+        after(round, &r);
         let res = result(&r);
-        if round == 10 {
-            assert_eq!(text(&r), "n0,n1,n2,n3,n4,n5,n6,n7,n8,n9");
-            break;
-        }
         let reqs = res["inputRequests"].as_object().unwrap();
         assert_eq!(reqs.len(), 1, "one question per round");
         let key = reqs.keys().next().unwrap().clone();
         responses = json!({ key: accept(json!({"user_name": format!("n{round}")})) });
         state = Some(res["requestState"].clone());
     }
+    let r = retry(s, rounds, tool, args, responses, state.as_ref()).await;
+    after(rounds, &r);
+    r
+}
+
+#[tokio::test]
+async fn ten_rounds_in_a_loop() {
+    let r = one_name_per_round(&server(), "count", 10, |_, _| {}).await;
+    assert_eq!(text(&r), "n0,n1,n2,n3,n4,n5,n6,n7,n8,n9");
 }
 
 /// A retry replays the answers of earlier rounds from its journal: those asks build neither
@@ -330,39 +333,20 @@ async fn ten_rounds_in_a_loop() {
 /// fields (one schema), and only a new ask builds one to send.
 #[tokio::test]
 async fn replayed_asks_build_no_form_schema() {
-    let s = server();
-    let args = json!({"rounds": 4});
-    let mut state: Option<Value> = None;
-    let mut responses = json!({});
-    for round in 0..=4 {
-        let before = SCHEMAS_BUILT.load(Ordering::SeqCst);
-        let r = retry(
-            &s,
-            round,
-            "count_schemas",
-            args.clone(),
-            responses.clone(),
-            state.as_ref(),
-        )
-        .await;
-        let built = SCHEMAS_BUILT.load(Ordering::SeqCst) - before;
+    let mut before = SCHEMAS_BUILT.load(Ordering::SeqCst);
+    let r = one_name_per_round(&server(), "count_schemas", 4, |round, _| {
+        let now = SCHEMAS_BUILT.load(Ordering::SeqCst);
         // The first request asks (one schema); each retry reduces its one fresh answer and,
         // until the last, asks the next question (one more); the replays build none.
         let expected = match round {
             0 | 4 => 1,
             _ => 2,
         };
-        assert_eq!(built, expected, "schemas built by request {round}");
-        let res = result(&r);
-        if round == 4 {
-            assert_eq!(text(&r), "n0,n1,n2,n3");
-            break;
-        }
-        let reqs = res["inputRequests"].as_object().unwrap();
-        let key = reqs.keys().next().unwrap().clone();
-        responses = json!({ key: accept(json!({"user_name": format!("n{round}")})) });
-        state = Some(res["requestState"].clone());
-    }
+        assert_eq!(now - before, expected, "schemas built by request {round}");
+        before = now;
+    })
+    .await;
+    assert_eq!(text(&r), "n0,n1,n2,n3");
 }
 
 #[tokio::test]
