@@ -18,7 +18,7 @@
 //! it is also several times faster than a ChaCha20-based AEAD at token sizes, and its 12-byte
 //! nonce keeps the fixed part of a token at 46 bytes before base64.
 
-use aes_gcm_siv::aead::{AeadInPlace, KeyInit};
+use aes_gcm_siv::aead::{AeadInOut, KeyInit};
 use aes_gcm_siv::{Aes256GcmSiv, Nonce, Tag};
 use base64_simd::URL_SAFE_NO_PAD;
 use indexmap::IndexMap;
@@ -122,7 +122,7 @@ impl StateKey {
         } else {
             key.copy_from_slice(&Sha256::digest(secret));
         }
-        let cipher = Aes256GcmSiv::new(key.as_ref().into());
+        let cipher = Aes256GcmSiv::new((&*key).into());
         Ok(StateKey { id, cipher })
     }
 
@@ -857,7 +857,11 @@ impl StateCodec {
         }
         let tag = key
             .cipher
-            .encrypt_in_place_detached(Nonce::from_slice(&nonce), &bound.0, &mut raw[HEADER_LEN..])
+            .encrypt_inout_detached(
+                &Nonce::from(nonce),
+                &bound.0,
+                (&mut raw[HEADER_LEN..]).into(),
+            )
             .map_err(|_| StateError::Authentication)?;
         // Encrypted in place, the buffer holds nothing secret any more: it leaves the zeroizing
         // wrapper (which wipes only what it still holds, here nothing) and is freed as it is.
@@ -921,13 +925,10 @@ impl StateCodec {
         let (body, tag) = rest.split_at_mut(tag_at - HEADER_LEN);
         let mut token_id: TokenId = [0u8; TAG_LEN];
         token_id.copy_from_slice(tag);
+        let nonce = Nonce::try_from(&head[2..]).map_err(|_| StateError::Malformed("nonce"))?;
+        let tag = Tag::try_from(&*tag).map_err(|_| StateError::Malformed("tag"))?;
         key.cipher
-            .decrypt_in_place_detached(
-                Nonce::from_slice(&head[2..]),
-                &bound.0,
-                body,
-                Tag::from_slice(tag),
-            )
+            .decrypt_inout_detached(&nonce, &bound.0, (&mut *body).into(), &tag)
             .map_err(|_| StateError::Authentication)?;
         let (fixed, journal) = body.split_at(FIXED_LEN);
         let mut expiry = [0u8; 8];
@@ -983,6 +984,34 @@ mod tests {
         assert_eq!(opened.journal["k"].get(), r#"{"action":"accept"}"#);
         assert!(opened.recorded_by("fp"));
         assert!(!opened.recorded_by("fq"));
+    }
+
+    /// A token sealed by an earlier build (aes-gcm-siv 0.11, format 3) still opens, and one
+    /// changed byte does not: instances of two builds can share a key ring during a rolling
+    /// upgrade, and a change of cipher implementation must not change what a token means.
+    #[test]
+    fn a_token_from_an_earlier_build_opens() {
+        const EARLIER: &str = "AwGLenKEW3yfDj5dexh1N_xEfxhkxyExTwosQ59RQREVd1b3SoO8-7UuOGq9Dhhkth08TjNs-8WaASyvUaxU3zFsYD92a53-OKaTOFSPNsBbozGHv-fDpEs5dnXjRYumbyzCfGBiG6I";
+        let args = json!({"city": "Lisbon", "nights": 3});
+        let opened = codec()
+            .open_at(EARLIER, &binding(&args), 1_800_000_000)
+            .unwrap();
+        assert_eq!(
+            opened.journal["when"].get(),
+            r#"{"action":"accept","content":{"date":"2026-12-24"}}"#
+        );
+        assert!(opened.recorded_by("fp"));
+        let mut changed = EARLIER.to_string();
+        changed.replace_range(40..41, if &EARLIER[40..41] == "A" { "B" } else { "A" });
+        assert!(matches!(
+            codec().open_at(&changed, &binding(&args), 1_800_000_000),
+            Err(StateError::Authentication)
+        ));
+        let other = json!({"city": "Porto", "nights": 3});
+        assert!(matches!(
+            codec().open_at(EARLIER, &binding(&other), 1_800_000_000),
+            Err(StateError::Authentication)
+        ));
     }
 
     #[test]
