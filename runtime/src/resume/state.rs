@@ -926,9 +926,8 @@ impl StateCodec {
         let mut token_id: TokenId = [0u8; TAG_LEN];
         token_id.copy_from_slice(tag);
         let nonce = Nonce::try_from(&head[2..]).map_err(|_| StateError::Malformed("nonce"))?;
-        let tag = Tag::try_from(&*tag).map_err(|_| StateError::Malformed("tag"))?;
         key.cipher
-            .decrypt_inout_detached(&nonce, &bound.0, (&mut *body).into(), &tag)
+            .decrypt_inout_detached(&nonce, &bound.0, (&mut *body).into(), &Tag::from(token_id))
             .map_err(|_| StateError::Authentication)?;
         let (fixed, journal) = body.split_at(FIXED_LEN);
         let mut expiry = [0u8; 8];
