@@ -448,9 +448,8 @@ fn generate(m: &Model) -> TokenStream {
         Some(path) => quote!(#path),
         None => quote!(::mcp_runtime),
     };
-    // serde and schemars take their crate paths as strings.
+    // serde takes its crate path as a string.
     let serde_path = format!("{}::__private::serde", rt.to_string().replace(' ', ""));
-    let schemars_path = format!("{}::__private::schemars", rt.to_string().replace(' ', ""));
     let func = &m.func;
     let vis = &func.vis;
     let ident = &func.sig.ident;
@@ -482,17 +481,32 @@ fn generate(m: &Model) -> TokenStream {
         .map(|(a, field)| {
             let t = &a.ty;
             let wire = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
-            let desc = a
-                .description
-                .as_ref()
-                .map(|d| quote!(#[schemars(description = #d)]));
             let default = a.optional.then(|| quote!(#[serde(default)]));
-            let header = a
-                .header
-                .as_ref()
-                .map(|h| quote!(#[schemars(extend("x-mcp-header" = #h))]));
-            quote!(#desc #default #[serde(rename = #wire)] #header #field: #t,)
+            quote!(#default #[serde(rename = #wire)] #field: #t,)
         });
+    // The input schema is built by the runtime from a table of the arguments (no schemars
+    // derive to compile), each type's own schema through `schema_of::<T>`.
+    let arg_schemas: Vec<TokenStream> = m
+        .args
+        .iter()
+        .filter(|a| !a.from_call)
+        .map(|a| {
+            let t = &a.ty;
+            let wire = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
+            let description = opt_str(&a.description);
+            let header = opt_str(&a.header);
+            let optional = a.optional;
+            quote! {
+                #rt::__private::ArgSchema {
+                    name: #wire,
+                    description: #description,
+                    header: #header,
+                    optional: #optional,
+                    schema: #rt::__private::schema_of::<#t>,
+                }
+            }
+        })
+        .collect();
     let sig_inputs = &func.sig.inputs;
     let output = &func.sig.output;
     let body = &func.block;
@@ -515,9 +529,8 @@ fn generate(m: &Model) -> TokenStream {
         }
     };
     let args_struct = quote! {
-        #[derive(#rt::__private::serde::Deserialize, #rt::__private::schemars::JsonSchema)]
+        #[derive(#rt::__private::serde::Deserialize)]
         #[serde(crate = #serde_path)]
-        #[schemars(crate = #schemars_path)]
         #[allow(non_camel_case_types, dead_code)]
         struct __McpArgs { #(#arg_fields)* }
     };
@@ -618,7 +631,7 @@ fn generate(m: &Model) -> TokenStream {
                                 description: #description,
                                 hints: [#(#hints),*],
                             },
-                            #rt::__private::input_schema::<__McpArgs>(),
+                            #rt::__private::input_schema(&[#(#arg_schemas),*]),
                             #into::output_schema(),
                         )
                     }

@@ -44,7 +44,8 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// Make a struct or enum usable as a tool argument or a structured output (`Json<T>`): derives
 /// `Serialize`, `Deserialize` and `JsonSchema` through `mcp_runtime`'s own re-exports, so the
 /// server needs no direct serde or schemars dependency. `#[serde(...)]` and `#[schemars(...)]`
-/// attributes on the type and its fields work as usual. Option: `crate = "path"`.
+/// attributes on the type and its fields work as usual. Option: `crate = "path"`. Needs
+/// `mcp_runtime`'s `derive` feature (a default one), which builds the schemars derive.
 #[proc_macro_attribute]
 pub fn mcp_type(attr: TokenStream, item: TokenStream) -> TokenStream {
     types::expand(attr.into(), item.into()).into()
@@ -60,4 +61,12 @@ pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
 #[proc_macro_derive(ElicitEnum, attributes(elicit))]
 pub fn derive_elicit_enum(input: TokenStream) -> TokenStream {
     form::derive_enum(input.into()).into()
+}
+
+/// What `#[mcp_type]` derives in place of `JsonSchema` when `mcp_runtime` is built without its
+/// `derive` feature: an error at the type that names the feature to turn on.
+#[doc(hidden)]
+#[proc_macro_derive(JsonSchemaNeedsDeriveFeature, attributes(schemars))]
+pub fn json_schema_needs_derive_feature(input: TokenStream) -> TokenStream {
+    types::needs_derive_feature(input.into()).into()
 }

@@ -40,10 +40,23 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
         #[derive(
             #rt::__private::serde::Serialize,
             #rt::__private::serde::Deserialize,
-            #rt::__private::schemars::JsonSchema
+            #rt::__private::DeriveJsonSchema
         )]
         #[serde(crate = #serde_path)]
         #[schemars(crate = #schemars_path)]
         #input
     }
+}
+
+/// The error of `#[mcp_type]` without the runtime's `derive` feature, at the type's name.
+pub fn needs_derive_feature(input: TokenStream) -> TokenStream {
+    let span = match syn::parse2::<syn::DeriveInput>(input) {
+        Ok(i) => i.ident.span(),
+        Err(e) => return e.to_compile_error(),
+    };
+    syn::Error::new(
+        span,
+        "#[mcp_type] derives `JsonSchema`, which needs mcp-runtime's `derive` feature: add \"derive\" to its features",
+    )
+    .to_compile_error()
 }

@@ -111,17 +111,92 @@ pub mod __private {
     pub use crate::handler::form::{parse_single, single_select};
     pub use crate::wire::BoxFuture;
     pub use indexmap::IndexMap;
+    /// Without the `derive` feature, `#[mcp_type]` gets an error that names the feature.
+    #[cfg(not(feature = "derive"))]
+    pub use mcp_macros::JsonSchemaNeedsDeriveFeature as DeriveJsonSchema;
     pub use schemars;
+    /// The `JsonSchema` derive `#[mcp_type]` applies.
+    #[cfg(feature = "derive")]
+    pub use schemars::JsonSchema as DeriveJsonSchema;
     pub use serde;
     pub use serde_json;
 
     use mcp_schema::{Error, ToolInputSchema};
     use serde_json::{Map, Value};
 
-    /// The `inputSchema` of an arguments struct.
-    pub fn input_schema<T: schemars::JsonSchema>() -> ToolInputSchema {
-        let schema = schemars::schema_for!(T);
-        crate::handler::describe::input_schema(serde_json::to_value(schema).unwrap_or(Value::Null))
+    /// One argument of a tool, as `#[mcp_tool]` describes it for the `inputSchema`.
+    pub struct ArgSchema {
+        /// The property name on the wire.
+        pub name: &'static str,
+        /// `#[arg(description = ...)]`.
+        pub description: Option<&'static str>,
+        /// `#[arg(header = ...)]`: the `x-mcp-header` extension.
+        pub header: Option<&'static str>,
+        /// An `Option<T>` argument: may be left out.
+        pub optional: bool,
+        /// The argument type's schema (a `$ref` into `$defs` for the user's own types).
+        pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
+    }
+
+    /// The schema of `T` as a property of an arguments object.
+    pub fn schema_of<T: schemars::JsonSchema>(
+        g: &mut schemars::SchemaGenerator,
+    ) -> schemars::Schema {
+        g.subschema_for::<T>()
+    }
+
+    /// The `inputSchema` of a tool's arguments: an object with one property per argument, the
+    /// non-optional ones required, and the definitions of the types they refer to.
+    pub fn input_schema(args: &[ArgSchema]) -> ToolInputSchema {
+        // Written through `Schema`'s own serializer, which puts the keywords in their usual
+        // order (`$schema`, `description`, `type`, ... `$defs`) at every level.
+        let schema = schemars::Schema::from(args_schema(args));
+        crate::handler::describe::input_schema(serde_json::to_value(&schema).unwrap_or(Value::Null))
+    }
+
+    /// The arguments object schema of [`input_schema`], before it becomes a descriptor.
+    fn args_schema(args: &[ArgSchema]) -> Map<String, Value> {
+        let mut generator = schemars::SchemaGenerator::default();
+        let mut properties = Map::new();
+        let mut required = Vec::new();
+        for arg in args {
+            let mut property = Map::new();
+            if let Some(text) = arg.description.filter(|d| !d.is_empty()) {
+                property.insert("description".into(), text.into());
+            }
+            match (arg.schema)(&mut generator).to_value() {
+                Value::Object(schema) => property.extend(schema),
+                // `false`: no value is valid; `true` (any value) is the empty object.
+                Value::Bool(false) => {
+                    property.insert("not".into(), Value::Object(Map::new()));
+                }
+                _ => {}
+            }
+            if let Some(header) = arg.header {
+                property.insert("x-mcp-header".into(), header.into());
+            }
+            if arg.optional {
+                // Left out, the argument is `None`: what the schema says as its default.
+                property.insert("default".into(), Value::Null);
+            } else {
+                required.push(Value::from(arg.name));
+            }
+            properties.insert(arg.name.into(), Value::Object(property));
+        }
+        let mut object = Map::new();
+        if let Some(meta) = generator.settings().meta_schema.as_deref() {
+            object.insert("$schema".into(), meta.into());
+        }
+        object.insert("type".into(), "object".into());
+        object.insert("properties".into(), Value::Object(properties));
+        let definitions = generator.take_definitions(false);
+        if !definitions.is_empty() {
+            object.insert("$defs".into(), Value::Object(definitions));
+        }
+        if !required.is_empty() {
+            object.insert("required".into(), Value::Array(required));
+        }
+        object
     }
 
     /// Parse arguments into `T`, or the message for a tool error.

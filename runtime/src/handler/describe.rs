@@ -57,7 +57,7 @@ pub fn tool(
 
 /// `$schema`, removed from `schema` when it is a string.
 fn take_schema_keyword(schema: &mut Map<String, Value>) -> Option<String> {
-    match schema.remove(SCHEMA_KEYWORD) {
+    match schema.shift_remove(SCHEMA_KEYWORD) {
         Some(Value::String(s)) => Some(s),
         Some(other) => {
             schema.insert(SCHEMA_KEYWORD.into(), other);
@@ -74,9 +74,9 @@ pub fn input_schema(schema: Value) -> ToolInputSchema {
         Value::Object(m) => m,
         _ => Map::new(),
     };
-    extra.remove("title");
+    extra.shift_remove("title");
     // `type` is the descriptor's own (always "object") field.
-    extra.remove("type");
+    extra.shift_remove("type");
     extra
         .entry("properties")
         .or_insert_with(|| Value::Object(Map::new()));

@@ -85,7 +85,6 @@ pub(crate) fn param_text(value: &Value) -> String {
 /// (spaces inside allowed), otherwise wrapped Base64, which also covers text that would read as
 /// that form or lose surrounding whitespace in transit. [`decode_param`] reads it back.
 pub(crate) fn encode_param(text: &str) -> String {
-    use base64::Engine as _;
     let plain = text.bytes().all(|b| b == b' ' || b.is_ascii_graphic())
         && !text.starts_with(' ')
         && !text.ends_with(' ')
@@ -93,7 +92,7 @@ pub(crate) fn encode_param(text: &str) -> String {
     if plain {
         text.to_string()
     } else {
-        let encoded = base64::engine::general_purpose::STANDARD.encode(text);
+        let encoded = base64_simd::STANDARD.encode_to_string(text);
         format!("{}{encoded}{}", PARAM_B64.0, PARAM_B64.1)
     }
 }
@@ -101,13 +100,12 @@ pub(crate) fn encode_param(text: &str) -> String {
 /// The value of an `Mcp-Param-*` header: `=?base64?...?=` is strict Base64 of UTF-8 text,
 /// anything else is literal.
 pub(crate) fn decode_param(raw: &str) -> Result<String, String> {
-    use base64::Engine as _;
     match raw
         .strip_prefix(PARAM_B64.0)
         .and_then(|r| r.strip_suffix(PARAM_B64.1))
     {
-        Some(encoded) => base64::engine::general_purpose::STANDARD
-            .decode(encoded)
+        Some(encoded) => base64_simd::STANDARD
+            .decode_to_vec(encoded)
             .ok()
             .and_then(|b| String::from_utf8(b).ok())
             .ok_or_else(|| "invalid Base64 in Mcp-Param header".to_string()),
@@ -118,7 +116,6 @@ pub(crate) fn decode_param(raw: &str) -> Result<String, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use base64::Engine as _;
     use serde_json::json;
 
     #[test]
@@ -139,9 +136,7 @@ mod tests {
                 .strip_prefix("=?base64?")
                 .and_then(|r| r.strip_suffix("?="))
                 .unwrap_or_else(|| panic!("{encoded:?} was sent plain: {v}"));
-            let decoded = base64::engine::general_purpose::STANDARD
-                .decode(inner)
-                .unwrap();
+            let decoded = base64_simd::STANDARD.decode_to_vec(inner).unwrap();
             assert_eq!(String::from_utf8(decoded).unwrap(), encoded);
         }
     }
