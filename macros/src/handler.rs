@@ -448,8 +448,6 @@ fn generate(m: &Model) -> TokenStream {
         Some(path) => quote!(#path),
         None => quote!(::mcp_runtime),
     };
-    // serde takes its crate path as a string.
-    let serde_path = format!("{}::__private::serde", rt.to_string().replace(' ', ""));
     let func = &m.func;
     let vis = &func.vis;
     let ident = &func.sig.ident;
@@ -473,17 +471,6 @@ fn generate(m: &Model) -> TokenStream {
     let field_names: Vec<Ident> = (0..m.args.len())
         .map(|i| format_ident!("__mcp_arg_{}", i))
         .collect();
-    let arg_fields = m
-        .args
-        .iter()
-        .zip(&field_names)
-        .filter(|(a, _)| !a.from_call)
-        .map(|(a, field)| {
-            let t = &a.ty;
-            let wire = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
-            let default = a.optional.then(|| quote!(#[serde(default)]));
-            quote!(#default #[serde(rename = #wire)] #field: #t,)
-        });
     // The input schema is built by the runtime from a table of the arguments (no schemars
     // derive to compile), each type's own schema through `schema_of::<T>`.
     let arg_schemas: Vec<TokenStream> = m
@@ -528,19 +515,6 @@ fn generate(m: &Model) -> TokenStream {
             #vis async fn run(#sig_inputs) #output #body
         }
     };
-    let args_struct = quote! {
-        #[derive(#rt::__private::serde::Deserialize)]
-        #[serde(crate = #serde_path)]
-        #[allow(non_camel_case_types, dead_code)]
-        struct __McpArgs { #(#arg_fields)* }
-    };
-    let parsed_fields: Vec<&Ident> = m
-        .args
-        .iter()
-        .zip(&field_names)
-        .filter(|(a, _)| !a.from_call)
-        .map(|(_, f)| f)
-        .collect();
     // Parameters taken from the call are extracted before the handler's future is made, so a
     // missing one fails the call at once.
     let extract: Vec<TokenStream> = m
@@ -571,12 +545,29 @@ fn generate(m: &Model) -> TokenStream {
             }
         }
     });
+    // Each argument is taken from the arguments object by its wire name and deserialized on
+    // its own, so an error names the argument; an absent `Option` argument is `None`.
     let parse_args = |on_err: TokenStream| {
+        let fields = m
+            .args
+            .iter()
+            .zip(&field_names)
+            .filter(|(a, _)| !a.from_call)
+            .map(|(a, field)| {
+                let t = &a.ty;
+                let wire = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
+                let optional = a.optional;
+                quote! {
+                    let #field: #t = match #rt::__private::arg(&mut __mcp_args, #wire, #optional) {
+                        ::core::result::Result::Ok(v) => v,
+                        ::core::result::Result::Err(__mcp_message) => return #on_err,
+                    };
+                }
+            });
         quote! {
-            let __McpArgs { #(#parsed_fields),* } = match #rt::__private::parse_args::<__McpArgs>(__mcp_args) {
-                ::core::result::Result::Ok(v) => v,
-                ::core::result::Result::Err(__mcp_message) => return #on_err,
-            };
+            #[allow(unused_mut, unused_variables)]
+            let mut __mcp_args = __mcp_args;
+            #(#fields)*
         }
     };
     // The handler's future must be `Send`; the requirement is spanned at the function's name so
@@ -723,7 +714,6 @@ fn generate(m: &Model) -> TokenStream {
     quote! {
         #head
         const _: () = {
-            #args_struct
             #imp
         };
     }

@@ -70,3 +70,11 @@ pub fn derive_elicit_enum(input: TokenStream) -> TokenStream {
 pub fn json_schema_needs_derive_feature(input: TokenStream) -> TokenStream {
     types::needs_derive_feature(input.into()).into()
 }
+
+/// What `#[mcp_type]` derives in place of serde's `Serialize` and `Deserialize` without the
+/// runtime's `derive` feature: nothing, so that the one error is the one that names the feature.
+#[doc(hidden)]
+#[proc_macro_derive(SerdeNeedsDeriveFeature, attributes(serde))]
+pub fn serde_needs_derive_feature(_input: TokenStream) -> TokenStream {
+    TokenStream::new()
+}

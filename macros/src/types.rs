@@ -38,8 +38,8 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     let schemars_path = format!("{path}::__private::schemars");
     quote! {
         #[derive(
-            #rt::__private::serde::Serialize,
-            #rt::__private::serde::Deserialize,
+            #rt::__private::DeriveSerialize,
+            #rt::__private::DeriveDeserialize,
             #rt::__private::DeriveJsonSchema
         )]
         #[serde(crate = #serde_path)]

@@ -111,15 +111,21 @@ pub mod __private {
     pub use crate::handler::form::{parse_single, single_select};
     pub use crate::wire::BoxFuture;
     pub use indexmap::IndexMap;
-    /// Without the `derive` feature, `#[mcp_type]` gets an error that names the feature.
+    /// Without the `derive` feature, `#[mcp_type]` gets one error, which names the feature.
     #[cfg(not(feature = "derive"))]
-    pub use mcp_macros::JsonSchemaNeedsDeriveFeature as DeriveJsonSchema;
+    pub use mcp_macros::{
+        JsonSchemaNeedsDeriveFeature as DeriveJsonSchema,
+        SerdeNeedsDeriveFeature as DeriveDeserialize, SerdeNeedsDeriveFeature as DeriveSerialize,
+    };
     pub use schemars;
-    /// The `JsonSchema` derive `#[mcp_type]` applies.
-    #[cfg(feature = "derive")]
-    pub use schemars::JsonSchema as DeriveJsonSchema;
     pub use serde;
     pub use serde_json;
+    /// The derives `#[mcp_type]` applies.
+    #[cfg(feature = "derive")]
+    pub use {
+        schemars::JsonSchema as DeriveJsonSchema, serde::Deserialize as DeriveDeserialize,
+        serde::Serialize as DeriveSerialize,
+    };
 
     use mcp_schema::{Error, ToolInputSchema};
     use serde_json::{Map, Value};
@@ -199,11 +205,20 @@ pub mod __private {
         object
     }
 
-    /// Parse arguments into `T`, or the message for a tool error.
-    pub fn parse_args<T: serde::de::DeserializeOwned>(
-        args: Map<String, Value>,
+    /// The argument `name` taken out of `args` and deserialized, or the message for a tool
+    /// error. An absent argument is `None` when `optional` (an `Option` parameter) and an error
+    /// otherwise; arguments no parameter names are ignored.
+    pub fn arg<T: serde::de::DeserializeOwned>(
+        args: &mut Map<String, Value>,
+        name: &str,
+        optional: bool,
     ) -> Result<T, String> {
-        serde_json::from_value(Value::Object(args)).map_err(|e| format!("invalid arguments: {e}"))
+        let value = match args.shift_remove(name) {
+            Some(value) => value,
+            None if optional => Value::Null,
+            None => return Err(format!("invalid arguments: missing field `{name}`")),
+        };
+        serde_json::from_value(value).map_err(|e| format!("invalid arguments: `{name}`: {e}"))
     }
 
     /// Box a handler future.

@@ -14,8 +14,9 @@ use std::sync::Arc;
 
 /// Who is calling, as the transport authenticated them: the subject and issuer of a verified
 /// token, its scopes and all its claims. A `requestState` issued to one principal does not open
-/// for another.
-#[derive(Debug, Clone, PartialEq, Default, serde::Serialize, serde::Deserialize)]
+/// for another. `Serialize` and `Deserialize` with the `derive` feature.
+#[derive(Debug, Clone, PartialEq, Default)]
+#[cfg_attr(feature = "derive", derive(serde::Serialize, serde::Deserialize))]
 pub struct Principal {
     /// The subject (`sub`): who the caller is, unique within its issuer.
     pub subject: String,

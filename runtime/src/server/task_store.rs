@@ -7,6 +7,7 @@ use crate::handler::Principal;
 use crate::resume::state::Journal;
 use indexmap::IndexMap;
 use mcp_schema::{InputRequest, InputResponses, RequestMetaObject};
+#[cfg(feature = "derive")]
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 use std::collections::{HashMap, VecDeque};
@@ -17,8 +18,7 @@ use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A task's status, as the extension names it on the wire.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "snake_case")]
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum TaskStatus {
     /// The handler is running (or about to).
     Working,
@@ -33,6 +33,26 @@ pub enum TaskStatus {
 }
 
 impl TaskStatus {
+    const ALL: [TaskStatus; 5] = [
+        TaskStatus::Working,
+        TaskStatus::InputRequired,
+        TaskStatus::Completed,
+        TaskStatus::Cancelled,
+        TaskStatus::Failed,
+    ];
+    const NAMES: &'static [&'static str] = &[
+        "working",
+        "input_required",
+        "completed",
+        "cancelled",
+        "failed",
+    ];
+
+    /// The status as the wire writes it (`"working"`, `"input_required"`, ...).
+    pub fn as_str(self) -> &'static str {
+        Self::NAMES[self as usize]
+    }
+
     /// Whether nothing more will happen to the task.
     pub fn is_terminal(self) -> bool {
         matches!(
@@ -42,8 +62,26 @@ impl TaskStatus {
     }
 }
 
-/// One task, as stored.
-#[derive(Debug, Clone, Serialize, Deserialize)]
+impl serde::Serialize for TaskStatus {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> serde::Deserialize<'de> for TaskStatus {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+        let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
+        TaskStatus::ALL
+            .into_iter()
+            .find(|s| s.as_str() == text)
+            .ok_or_else(|| serde::de::Error::unknown_variant(&text, Self::NAMES))
+    }
+}
+
+/// One task, as stored. With the `derive` feature it is `Serialize` and `Deserialize`, for stores
+/// that keep it outside the process (as `RedisTaskStore` does).
+#[derive(Debug, Clone)]
+#[cfg_attr(feature = "derive", derive(Serialize, Deserialize))]
 pub struct TaskRecord {
     /// The unguessable id the client names it by.
     pub id: String,
@@ -81,11 +119,11 @@ pub struct TaskRecord {
     /// Bumped on every run started, so a run that finds the record moved on knows to stop.
     pub run: u64,
     /// The instance running the task, while it is `working`.
-    #[serde(default)]
+    #[cfg_attr(feature = "derive", serde(default))]
     pub lease_owner: Option<String>,
     /// Until when (milliseconds since the epoch) that instance holds it: past this, another
     /// instance may take the task over and run it again from its journal.
-    #[serde(default)]
+    #[cfg_attr(feature = "derive", serde(default))]
     pub lease_until_ms: u64,
 }
 
@@ -237,5 +275,30 @@ impl TaskStore for InMemoryTaskStore {
             }
         };
         Box::pin(std::future::ready(Ok(found)))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::TaskStatus;
+
+    #[test]
+    fn statuses_are_written_and_read_by_their_wire_names() {
+        let wire = [
+            (TaskStatus::Working, "working"),
+            (TaskStatus::InputRequired, "input_required"),
+            (TaskStatus::Completed, "completed"),
+            (TaskStatus::Cancelled, "cancelled"),
+            (TaskStatus::Failed, "failed"),
+        ];
+        for (status, name) in wire {
+            assert_eq!(serde_json::to_value(status).unwrap(), name);
+            assert_eq!(
+                serde_json::from_value::<TaskStatus>(name.into()).unwrap(),
+                status
+            );
+        }
+        let e = serde_json::from_value::<TaskStatus>("done".into()).unwrap_err();
+        assert!(e.to_string().contains("unknown variant `done`"), "{e}");
     }
 }

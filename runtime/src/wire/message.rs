@@ -399,11 +399,22 @@ pub enum Reply {
     Error(Box<JSONRPCErrorResponse>),
 }
 
-#[derive(Serialize)]
+/// A result reply as it is written: borrowed, so writing it copies nothing.
 struct ResultEnvelope<'a> {
     jsonrpc: &'static str,
     id: &'a RequestId,
     result: &'a ServerResult,
+}
+
+impl Serialize for ResultEnvelope<'_> {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde::ser::SerializeMap;
+        let mut map = serializer.serialize_map(Some(3))?;
+        map.serialize_entry("jsonrpc", self.jsonrpc)?;
+        map.serialize_entry("id", self.id)?;
+        map.serialize_entry("result", self.result)?;
+        map.end()
+    }
 }
 
 impl Reply {

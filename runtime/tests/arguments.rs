@@ -1,9 +1,14 @@
-//! The `inputSchema` that `#[mcp_tool]` writes for its arguments: what every client reads to
-//! call the tool, so its exact shape is pinned here (names, renames, descriptions, headers,
-//! which arguments are required, and the `$defs` of the user's own types).
+//! A tool's arguments: the `inputSchema` that `#[mcp_tool]` writes for them, what every client
+//! reads to call the tool, so its exact shape is pinned here (names, renames, descriptions,
+//! headers, which arguments are required, and the `$defs` of the user's own types); and how a
+//! call's arguments are read into the parameters, and refused with a message naming the one
+//! that is wrong.
 
+mod common;
+
+use common::{all_caps, call, send};
 use mcp_runtime::prelude::*;
-use mcp_runtime::ToolHandler;
+use mcp_runtime::{Server, ToolHandler};
 use serde_json::{json, Value};
 
 /// A point on the map.
@@ -161,4 +166,83 @@ fn no_arguments_is_an_empty_object() {
       "properties": {}
     });
     assert_same(&schema_of(ping), &want);
+}
+
+/// The text of a `tools/call` result, and whether it is a tool error.
+async fn call_plan(args: Value) -> (bool, String) {
+    let server = Server::builder()
+        .tool(plan)
+        .build()
+        .expect("the server builds");
+    let reply = send(&server, 1, "tools/call", call("plan", args, all_caps())).await;
+    let result = &reply["result"];
+    let text = result["content"][0]["text"].as_str().unwrap_or_default();
+    (result["isError"] == json!(true), text.to_string())
+}
+
+fn plan_args() -> Value {
+    json!({
+        "name": "Ada", "resourceUri": "file:///trip", "region": "eu", "stops": ["Bern"],
+        "start": {"x": 1.5, "y": 2.0}, "mode": "walk", "type": true
+    })
+}
+
+#[tokio::test]
+async fn arguments_are_read_by_their_wire_names() {
+    let (error, text) = call_plan(plan_args()).await;
+    assert!(!error, "{text}");
+    assert_eq!(
+        text,
+        "Ada None file:///trip eu [\"Bern\"] Point { x: 1.5, y: 2.0 } None Walk true"
+    );
+    // Optional arguments given, and an argument no parameter names (ignored).
+    let mut args = plan_args();
+    args["count"] = json!(3);
+    args["end"] = json!({"x": 0.0, "y": 0.0});
+    args["unknown"] = json!("ignored");
+    let (error, text) = call_plan(args).await;
+    assert!(!error, "{text}");
+    assert!(text.starts_with("Ada Some(3) "), "{text}");
+    assert!(text.contains("Some(Point { x: 0.0, y: 0.0 })"), "{text}");
+    // `null` for an optional argument is its absence.
+    let mut args = plan_args();
+    args["count"] = Value::Null;
+    let (error, text) = call_plan(args).await;
+    assert!(!error && text.starts_with("Ada None "), "{text}");
+}
+
+#[tokio::test]
+async fn a_bad_argument_is_a_tool_error_that_names_it() {
+    let mut args = plan_args();
+    args["count"] = json!("three");
+    let (error, text) = call_plan(args).await;
+    assert!(error, "{text}");
+    assert!(
+        text.starts_with("invalid arguments: `count`: invalid type: string \"three\""),
+        "{text}"
+    );
+
+    let mut args = plan_args();
+    args["start"] = json!({"x": 1.0});
+    let (error, text) = call_plan(args).await;
+    assert!(error, "{text}");
+    assert!(
+        text.starts_with("invalid arguments: `start`: missing field `y`"),
+        "{text}"
+    );
+
+    let mut args = plan_args();
+    args.as_object_mut().unwrap().remove("resourceUri");
+    let (error, text) = call_plan(args).await;
+    assert!(error, "{text}");
+    assert_eq!(text, "invalid arguments: missing field `resourceUri`");
+
+    let mut args = plan_args();
+    args["mode"] = json!("fly");
+    let (error, text) = call_plan(args).await;
+    assert!(error, "{text}");
+    assert!(
+        text.starts_with("invalid arguments: `mode`: unknown variant `fly`"),
+        "{text}"
+    );
 }
