@@ -11,6 +11,9 @@
 # time in a round is the median over its copies. The spread between the copies of one side (the
 # A/A columns) is how far placement alone moves a cell; a now/base ratio inside it is not a
 # difference the code made.
+# The harness is not neutral either: on this machine the first-linked copy of "now" runs a few
+# percent slower whatever its code. `benches/bindings-ab.sh HEAD` (both sides this checkout) is
+# the A/A run that measures that bias; compare an A/B ratio with the A/A ratio of the same cell.
 # Usage: benches/bindings-ab.sh [BASE_COMMIT [PASSES [ROUNDS]]]
 #   BASE_COMMIT: default cedddb8, the last commit before the bindings were compacted (issue 18).
 #   PASSES (default 8) of ROUNDS (default 1500) rounds; prints a Markdown table: medians over the
