@@ -75,6 +75,13 @@ struct Arg {
     from_call: bool,
 }
 
+impl Arg {
+    /// The name the argument has on the wire: its `rename`, or the parameter's name.
+    fn wire_name(&self) -> String {
+        self.rename.clone().unwrap_or_else(|| unraw(&self.name))
+    }
+}
+
 /// Everything the expansion needs, checked.
 struct Model {
     kind: Kind,
@@ -479,7 +486,7 @@ fn generate(m: &Model) -> TokenStream {
         .filter(|a| !a.from_call)
         .map(|a| {
             let t = &a.ty;
-            let wire = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
+            let wire = a.wire_name();
             let description = opt_str(&a.description);
             let header = opt_str(&a.header);
             let optional = a.optional;
@@ -555,7 +562,7 @@ fn generate(m: &Model) -> TokenStream {
             .filter(|(a, _)| !a.from_call)
             .map(|(a, field)| {
                 let t = &a.ty;
-                let wire = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
+                let wire = a.wire_name();
                 let optional = a.optional;
                 quote! {
                     let #field: #t = match #rt::__private::arg(&mut __mcp_args, #wire, #optional) {
@@ -644,7 +651,7 @@ fn generate(m: &Model) -> TokenStream {
                 quote!(::core::result::Result::Err(#rt::schema::Error::invalid_params(__mcp_message))),
             );
             let prompt_args = m.args.iter().filter(|a| !a.from_call).map(|a| {
-                let n = a.rename.clone().unwrap_or_else(|| unraw(&a.name));
+                let n = a.wire_name();
                 let d = opt_str(&a.description);
                 let required = !a.optional;
                 quote!((#n, #d, #required))

@@ -213,7 +213,9 @@ pub mod __private {
         name: &str,
         optional: bool,
     ) -> Result<T, String> {
-        let value = match args.shift_remove(name) {
+        // The map is the handler's own and is dropped after the last argument: its order need
+        // not be kept.
+        let value = match args.swap_remove(name) {
             Some(value) => value,
             None if optional => Value::Null,
             None => return Err(format!("invalid arguments: missing field `{name}`")),

@@ -213,36 +213,46 @@ async fn arguments_are_read_by_their_wire_names() {
 
 #[tokio::test]
 async fn a_bad_argument_is_a_tool_error_that_names_it() {
-    let mut args = plan_args();
-    args["count"] = json!("three");
-    let (error, text) = call_plan(args).await;
-    assert!(error, "{text}");
-    assert!(
-        text.starts_with("invalid arguments: `count`: invalid type: string \"three\""),
-        "{text}"
-    );
-
-    let mut args = plan_args();
-    args["start"] = json!({"x": 1.0});
-    let (error, text) = call_plan(args).await;
-    assert!(error, "{text}");
-    assert!(
-        text.starts_with("invalid arguments: `start`: missing field `y`"),
-        "{text}"
-    );
-
+    // (argument, its bad value or `None` to leave it out, how the error text begins)
+    let cases = [
+        (
+            "count",
+            Some(json!("three")),
+            "invalid arguments: `count`: invalid type: string \"three\"",
+        ),
+        (
+            "start",
+            Some(json!({"x": 1.0})),
+            "invalid arguments: `start`: missing field `y`",
+        ),
+        (
+            "mode",
+            Some(json!("fly")),
+            "invalid arguments: `mode`: unknown variant `fly`",
+        ),
+        (
+            "resourceUri",
+            None,
+            "invalid arguments: missing field `resourceUri`",
+        ),
+    ];
+    for (name, value, begins) in cases {
+        let mut args = plan_args();
+        match value {
+            Some(v) => args[name] = v,
+            None => {
+                args.as_object_mut().unwrap().remove(name);
+            }
+        }
+        let (error, text) = call_plan(args).await;
+        assert!(error, "{name}: {text}");
+        assert!(text.starts_with(begins), "{name}: {text}");
+    }
+    // Nothing follows the missing-argument message.
     let mut args = plan_args();
     args.as_object_mut().unwrap().remove("resourceUri");
-    let (error, text) = call_plan(args).await;
-    assert!(error, "{text}");
-    assert_eq!(text, "invalid arguments: missing field `resourceUri`");
-
-    let mut args = plan_args();
-    args["mode"] = json!("fly");
-    let (error, text) = call_plan(args).await;
-    assert!(error, "{text}");
-    assert!(
-        text.starts_with("invalid arguments: `mode`: unknown variant `fly`"),
-        "{text}"
+    assert_eq!(
+        call_plan(args).await.1,
+        "invalid arguments: missing field `resourceUri`"
     );
 }
