@@ -521,6 +521,10 @@ fn emit_union(
             }
             /// Picks the member by its discriminators and deserializes only that member, so an
             /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+            // Inline: compiled where it is called, so this crate does not build the
+            // `serde_json::Value` deserializer of every union and all its members for callers
+            // that never read a `Value`.
+            #[inline]
             pub fn from_json(value: ::serde_json::Value) -> ::core::result::Result<Self, ::serde_json::Error> {
                 ::serde::Deserialize::deserialize(value)
             }

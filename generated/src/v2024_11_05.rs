@@ -140,6 +140,7 @@ impl CallToolResultContentItem {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -419,6 +420,7 @@ impl ClientNotification {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -686,6 +688,7 @@ impl ClientRequest {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1119,6 +1122,7 @@ impl ClientResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1281,6 +1285,7 @@ impl CompleteRequestParamsRef {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1587,6 +1592,7 @@ impl CreateMessageResultContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1769,6 +1775,7 @@ impl EmbeddedResourceResource {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2267,6 +2274,7 @@ impl JSONRPCMessage {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3107,6 +3115,7 @@ impl ProgressToken {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3301,6 +3310,7 @@ impl PromptMessageContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3540,6 +3550,7 @@ impl ReadResourceResultContentsItem {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3707,6 +3718,7 @@ impl RequestId {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4155,6 +4167,7 @@ impl SamplingMessageContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4394,6 +4407,7 @@ impl ServerNotification {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4708,6 +4722,7 @@ impl ServerRequest {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4922,6 +4937,7 @@ impl ServerResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {

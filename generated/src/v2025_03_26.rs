@@ -174,6 +174,7 @@ impl CallToolResultContentItem {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -469,6 +470,7 @@ impl ClientNotification {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -736,6 +738,7 @@ impl ClientRequest {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1169,6 +1172,7 @@ impl ClientResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1331,6 +1335,7 @@ impl CompleteRequestParamsRef {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1641,6 +1646,7 @@ impl CreateMessageResultContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1820,6 +1826,7 @@ impl EmbeddedResourceResource {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2232,6 +2239,7 @@ impl JSONRPCBatchRequestItem {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2344,6 +2352,7 @@ impl JSONRPCBatchResponseItem {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2518,6 +2527,7 @@ impl JSONRPCMessageArrayItem {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2628,6 +2638,7 @@ impl JSONRPCMessageArrayItem2 {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2756,6 +2767,7 @@ impl JSONRPCMessage {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3632,6 +3644,7 @@ impl ProgressToken {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3830,6 +3843,7 @@ impl PromptMessageContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4085,6 +4099,7 @@ impl ReadResourceResultContentsItem {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4252,6 +4267,7 @@ impl RequestId {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4668,6 +4684,7 @@ impl SamplingMessageContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4934,6 +4951,7 @@ impl ServerNotification {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5248,6 +5266,7 @@ impl ServerRequest {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5462,6 +5481,7 @@ impl ServerResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {

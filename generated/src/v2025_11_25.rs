@@ -358,6 +358,7 @@ impl CancelTaskResultTtl {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -770,6 +771,7 @@ impl ClientNotification {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1079,6 +1081,7 @@ impl ClientRequest {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1630,6 +1633,7 @@ impl ClientResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1956,6 +1960,7 @@ impl CompleteRequestParamsRef {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2160,6 +2165,7 @@ impl ContentBlock {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2501,6 +2507,7 @@ impl CreateMessageResultContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2891,6 +2898,7 @@ impl ElicitRequestParams {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3139,6 +3147,7 @@ impl ElicitResultContentValue {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3367,6 +3376,7 @@ impl EmbeddedResourceResource {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3533,6 +3543,7 @@ impl EnumSchema {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3973,6 +3984,7 @@ impl GetTaskResultTtl {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4502,6 +4514,7 @@ impl JSONRPCMessage {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4716,6 +4729,7 @@ impl JSONRPCResponse {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5363,6 +5377,7 @@ impl MultiSelectEnumSchema {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5692,6 +5707,7 @@ impl PrimitiveSchemaDefinition {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5998,6 +6014,7 @@ impl ProgressToken {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -6346,6 +6363,7 @@ impl ReadResourceResultContentsItem {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -6518,6 +6536,7 @@ impl RequestId {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7140,6 +7159,7 @@ impl SamplingMessageContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7373,6 +7393,7 @@ impl SamplingMessageContentBlock {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7729,6 +7750,7 @@ impl ServerNotification {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -8119,6 +8141,7 @@ impl ServerRequest {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -8469,6 +8492,7 @@ impl ServerResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -8904,6 +8928,7 @@ impl SingleSelectEnumSchema {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -9125,6 +9150,7 @@ impl TaskTtl {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -9376,6 +9402,7 @@ impl TaskStatusNotificationParamsTtl {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {

@@ -374,6 +374,7 @@ impl CallToolResultResponseResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -757,6 +758,7 @@ impl ClientRequest {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1195,6 +1197,7 @@ impl CompleteRequestParamsRef {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1431,6 +1434,7 @@ impl ContentBlock {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -1738,6 +1742,7 @@ impl CreateMessageResultContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2187,6 +2192,7 @@ impl ElicitRequestParams {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2405,6 +2411,7 @@ impl ElicitResultContentValue {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2574,6 +2581,7 @@ impl EmbeddedResourceResource {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -2738,6 +2746,7 @@ impl EnumSchema {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3062,6 +3071,7 @@ impl GetPromptResultResponseResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3486,6 +3496,7 @@ impl InputRequest {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -3709,6 +3720,7 @@ impl InputResponse {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4010,6 +4022,7 @@ impl JSONRPCMessage {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -4224,6 +4237,7 @@ impl JSONRPCResponse {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5140,6 +5154,7 @@ impl MultiSelectEnumSchema {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5492,6 +5507,7 @@ impl PrimitiveSchemaDefinition {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -5795,6 +5811,7 @@ impl ProgressToken {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -6137,6 +6154,7 @@ impl ReadResourceResultContentsItem {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -6293,6 +6311,7 @@ impl ReadResourceResultResponseResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -6489,6 +6508,7 @@ impl RequestId {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7172,6 +7192,7 @@ impl SamplingMessageContent {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7402,6 +7423,7 @@ impl SamplingMessageContentBlock {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -7687,6 +7709,7 @@ impl ServerNotification {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -8068,6 +8091,7 @@ impl ServerResult {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -8436,6 +8460,7 @@ impl SingleSelectEnumSchema {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {

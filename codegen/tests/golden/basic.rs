@@ -26,6 +26,7 @@ impl PingId {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -193,6 +194,7 @@ impl Message {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {
@@ -376,6 +378,7 @@ impl Contents {
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
     /// error names what is wrong with it (e.g. ``tools/call: missing field `name` ``).
+    #[inline]
     pub fn from_json(
         value: ::serde_json::Value,
     ) -> ::core::result::Result<Self, ::serde_json::Error> {

@@ -118,7 +118,7 @@ where
             // times, as a modern request would be.
             for _ in 0..3 {
                 let value = live.request(&request).await?;
-                let answer = serde_json::from_value::<InputResponse>(value).ok();
+                let answer = crate::wire::from_value_text::<InputResponse>(&value).ok();
                 if let Some((t, _)) = answer.as_ref().and_then(|v| parse(v, false)) {
                     return Ok(t);
                 }

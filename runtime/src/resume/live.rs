@@ -76,7 +76,7 @@ impl Drop for Waiting<'_> {
 impl Live {
     /// Send `request` to the client and wait for its result.
     pub(crate) async fn request(&self, request: &InputRequest) -> Result<Value, AskError> {
-        let mut message = serde_json::to_value(request).map_err(|e| {
+        let mut message = crate::wire::to_value_text(request).map_err(|e| {
             AskError::Refused(Box::new(Error::internal(format!(
                 "the request does not serialize: {e}"
             ))))

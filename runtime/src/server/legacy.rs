@@ -69,7 +69,7 @@ pub(crate) fn parse_error_text(e: &serde_json::Error) -> String {
 /// A JSON-RPC error reply, as text.
 fn error_text(id: Option<&Value>, error: Error) -> String {
     json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null),
-           "error": legacy_error(serde_json::to_value(&error).unwrap_or_default())})
+           "error": legacy_error(crate::wire::to_value_text(&error).unwrap_or_default())})
     .to_string()
 }
 
@@ -203,7 +203,7 @@ impl Server {
             if let Some(id) = &id {
                 let outcome = match (object.get("result"), object.get("error")) {
                     (Some(result), None) => Ok(result.clone()),
-                    (None, Some(error)) => Err(serde_json::from_value::<Error>(error.clone())
+                    (None, Some(error)) => Err(crate::wire::from_value_text::<Error>(error)
                         .unwrap_or_else(|_| Error::internal("the client answered with an error"))),
                     _ => Err(Error::invalid_request(
                         "a response needs a result or an error",
@@ -230,7 +230,7 @@ impl Server {
             }
             "logging/setLevel" => {
                 let level = object.get("params").and_then(|p| p.get("level")).cloned();
-                match level.filter(|l| serde_json::from_value::<LoggingLevel>(l.clone()).is_ok()) {
+                match level.filter(|l| crate::wire::from_value_text::<LoggingLevel>(l).is_ok()) {
                     Some(level) => *lock(&session.log_level) = Some(level),
                     None => {
                         let error = Error::invalid_params("logging/setLevel needs a level");

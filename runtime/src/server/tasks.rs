@@ -295,7 +295,7 @@ impl Server {
                     Some(Value::Object(given)) => given
                         .iter()
                         .filter_map(|(k, v)| {
-                            serde_json::from_value::<InputResponse>(v.clone())
+                            crate::wire::from_value_text::<InputResponse>(v)
                                 .ok()
                                 .map(|r| (k.clone(), r))
                         })
@@ -370,7 +370,8 @@ fn detailed(record: &TaskRecord) -> Map<String, Value> {
     fields.insert("resultType".into(), json!("complete"));
     match record.status {
         TaskStatus::InputRequired => {
-            fields.insert("inputRequests".into(), json!(record.pending));
+            let pending = crate::wire::to_value_text(&record.pending).unwrap_or_default();
+            fields.insert("inputRequests".into(), pending);
         }
         TaskStatus::Completed => {
             if let Some(result) = &record.result {
@@ -508,17 +509,18 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         match &outcome {
             Outcome::Done(Ok(result)) => {
                 r.status = TaskStatus::Completed;
-                r.result = serde_json::to_value(result).ok();
+                r.result = crate::wire::to_value_text(result).ok();
                 r.journal.clear();
             }
             Outcome::Done(Err(error)) | Outcome::Refused(error) => {
                 r.status = TaskStatus::Failed;
-                r.error = serde_json::to_value(error).ok();
+                r.error = crate::wire::to_value_text(error).ok();
             }
             Outcome::Panicked(_) => {
                 r.status = TaskStatus::Failed;
                 r.error =
-                    serde_json::to_value(Error::internal("the handler failed unexpectedly")).ok();
+                    crate::wire::to_value_text(&Error::internal("the handler failed unexpectedly"))
+                        .ok();
             }
             Outcome::Suspended {
                 requests, journal, ..

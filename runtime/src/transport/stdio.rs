@@ -129,7 +129,7 @@ fn cancelled(incoming: &Incoming) -> Option<Option<RequestId>> {
     }
     let params = Value::Object(n.params.clone().unwrap_or_default());
     Some(
-        serde_json::from_value::<CancelledNotificationParams>(params)
+        crate::wire::from_value_text::<CancelledNotificationParams>(&params)
             .ok()
             .map(|p| p.request_id),
     )
@@ -402,7 +402,7 @@ async fn serve_legacy_line(
     if method == Some(methods::NOTIFICATIONS_CANCELLED) {
         let target = value
             .pointer("/params/requestId")
-            .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+            .and_then(|id| crate::wire::from_value_text::<RequestId>(id).ok());
         if let Some(entry) = target.and_then(|id| lock(in_flight).remove(&id_key(&id))) {
             entry.handle.abort();
         }
@@ -417,7 +417,7 @@ async fn serve_legacy_line(
     }
     let id = value
         .get("id")
-        .and_then(|id| serde_json::from_value::<RequestId>(id.clone()).ok());
+        .and_then(|id| crate::wire::from_value_text::<RequestId>(id).ok());
     let (server, session) = (server.clone(), session.clone());
     let task_out = out.clone();
     let registry = in_flight.clone();

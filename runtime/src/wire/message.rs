@@ -114,9 +114,10 @@ impl Incoming {
     pub(crate) fn parse(bytes: &[u8], supported: &[&str]) -> Incoming {
         match serde_json::from_slice::<ClientRequest>(bytes) {
             Ok(request) if !known(&request) => {
-                let id = serde_json::to_value(&request)
+                // A member this runtime does not serve: its id, read again from the bytes.
+                let id = serde_json::from_slice::<Map<String, Value>>(bytes)
                     .ok()
-                    .and_then(|v| serde_json::from_value(v.get("id")?.clone()).ok());
+                    .and_then(|m| super::from_value_text(m.get("id")?).ok());
                 reject(id, Error::method_not_found(request.variant_name()), None)
             }
             Ok(request) => match version_error(request_meta(&request), supported) {
@@ -156,7 +157,8 @@ fn diagnose(bytes: &[u8], typed: serde_json::Error, supported: &[&str]) -> Incom
         Ok(v) => v,
         Err(e) => return reject(None, Error::parse_error(format!("parse error: {e}")), None),
     };
-    let message = match serde_json::from_value::<JSONRPCMessage>(value.clone()) {
+    // Read from the parsed value (a key given twice keeps its last value, as before).
+    let message = match super::from_value_text::<JSONRPCMessage>(&value) {
         Ok(m) => m,
         Err(_) => return reject_envelope(&value),
     };
@@ -192,7 +194,7 @@ fn diagnose(bytes: &[u8], typed: serde_json::Error, supported: &[&str]) -> Incom
         let meta = params
             .get("_meta")
             .cloned()
-            .map(serde_json::from_value::<RequestMetaObject>);
+            .map(|meta| super::from_value_text::<RequestMetaObject>(&meta));
         return match meta {
             Some(Ok(meta)) => Incoming::Extension(Box::new(ExtensionRequest {
                 id,
@@ -210,7 +212,7 @@ fn diagnose(bytes: &[u8], typed: serde_json::Error, supported: &[&str]) -> Incom
     let mut params = params;
     if let Some(Value::Object(answers)) = params.get_mut(INPUT_RESPONSES) {
         let before = answers.len();
-        answers.retain(|_, v| InputResponse::deserialize(&*v).is_ok());
+        answers.retain(|_, v| super::from_value_text::<InputResponse>(v).is_ok());
         if answers.len() < before {
             let retried = JSONRPCRequest {
                 id: id.clone(),
@@ -219,8 +221,8 @@ fn diagnose(bytes: &[u8], typed: serde_json::Error, supported: &[&str]) -> Incom
                 params: Some(params),
                 extra: Map::new(),
             };
-            let request =
-                serde_json::to_value(retried).and_then(serde_json::from_value::<ClientRequest>);
+            let request = serde_json::to_vec(&retried)
+                .and_then(|text| serde_json::from_slice::<ClientRequest>(&text));
             return match request {
                 Ok(request) => Incoming::Request(Box::new(request)),
                 Err(e) => reject(Some(id), Error::invalid_params(e.to_string()), Some(head)),
