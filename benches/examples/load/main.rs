@@ -124,6 +124,8 @@ struct Merged {
     all_requests: u64,
     cpu_us: u64,
     first_error: Option<String>,
+    /// Flows of the untimed warm-ups before each run (counted as served, not measured).
+    warm_up_flows: u64,
 }
 
 impl Merged {
@@ -155,13 +157,24 @@ impl Merged {
     }
 }
 
+/// The untimed run of the same flow on the same server before every timed one. Measured
+/// without it, a server timed right after a peer ran slower at concurrency 1 than one timed
+/// after this project's other server (the same code in both slots, and either server in the
+/// slow slot when the rotation was reversed): what the previous server leaves behind reaches
+/// into the next slice.
+const SLICE_WARM_UP: Duration = Duration::from_millis(20);
+
 async fn measure(t: &Target, flow: &Flow, conc: usize, d: Duration, into: &mut Merged) {
+    let warm = generator::run(&t.conns, flow, conc, SLICE_WARM_UP).await;
+    into.warm_up_flows += warm.flows;
     let before = t.cpu_us();
     let o = generator::run(&t.conns, flow, conc, d).await;
     into.add(o, t.cpu_us().saturating_sub(before));
 }
 
 async fn measure_open(t: &Target, flow: &Flow, rate: f64, d: Duration, into: &mut Merged) {
+    let warm = generator::run(&t.conns, flow, 1, SLICE_WARM_UP).await;
+    into.warm_up_flows += warm.flows;
     let before = t.cpu_us();
     let o = generator::run_open(&t.conns, flow, rate, d).await;
     into.add(o, t.cpu_us().saturating_sub(before));
@@ -379,8 +392,15 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     let mut rss_after_run: [Vec<u64>; N] = Default::default();
     let mut floor_results: Vec<Merged> = e2e.iter().map(|_| Merged::default()).collect();
     for rep in 0..reps {
-        // Rotate who goes first in each repetition.
-        let order: [usize; N] = std::array::from_fn(|i| (i + rep) % N);
+        // Rotate who goes first in each repetition, and reverse the cycle every other one, so
+        // each server follows each of its two neighbours in the cycle equally often.
+        let order: [usize; N] = std::array::from_fn(|i| {
+            if rep % 2 == 0 {
+                (i + rep) % N
+            } else {
+                (N - 1 - i + rep) % N
+            }
+        });
         let main_order: Vec<usize> = order.iter().copied().filter(|s| MAIN.contains(s)).collect();
         for (i, (flow, conc)) in e2e.iter().enumerate() {
             for &s in &order {
@@ -404,7 +424,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     }
 
     let all: Vec<usize> = (0..N).collect();
-    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.3} s; latency of a whole flow over all runs; CPU = server user+system time per HTTP request, summed over all runs because /proc counts it in 10-ms ticks; \"ours\" is the bench server, \"fixture\" the conformance fixture server (`mcp_tests::conformance::server`); rms = rust-mcp-sdk)\n", d.as_secs_f64());
+    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.3} s, each after an untimed 0.02-s run of the same flow on the same server, servers taking turns in a cycle reversed every other repetition; latency of a whole flow over all runs; CPU = server user+system time per HTTP request, summed over all runs because /proc counts it in 10-ms ticks; \"ours\" is the bench server, \"fixture\" the conformance fixture server (`mcp_tests::conformance::server`); rms = rust-mcp-sdk)\n", d.as_secs_f64());
     println!("| flow | concurrency | ours flows/s | fixture flows/s | rmcp flows/s | ratio ours/rmcp | ratio fixture/rmcp | rust-mcp-sdk flows/s | ratio ours/rms | ours p50 / p99 / p99.9 ms | fixture p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | rust-mcp-sdk p50 / p99 / p99.9 ms | CPU µs/req ours / fixture / rmcp / rms | errors ours / fixture / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, conc), ms) in e2e.iter().zip(&e2e_results) {
@@ -496,9 +516,12 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     println!("|---|---|---|---|---|---|---|---|");
     let rss_end: Vec<(u64, u64)> = targets.iter().map(Target::rss_kib).collect();
     for (s, t) in targets.iter().enumerate() {
-        let served: u64 = e2e_results.iter().map(|m| m[s].flows).sum::<u64>()
-            + replay_results.iter().map(|m| m[s].flows).sum::<u64>()
-            + open_results.iter().map(|m| m[s].flows).sum::<u64>();
+        let served: u64 = e2e_results
+            .iter()
+            .chain(&replay_results)
+            .chain(&open_results)
+            .map(|m| m[s].flows + m[s].warm_up_flows)
+            .sum();
         let (now, peak) = rss_end[s];
         let after = &rss_after_run[s];
         println!(
