@@ -127,9 +127,9 @@ fn cancelled(incoming: &Incoming) -> Option<Option<RequestId>> {
     if n.method != methods::NOTIFICATIONS_CANCELLED {
         return None;
     }
-    let params = Value::Object(n.params.clone().unwrap_or_default());
+    // Absent params read as `null`, which lacks the required `requestId` as an empty map does.
     Some(
-        crate::wire::from_value_text::<CancelledNotificationParams>(&params)
+        crate::wire::from_value_text::<CancelledNotificationParams>(&n.params)
             .ok()
             .map(|p| p.request_id),
     )

@@ -193,8 +193,7 @@ fn diagnose(bytes: &[u8], typed: serde_json::Error, supported: &[&str]) -> Incom
     if extension {
         let meta = params
             .get("_meta")
-            .cloned()
-            .map(|meta| super::from_value_text::<RequestMetaObject>(&meta));
+            .map(super::from_value_text::<RequestMetaObject>);
         return match meta {
             Some(Ok(meta)) => Incoming::Extension(Box::new(ExtensionRequest {
                 id,

@@ -34,20 +34,20 @@ pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     }
 }
 
-/// `value` read as the protocol type `T` through its JSON text. The runtime decodes protocol
-/// types from bytes only, so each has one deserializer compiled: a `serde_json::Value`
-/// deserializer as well, for the few slow paths that hold a `Value`, doubled the code of every
-/// type they reach (a `ClientRequest` reaches all of them).
+/// `value` (a `serde_json::Value` or map, on the slow paths that hold one) read as the protocol
+/// type `T` through its JSON text. The runtime decodes protocol types from bytes only, so each
+/// has one deserializer compiled: a `serde_json::Value` deserializer as well doubled the code of
+/// every type it reached (a `ClientRequest` reaches all of them).
 pub(crate) fn from_value_text<T: serde::de::DeserializeOwned>(
-    value: &serde_json::Value,
+    value: &(impl serde::Serialize + ?Sized),
 ) -> serde_json::Result<T> {
     serde_json::from_slice(&serde_json::to_vec(value)?)
 }
 
 /// `value` as a `serde_json::Value`, through its JSON text: protocol types are written to
 /// bytes only, for the reason [`from_value_text`] gives.
-pub(crate) fn to_value_text<T: serde::Serialize + ?Sized>(
-    value: &T,
+pub(crate) fn to_value_text(
+    value: &(impl serde::Serialize + ?Sized),
 ) -> serde_json::Result<serde_json::Value> {
-    serde_json::from_slice(&serde_json::to_vec(value)?)
+    from_value_text(value)
 }
