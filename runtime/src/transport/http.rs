@@ -20,7 +20,6 @@ use axum::extract::State;
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
-use axum::Extension;
 use axum::Router;
 use mcp_schema::{CallToolRequest, ClientRequest, Error};
 use std::net::SocketAddr;
@@ -360,13 +359,18 @@ fn check_request(server: &Server, headers: &HeaderMap, incoming: &Incoming) -> R
     checked.map_err(|why| Reply::error(id.cloned(), Error::header_mismatch(why)))
 }
 
-async fn handle(
-    State(app): State<Arc<App>>,
-    principal: Option<Extension<Principal>>,
-    headers: HeaderMap,
-    body: Body,
-) -> Response {
-    let principal = principal.map(|Extension(p)| p);
+/// POST: one JSON-RPC message. It takes the request whole: the `HeaderMap` and `Extension`
+/// extractors would clone the headers (an allocation per value) and the caller on every
+/// request, where moving them out of the request costs nothing.
+async fn handle(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
+    let (parts, body) = request.into_parts();
+    let axum::http::request::Parts {
+        headers,
+        mut extensions,
+        ..
+    } = parts;
+    // An application's own layer may have put the caller here.
+    let principal = extensions.remove::<Principal>();
     // DNS-rebinding protection: exactly one Host (HTTP/1.1 requires it; two are malformed),
     // and every Host and Origin value must be allowed.
     let hosts = headers.get_all(header::HOST).iter().count();
