@@ -69,17 +69,27 @@ struct App {
 
 /// An axum router serving `server` at `config.path`, to mount in an existing app or serve.
 pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
-    let path = config.path.clone();
-    #[cfg(feature = "auth")]
-    let metadata = config
-        .auth
-        .as_ref()
-        .map(|a| (a.metadata_path(), a.metadata()));
-    let app = Arc::new(App {
+    router_of(new_app(server, config))
+}
+
+fn new_app(server: Arc<Server>, config: HttpConfig) -> Arc<App> {
+    Arc::new(App {
         server,
         config,
         sessions: Default::default(),
-    });
+    })
+}
+
+/// The router of an app: POST, GET and DELETE at its path, and the protected-resource metadata
+/// when it authenticates.
+fn router_of(app: Arc<App>) -> Router {
+    let path = app.config.path.clone();
+    #[cfg(feature = "auth")]
+    let metadata = app
+        .config
+        .auth
+        .as_ref()
+        .map(|a| (a.metadata_path(), a.metadata()));
     let router = Router::new().route(&path, post(handle).get(get_stream).delete(end_session));
     #[cfg(feature = "auth")]
     let router = match metadata {
@@ -125,7 +135,7 @@ pub async fn serve_listener(
     let addr: Option<SocketAddr> = listener.local_addr().ok();
     tracing::info!(?addr, path = %config.path, "serving MCP over streamable HTTP");
     let limits = config.limits.clone();
-    let app = router(server.clone(), config);
+    let endpoint = Endpoint::new(new_app(server.clone(), config));
     let mut http = hyper::server::conn::http1::Builder::new();
     // The header timeout also runs while a kept-alive connection waits for its next request,
     // so idle connections are closed too.
@@ -167,8 +177,7 @@ pub async fn serve_listener(
         if let Err(e) = tcp.set_nodelay(true) {
             tracing::debug!(error = %e, "TCP_NODELAY not set");
         }
-        let service = hyper_util::service::TowerToHyperService::new(app.clone());
-        let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), service));
+        let connection = graceful.watch(http.serve_connection(TokioIo::new(tcp), endpoint.clone()));
         connections.spawn(async move {
             if let Err(e) = connection.await {
                 tracing::debug!(error = %e, "connection ended with an error");
@@ -190,6 +199,43 @@ pub async fn serve_listener(
     }
     connections.shutdown().await;
     Ok(())
+}
+
+/// What [`serve_listener`] serves on each connection: a POST to the MCP path goes straight to
+/// [`handle`], everything else through the router. The POST is every MCP message, and the
+/// router's dispatch costs it allocations of its own (the matched path's parameters, the
+/// handler's boxed future, a `Content-Length` value that hyper writes without one); the router
+/// still answers every other method and path as it does when mounted with
+/// [`Server::into_router`].
+#[derive(Clone)]
+struct Endpoint {
+    app: Arc<App>,
+    rest: hyper_util::service::TowerToHyperService<Router>,
+}
+
+impl Endpoint {
+    fn new(app: Arc<App>) -> Self {
+        let rest = hyper_util::service::TowerToHyperService::new(router_of(app.clone()));
+        Self { app, rest }
+    }
+}
+
+impl hyper::service::Service<axum::http::Request<hyper::body::Incoming>> for Endpoint {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Self::Error>> + Send>>;
+
+    fn call(&self, request: axum::http::Request<hyper::body::Incoming>) -> Self::Future {
+        if request.method() == axum::http::Method::POST
+            && request.uri().path() == self.app.config.path
+        {
+            let app = self.app.clone();
+            Box::pin(async move { Ok(handle(State(app), request.map(Body::new)).await) })
+        } else {
+            Box::pin(self.rest.call(request))
+        }
+    }
 }
 
 /// GET: a legacy session's standalone stream; without a session, not allowed (2026-07-28 has
