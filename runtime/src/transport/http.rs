@@ -203,8 +203,8 @@ pub async fn serve_listener(
 
 /// What [`serve_listener`] serves on each connection: a POST to the MCP path goes straight to
 /// [`handle`], everything else through the router. The POST is every MCP message, and the
-/// router's dispatch costs it allocations of its own (the matched path's parameters, the
-/// handler's boxed future, a `Content-Length` value that hyper writes without one); the router
+/// router's dispatch costs it allocations of its own (the matched path's parameters in the
+/// request's extensions, a `Content-Length` value that hyper writes without one); the router
 /// still answers every other method and path as it does when mounted with
 /// [`Server::into_router`].
 #[derive(Clone)]
