@@ -21,6 +21,7 @@ cat > "$work/Cargo.toml" <<TOML
 resolver = "2"
 members = ["ours", "theirs", "rmcp"]
 TOML
+registry_profile mcp-schema >> "$work/Cargo.toml"
 cat > "$work/ours/Cargo.toml" <<TOML
 [package]
 name = "bt-ours"

@@ -25,6 +25,7 @@ cat > "$work/Cargo.toml" <<TOML
 resolver = "2"
 members = ["ours", "rmcp", "sdk"]
 TOML
+registry_profile mcp-runtime mcp-schema mcp-macros >> "$work/Cargo.toml"
 cp "$repo/Cargo.lock" "$work/Cargo.lock"
 cat > "$work/ours/Cargo.toml" <<TOML
 [package]

@@ -19,6 +19,7 @@ cat > "$work/Cargo.toml" <<TOML
 resolver = "2"
 members = ["ours", "rmcp"]
 TOML
+registry_profile mcp-runtime mcp-schema mcp-macros >> "$work/Cargo.toml"
 cp "$repo/Cargo.lock" "$work/Cargo.lock"
 cat > "$work/ours/Cargo.toml" <<TOML
 [package]

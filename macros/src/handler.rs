@@ -235,6 +235,42 @@ fn is_option(ty: &Type) -> bool {
         && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
 
+/// Whether a type is named like one whose schema the runtime writes itself: `String`, `bool`, an
+/// integer or float type, or an `Option` or `Vec` of one.
+fn is_builtin(ty: &Type) -> bool {
+    let Type::Path(p) = ty else { return false };
+    let Some(last) = p.path.segments.last() else {
+        return false;
+    };
+    if p.qself.is_some() {
+        return false;
+    }
+    let name = last.ident.to_string();
+    match &last.arguments {
+        syn::PathArguments::None => matches!(
+            name.as_str(),
+            "String"
+                | "bool"
+                | "f32"
+                | "f64"
+                | "i8"
+                | "i16"
+                | "i32"
+                | "i64"
+                | "isize"
+                | "u8"
+                | "u16"
+                | "u32"
+                | "u64"
+                | "usize"
+        ),
+        syn::PathArguments::AngleBracketed(a) if name == "Option" || name == "Vec" => {
+            matches!(a.args.first(), Some(syn::GenericArgument::Type(inner)) if a.args.len() == 1 && is_builtin(inner))
+        }
+        _ => false,
+    }
+}
+
 /// The function's parameters as handler arguments; `#[arg(...)]` is consumed.
 fn parse_args(kind: Kind, func: &mut ItemFn, errors: &mut Vec<syn::Error>) -> Vec<Arg> {
     let attr_name = kind.attr();
@@ -490,13 +526,20 @@ fn generate(m: &Model) -> TokenStream {
             let description = opt_str(&a.description);
             let header = opt_str(&a.header);
             let optional = a.optional;
+            // A type named like a built-in one gets the runtime's own schema (no schemars);
+            // `Builtin`'s bound checks that the name meant that type.
+            let schema = if is_builtin(t) {
+                quote!(#rt::__private::builtin)
+            } else {
+                quote!(#rt::__private::schema_of)
+            };
             quote! {
                 #rt::__private::ArgSchema {
                     name: #wire,
                     description: #description,
                     header: #header,
                     optional: #optional,
-                    schema: #rt::__private::schema_of::<#t>,
+                    schema: #schema::<#t>,
                 }
             }
         })

@@ -117,6 +117,7 @@ pub mod __private {
         JsonSchemaNeedsDeriveFeature as DeriveJsonSchema,
         SerdeNeedsDeriveFeature as DeriveDeserialize, SerdeNeedsDeriveFeature as DeriveSerialize,
     };
+    #[cfg(feature = "schemars")]
     pub use schemars;
     pub use serde;
     pub use serde_json;
@@ -130,6 +131,10 @@ pub mod __private {
     use mcp_schema::{Error, ToolInputSchema};
     use serde_json::{Map, Value};
 
+    #[cfg(not(feature = "schemars"))]
+    pub use crate::handler::schema::NeedsSchemarsFeature;
+    pub use crate::handler::schema::{builtin, schema_of, Builtin, Defs};
+
     /// One argument of a tool, as `#[mcp_tool]` describes it for the `inputSchema`.
     pub struct ArgSchema {
         /// The property name on the wire.
@@ -140,29 +145,28 @@ pub mod __private {
         pub header: Option<&'static str>,
         /// An `Option<T>` argument: may be left out.
         pub optional: bool,
-        /// The argument type's schema (a `$ref` into `$defs` for the user's own types).
-        pub schema: fn(&mut schemars::SchemaGenerator) -> schemars::Schema,
-    }
-
-    /// The schema of `T` as a property of an arguments object.
-    pub fn schema_of<T: schemars::JsonSchema>(
-        g: &mut schemars::SchemaGenerator,
-    ) -> schemars::Schema {
-        g.subschema_for::<T>()
+        /// The argument type's schema: [`builtin`] for the types the macro recognizes,
+        /// [`schema_of`] (schemars) for any other.
+        pub schema: fn(&mut Defs) -> Value,
     }
 
     /// The `inputSchema` of a tool's arguments: an object with one property per argument, the
     /// non-optional ones required, and the definitions of the types they refer to.
     pub fn input_schema(args: &[ArgSchema]) -> ToolInputSchema {
-        // Written through `Schema`'s own serializer, which puts the keywords in their usual
-        // order (`$schema`, `description`, `type`, ... `$defs`) at every level.
-        let schema = schemars::Schema::from(args_schema(args));
-        crate::handler::describe::input_schema(serde_json::to_value(&schema).unwrap_or(Value::Null))
+        let schema = args_schema(args);
+        // Through schemars' own serializer when a schemars schema may be in it: it puts the
+        // keywords in their usual order (`$schema`, `description`, `type`, ... `$defs`) at every
+        // level. The built-in schemas and the object around them are written in that order.
+        #[cfg(feature = "schemars")]
+        let value = serde_json::to_value(schemars::Schema::from(schema)).unwrap_or(Value::Null);
+        #[cfg(not(feature = "schemars"))]
+        let value = Value::Object(schema);
+        crate::handler::describe::input_schema(value)
     }
 
     /// The arguments object schema of [`input_schema`], before it becomes a descriptor.
-    fn args_schema(args: &[ArgSchema]) -> Map<String, Value> {
-        let mut generator = schemars::SchemaGenerator::default();
+    pub(crate) fn args_schema(args: &[ArgSchema]) -> Map<String, Value> {
+        let mut defs = Defs::new();
         let mut properties = Map::new();
         let mut required = Vec::new();
         for arg in args {
@@ -170,7 +174,7 @@ pub mod __private {
             if let Some(text) = arg.description.filter(|d| !d.is_empty()) {
                 property.insert("description".into(), text.into());
             }
-            match (arg.schema)(&mut generator).to_value() {
+            match (arg.schema)(&mut defs) {
                 Value::Object(schema) => property.extend(schema),
                 // `false`: no value is valid; `true` (any value) is the empty object.
                 Value::Bool(false) => {
@@ -190,17 +194,15 @@ pub mod __private {
             properties.insert(arg.name.into(), Value::Object(property));
         }
         let mut object = Map::new();
-        if let Some(meta) = generator.settings().meta_schema.as_deref() {
-            object.insert("$schema".into(), meta.into());
-        }
+        object.insert("$schema".into(), crate::handler::schema::DIALECT.into());
         object.insert("type".into(), "object".into());
         object.insert("properties".into(), Value::Object(properties));
-        let definitions = generator.take_definitions(false);
-        if !definitions.is_empty() {
-            object.insert("$defs".into(), Value::Object(definitions));
-        }
         if !required.is_empty() {
             object.insert("required".into(), Value::Array(required));
+        }
+        let definitions = defs.take();
+        if !definitions.is_empty() {
+            object.insert("$defs".into(), Value::Object(definitions));
         }
         object
     }

@@ -6,6 +6,7 @@ pub(crate) mod describe;
 pub(crate) mod extract;
 pub(crate) mod form;
 pub(crate) mod result;
+pub(crate) mod schema;
 
 pub(crate) use extract::CancelSlot;
 pub use extract::{CallParts, FromCall, Need, Principal, State};

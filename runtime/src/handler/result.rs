@@ -183,6 +183,7 @@ impl IntoToolResult for () {
     }
 }
 
+#[cfg(feature = "schemars")]
 impl<T: Serialize + schemars::JsonSchema> IntoToolResult for Json<T> {
     fn into_tool_result(self) -> Result<CallToolResult, Error> {
         serde_json::to_value(&self.0)

@@ -1,6 +1,8 @@
-//! A one-tool MCP server over stdio, built with `mcp-runtime`'s `stdio` feature alone: what a
-//! desktop server needs, with no HTTP stack compiled in (`cargo tree -p mcp-stdio-only` shows no
-//! axum or hyper). Its test drives an MRTR round over its stdin and stdout.
+//! An MCP server over stdio, built with `mcp-runtime`'s `stdio` feature alone: what a desktop
+//! server needs, with no HTTP stack compiled in (`cargo tree -p mcp-stdio-only` shows no axum or
+//! hyper) and, for tools whose arguments are built-in types, no schemars. Its test drives an
+//! MRTR round over its stdin and stdout. The `derive` feature adds a tool with a structured
+//! argument and output.
 
 use mcp_runtime::prelude::*;
 
@@ -19,8 +21,28 @@ async fn greet(greeting: String) -> Result<String, ToolError> {
     }
 }
 
+/// Label a parcel: built-in argument types only, so their schemas need no schemars.
+#[mcp_tool]
+async fn label(
+    #[arg(description = "Where it goes.")] city: String,
+    stamps: u8,
+    tags: Vec<String>,
+    express: Option<bool>,
+    weight: Option<f64>,
+) -> String {
+    let tags = tags.join(",");
+    let express = if express.unwrap_or(false) {
+        " express"
+    } else {
+        ""
+    };
+    let weight = weight.map(|w| format!(" {w} kg")).unwrap_or_default();
+    format!("{city}: {stamps} stamps [{tags}]{express}{weight}")
+}
+
 /// Where to send a postcard: a structured argument, declared with `#[mcp_type]` so this crate
 /// needs no serde or schemars dependency of its own.
+#[cfg(feature = "derive")]
 #[mcp_type]
 struct Address {
     /// The city.
@@ -31,6 +53,7 @@ struct Address {
 }
 
 /// What was sent, as structured output.
+#[cfg(feature = "derive")]
 #[mcp_type]
 struct Sent {
     to: String,
@@ -38,6 +61,7 @@ struct Sent {
 }
 
 /// Send a postcard.
+#[cfg(feature = "derive")]
 #[mcp_tool]
 async fn postcard(address: Address, stamps: u8) -> Json<Sent> {
     let to = match address.postcode {
@@ -49,12 +73,13 @@ async fn postcard(address: Address, stamps: u8) -> Json<Sent> {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let server = Server::builder()
+    let builder = Server::builder()
         .name("stdio-only")
         .version("1.0.0")
         .tool(greet)
-        .tool(postcard)
-        .build()
-        .map_err(std::io::Error::other)?;
+        .tool(label);
+    #[cfg(feature = "derive")]
+    let builder = builder.tool(postcard);
+    let server = builder.build().map_err(std::io::Error::other)?;
     server.serve_stdio().await
 }

@@ -1,4 +1,6 @@
-//! The stdio-only server answers discovery and completes a two-round tool call over its stdio.
+//! The stdio-only server answers discovery, completes a two-round tool call over its stdio and
+//! describes built-in argument types without schemars (with the `derive` feature: a structured
+//! tool too).
 
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -66,6 +68,52 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
 
     let listed = ask(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
                             "params": {"_meta": meta()}}));
+    let label = listed["result"]["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == "label"))
+        .cloned()
+        .expect("label is listed");
+    // Built-in argument types: the schemas schemars would write, keyword for keyword, with or
+    // without schemars compiled in.
+    assert_eq!(
+        label["inputSchema"].to_string(),
+        concat!(
+            r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"#,
+            r#""city":{"description":"Where it goes.","type":"string"},"#,
+            r#""stamps":{"type":"integer","format":"uint8","minimum":0,"maximum":255},"#,
+            r#""tags":{"type":"array","items":{"type":"string"}},"#,
+            r#""express":{"type":["boolean","null"],"default":null},"#,
+            r#""weight":{"type":["number","null"],"format":"double","default":null}},"#,
+            r#""required":["city","stamps","tags"]}"#
+        )
+    );
+    let labelled = ask(
+        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        "name": "label", "_meta": meta(),
+        "arguments": {"city": "Lyon", "stamps": 3, "tags": ["fragile"], "express": true}}}),
+    );
+    assert_eq!(
+        labelled["result"]["content"][0]["text"], "Lyon: 3 stamps [fragile] express",
+        "{labelled}"
+    );
+    let refused = ask(
+        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
+        "name": "label", "_meta": meta(),
+        "arguments": {"city": "Lyon", "stamps": 256, "tags": []}}}),
+    );
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+
+    #[cfg(feature = "derive")]
+    postcard(&listed, &mut ask);
+
+    drop(stdin);
+    assert!(child.wait().expect("the server exits").success());
+}
+
+/// The structured tool of the `derive` feature: its schema refers to its argument type's
+/// definition, and its output is structured content.
+#[cfg(feature = "derive")]
+fn postcard(listed: &Value, ask: &mut impl FnMut(Value) -> Value) {
     let postcard = listed["result"]["tools"]
         .as_array()
         .and_then(|t| t.iter().find(|t| t["name"] == "postcard"))
@@ -83,7 +131,7 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
         "{postcard}"
     );
     let sent = ask(
-        json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
+        json!({"jsonrpc": "2.0", "id": 6, "method": "tools/call", "params": {
         "name": "postcard", "_meta": meta(),
         "arguments": {"address": {"city": "Lyon", "postcode": "69001"}, "stamps": 2}}}),
     );
@@ -92,7 +140,4 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
         json!({"to": "69001 Lyon", "stamps": 2}),
         "{sent}"
     );
-
-    drop(stdin);
-    assert!(child.wait().expect("the server exits").success());
 }

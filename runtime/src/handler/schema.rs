@@ -1,0 +1,223 @@
+//! The JSON Schema of a tool's arguments. The built-in argument types (strings, booleans,
+//! numbers, and `Option`s and `Vec`s of them) are described here, any other type through
+//! schemars (the `schemars` feature), so a server whose tools take only built-in types compiles
+//! no schemars. Both give the same schema for a built-in type, keyword for keyword.
+
+use serde_json::{Map, Value};
+
+/// The definitions (`$defs`) the schemas of one tool's arguments refer to, collected while they
+/// are built.
+pub struct Defs {
+    #[cfg(feature = "schemars")]
+    generator: schemars::SchemaGenerator,
+}
+
+impl Defs {
+    pub(crate) fn new() -> Self {
+        Defs {
+            #[cfg(feature = "schemars")]
+            generator: schemars::SchemaGenerator::default(),
+        }
+    }
+
+    /// The definitions collected, by name.
+    pub(crate) fn take(&mut self) -> Map<String, Value> {
+        #[cfg(feature = "schemars")]
+        {
+            self.generator.take_definitions(false)
+        }
+        #[cfg(not(feature = "schemars"))]
+        {
+            Map::new()
+        }
+    }
+}
+
+/// The dialect every tool input schema declares in `$schema` (schemars' default as well).
+pub(crate) const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
+
+/// An argument type whose schema the runtime writes itself: `#[mcp_tool]` uses it for the types
+/// it recognizes by name, and the compiler checks that the name meant that type.
+#[diagnostic::on_unimplemented(
+    message = "`{Self}` is named like a built-in argument type but is not one",
+    note = "built-in argument types are String, bool, the integer and float types, and Option or Vec of these; name a type of your own through a type alias (`type Said = String;`)"
+)]
+pub trait Builtin {
+    /// The type's schema, its keywords in the order schemars writes them.
+    fn schema() -> Map<String, Value>;
+}
+
+fn typed(ty: &str, rest: &[(&str, Value)]) -> Map<String, Value> {
+    let mut m = Map::with_capacity(1 + rest.len());
+    m.insert("type".into(), ty.into());
+    for (k, v) in rest {
+        m.insert((*k).into(), v.clone());
+    }
+    m
+}
+
+impl Builtin for String {
+    fn schema() -> Map<String, Value> {
+        typed("string", &[])
+    }
+}
+
+impl Builtin for bool {
+    fn schema() -> Map<String, Value> {
+        typed("boolean", &[])
+    }
+}
+
+macro_rules! number {
+    ($($t:ty => $ty:literal, $format:literal $(, $min:expr)? $(=> $max:expr)?;)*) => {$(
+        impl Builtin for $t {
+            fn schema() -> Map<String, Value> {
+                typed($ty, &[
+                    ("format", $format.into()),
+                    $(("minimum", $min.into()),)?
+                    $(("maximum", $max.into()),)?
+                ])
+            }
+        }
+    )*};
+}
+
+number! {
+    f32 => "number", "float";
+    f64 => "number", "double";
+    i8 => "integer", "int8", i8::MIN => i8::MAX;
+    i16 => "integer", "int16", i16::MIN => i16::MAX;
+    i32 => "integer", "int32";
+    i64 => "integer", "int64";
+    isize => "integer", "int";
+    u8 => "integer", "uint8", 0 => u8::MAX;
+    u16 => "integer", "uint16", 0 => u16::MAX;
+    u32 => "integer", "uint32", 0;
+    u64 => "integer", "uint64", 0;
+    usize => "integer", "uint", 0;
+}
+
+impl<T: Builtin> Builtin for Option<T> {
+    fn schema() -> Map<String, Value> {
+        let mut schema = T::schema();
+        match schema.get_mut("type") {
+            Some(Value::String(ty)) => {
+                let ty = Value::String(std::mem::take(ty));
+                schema.insert("type".into(), Value::Array(vec![ty, "null".into()]));
+            }
+            Some(Value::Array(types)) if !types.iter().any(|t| t == "null") => {
+                types.push("null".into());
+            }
+            _ => {}
+        }
+        schema
+    }
+}
+
+impl<T: Builtin> Builtin for Vec<T> {
+    fn schema() -> Map<String, Value> {
+        typed("array", &[("items", Value::Object(T::schema()))])
+    }
+}
+
+/// The schema of a built-in argument type (what `#[mcp_tool]` writes for `String`, `u8`,
+/// `Option<bool>`, ...).
+pub fn builtin<T: Builtin>(_: &mut Defs) -> Value {
+    Value::Object(T::schema())
+}
+
+/// The schema of an argument type through its `schemars::JsonSchema` impl (a `$ref` into
+/// `$defs` for the user's own types).
+#[cfg(feature = "schemars")]
+pub fn schema_of<T: schemars::JsonSchema>(defs: &mut Defs) -> Value {
+    defs.generator.subschema_for::<T>().to_value()
+}
+
+/// Without the `schemars` feature, an argument type that is not built in is this one error.
+#[cfg(not(feature = "schemars"))]
+#[diagnostic::on_unimplemented(
+    message = "the schema of `{Self}` needs mcp-runtime's `schemars` feature",
+    note = "built-in argument types (String, bool, integers, floats, Option and Vec of these) need none; enable `schemars` (or `derive`, for `#[mcp_type]`) for any other"
+)]
+pub trait NeedsSchemarsFeature {}
+
+/// Without the `schemars` feature: see [`NeedsSchemarsFeature`].
+#[cfg(not(feature = "schemars"))]
+pub fn schema_of<T: NeedsSchemarsFeature>(_: &mut Defs) -> Value {
+    Value::Bool(true)
+}
+
+#[cfg(all(test, feature = "schemars"))]
+mod tests {
+    use super::*;
+    use crate::__private::{args_schema, ArgSchema};
+
+    /// The built-in schema of `T`, and schemars' for it, as the bytes each writes.
+    fn both<T: Builtin + schemars::JsonSchema>() -> (String, String) {
+        let ours = serde_json::to_string(&builtin::<T>(&mut Defs::new())).unwrap_or_default();
+        let mut generator = schemars::SchemaGenerator::default();
+        let theirs = serde_json::to_string(&generator.subschema_for::<T>()).unwrap_or_default();
+        assert!(generator.take_definitions(false).is_empty());
+        (ours, theirs)
+    }
+
+    macro_rules! same {
+        ($($t:ty),* $(,)?) => {$(
+            let (ours, theirs) = both::<$t>();
+            assert_eq!(ours, theirs, "{}", stringify!($t));
+            let (ours, theirs) = both::<Option<$t>>();
+            assert_eq!(ours, theirs, "Option<{}>", stringify!($t));
+            let (ours, theirs) = both::<Vec<$t>>();
+            assert_eq!(ours, theirs, "Vec<{}>", stringify!($t));
+            let (ours, theirs) = both::<Option<Vec<$t>>>();
+            assert_eq!(ours, theirs, "Option<Vec<{}>>", stringify!($t));
+            let (ours, theirs) = both::<Vec<Option<$t>>>();
+            assert_eq!(ours, theirs, "Vec<Option<{}>>", stringify!($t));
+        )*};
+    }
+
+    #[test]
+    fn built_in_schemas_are_the_ones_schemars_writes() {
+        same!(String, bool, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+        let (ours, theirs) = both::<Option<Option<u8>>>();
+        assert_eq!(ours, theirs);
+        let (ours, theirs) = both::<Vec<Vec<String>>>();
+        assert_eq!(ours, theirs);
+    }
+
+    /// Without schemars, the arguments object is written as built; with it, through schemars'
+    /// keyword order. For built-in arguments both are the same bytes.
+    #[test]
+    fn built_in_arguments_need_no_reordering() {
+        let args = [
+            ArgSchema {
+                name: "city",
+                description: Some("The city."),
+                header: Some("City"),
+                optional: false,
+                schema: builtin::<String>,
+            },
+            ArgSchema {
+                name: "stamps",
+                description: None,
+                header: None,
+                optional: true,
+                schema: builtin::<Option<u8>>,
+            },
+            ArgSchema {
+                name: "tags",
+                description: Some("Tags."),
+                header: None,
+                optional: false,
+                schema: builtin::<Vec<Option<f64>>>,
+            },
+        ];
+        let plain = Value::Object(args_schema(&args));
+        let ordered = schemars::Schema::from(args_schema(&args));
+        let plain = serde_json::to_string(&plain).unwrap_or_default();
+        assert_eq!(plain, serde_json::to_string(&ordered).unwrap_or_default());
+        assert!(plain.starts_with(
+            r#"{"$schema":"https://json-schema.org/draft/2020-12/schema","type":"object","properties":{"city":{"description":"The city.","type":"string","x-mcp-header":"City"},"stamps":{"type":["integer","null"],"format":"uint8","minimum":0,"maximum":255,"default":null}"#
+        ), "{plain}");
+    }
+}
