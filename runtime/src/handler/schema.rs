@@ -47,24 +47,23 @@ pub trait Builtin {
     fn schema() -> Map<String, Value>;
 }
 
-fn typed(ty: &str, rest: &[(&str, Value)]) -> Map<String, Value> {
-    let mut m = Map::with_capacity(1 + rest.len());
+/// A schema of JSON type `ty` with the keywords `rest` after it.
+fn typed<const N: usize>(ty: &str, rest: [(&str, Value); N]) -> Map<String, Value> {
+    let mut m = Map::with_capacity(1 + N);
     m.insert("type".into(), ty.into());
-    for (k, v) in rest {
-        m.insert((*k).into(), v.clone());
-    }
+    m.extend(rest.map(|(k, v)| (k.to_owned(), v)));
     m
 }
 
 impl Builtin for String {
     fn schema() -> Map<String, Value> {
-        typed("string", &[])
+        typed("string", [])
     }
 }
 
 impl Builtin for bool {
     fn schema() -> Map<String, Value> {
-        typed("boolean", &[])
+        typed("boolean", [])
     }
 }
 
@@ -72,7 +71,7 @@ macro_rules! number {
     ($($t:ty => $ty:literal, $format:literal $(, $min:expr)? $(=> $max:expr)?;)*) => {$(
         impl Builtin for $t {
             fn schema() -> Map<String, Value> {
-                typed($ty, &[
+                typed($ty, [
                     ("format", $format.into()),
                     $(("minimum", $min.into()),)?
                     $(("maximum", $max.into()),)?
@@ -99,16 +98,10 @@ number! {
 
 impl<T: Builtin> Builtin for Option<T> {
     fn schema() -> Map<String, Value> {
+        // A built-in type is one JSON type, or already that type or null (`Option<Option<_>>`).
         let mut schema = T::schema();
-        match schema.get_mut("type") {
-            Some(Value::String(ty)) => {
-                let ty = Value::String(std::mem::take(ty));
-                schema.insert("type".into(), Value::Array(vec![ty, "null".into()]));
-            }
-            Some(Value::Array(types)) if !types.iter().any(|t| t == "null") => {
-                types.push("null".into());
-            }
-            _ => {}
+        if let Some(ty @ Value::String(_)) = schema.get_mut("type") {
+            *ty = Value::Array(vec![ty.take(), "null".into()]);
         }
         schema
     }
@@ -116,7 +109,7 @@ impl<T: Builtin> Builtin for Option<T> {
 
 impl<T: Builtin> Builtin for Vec<T> {
     fn schema() -> Map<String, Value> {
-        typed("array", &[("items", Value::Object(T::schema()))])
+        typed("array", [("items", Value::Object(T::schema()))])
     }
 }
 

@@ -68,11 +68,7 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
 
     let listed = ask(json!({"jsonrpc": "2.0", "id": 3, "method": "tools/list",
                             "params": {"_meta": meta()}}));
-    let label = listed["result"]["tools"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["name"] == "label"))
-        .cloned()
-        .expect("label is listed");
+    let label = listed_tool(&listed, "label");
     // Built-in argument types: the schemas schemars would write, keyword for keyword, with or
     // without schemars compiled in.
     assert_eq!(
@@ -110,15 +106,19 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
     assert!(child.wait().expect("the server exits").success());
 }
 
+/// The tool `name` of a `tools/list` reply.
+fn listed_tool<'a>(listed: &'a Value, name: &str) -> &'a Value {
+    listed["result"]["tools"]
+        .as_array()
+        .and_then(|t| t.iter().find(|t| t["name"] == name))
+        .unwrap_or_else(|| panic!("{name} is listed: {listed}"))
+}
+
 /// The structured tool of the `derive` feature: its schema refers to its argument type's
 /// definition, and its output is structured content.
 #[cfg(feature = "derive")]
 fn postcard(listed: &Value, ask: &mut impl FnMut(Value) -> Value) {
-    let postcard = listed["result"]["tools"]
-        .as_array()
-        .and_then(|t| t.iter().find(|t| t["name"] == "postcard"))
-        .cloned()
-        .expect("postcard is listed");
+    let postcard = listed_tool(listed, "postcard");
     let schema = &postcard["inputSchema"];
     assert_eq!(schema["properties"]["address"]["$ref"], "#/$defs/Address");
     assert_eq!(
