@@ -30,7 +30,7 @@ use mcp_schema::{
     error_codes, methods, CallToolResult, ClientCapabilities, GetPromptResult, Implementation,
     InputRequest, ReadResourceResult, LATEST_PROTOCOL_VERSION,
 };
-use serde::de::DeserializeOwned;
+use serde_core::de::DeserializeOwned;
 use serde_json::{json, Map, Value};
 use std::collections::HashMap;
 use std::fmt;
@@ -1131,7 +1131,7 @@ impl Client {
 
     /// Call a tool with typed arguments (anything that serializes to the `arguments` object),
     /// answering its input requests until it completes.
-    pub async fn call_tool_with<A: serde::Serialize + ?Sized>(
+    pub async fn call_tool_with<A: serde_core::Serialize + ?Sized>(
         &self,
         name: &str,
         args: &A,
@@ -1144,7 +1144,7 @@ impl Client {
 
     /// Call a tool with typed arguments and read its structured output as `T` (the type of its
     /// `outputSchema`). A tool error (`isError`) is [`ClientError::Tool`].
-    pub async fn call_tool_typed<A: serde::Serialize + ?Sized, T: DeserializeOwned>(
+    pub async fn call_tool_typed<A: serde_core::Serialize + ?Sized, T: DeserializeOwned>(
         &self,
         name: &str,
         args: &A,

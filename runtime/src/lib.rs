@@ -119,6 +119,9 @@ pub mod __private {
     };
     #[cfg(feature = "schemars")]
     pub use schemars;
+    /// The serde facade, which `#[mcp_type]`'s derives name; without `derive` the runtime builds
+    /// on serde_core alone.
+    #[cfg(feature = "derive")]
     pub use serde;
     pub use serde_json;
     /// The derives `#[mcp_type]` applies.
@@ -210,7 +213,7 @@ pub mod __private {
     /// The argument `name` taken out of `args` and deserialized, or the message for a tool
     /// error. An absent argument is `None` when `optional` (an `Option` parameter) and an error
     /// otherwise; arguments no parameter names are ignored.
-    pub fn arg<T: serde::de::DeserializeOwned>(
+    pub fn arg<T: serde_core::de::DeserializeOwned>(
         args: &mut Map<String, Value>,
         name: &str,
         optional: bool,

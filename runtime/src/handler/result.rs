@@ -6,7 +6,7 @@ use mcp_schema::{
     ReadResourceResult, ReadResourceResultContentsItem, ResultType, Role, TextContent,
     TextResourceContents,
 };
-use serde::Serialize;
+use serde_core::Serialize;
 use serde_json::{Map, Value};
 use std::any::Any;
 use std::fmt;

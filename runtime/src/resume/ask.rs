@@ -12,8 +12,8 @@ use mcp_schema::{
     InputRequest, InputResponse, ListRootsRequest, ListRootsResult, Role, Root, SamplingMessage,
     Tool,
 };
-use serde::de::DeserializeOwned;
-use serde::Serialize;
+use serde_core::de::DeserializeOwned;
+use serde_core::Serialize;
 use serde_json::{Map, Number};
 use std::future::{Future, IntoFuture};
 use std::marker::PhantomData;

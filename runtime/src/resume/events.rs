@@ -2,7 +2,7 @@
 //! written to ([`Notifier`]), and the changes ([`ListKind`], resource updates) that the server
 //! fans out to `subscriptions/listen` streams.
 
-use serde::Serialize;
+use serde_core::Serialize;
 
 pub(crate) use crate::wire::Notifier;
 

@@ -48,7 +48,7 @@ impl Recorded {
     }
 
     /// `value` recorded as JSON.
-    pub fn of<T: serde::Serialize + ?Sized>(value: &T) -> serde_json::Result<Self> {
+    pub fn of<T: serde_core::Serialize + ?Sized>(value: &T) -> serde_json::Result<Self> {
         serde_json::to_string(value).map(|text| Recorded(text.into_boxed_str()))
     }
 
@@ -64,15 +64,16 @@ impl fmt::Debug for Recorded {
     }
 }
 
-impl serde::Serialize for Recorded {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        let raw: &RawValue = serde_json::from_str(&self.0).map_err(serde::ser::Error::custom)?;
+impl serde_core::Serialize for Recorded {
+    fn serialize<S: serde_core::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        let raw: &RawValue =
+            serde_json::from_str(&self.0).map_err(serde_core::ser::Error::custom)?;
         raw.serialize(serializer)
     }
 }
 
-impl<'de> serde::Deserialize<'de> for Recorded {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+impl<'de> serde_core::Deserialize<'de> for Recorded {
+    fn deserialize<D: serde_core::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let raw = Box::<RawValue>::deserialize(deserializer)?;
         Ok(Recorded(raw.into()))
     }

@@ -130,7 +130,7 @@ mod tests {
     /// A tool, a prompt and a resource, each named `noop`, that answer nothing.
     struct Noop;
 
-    fn descriptor<T: serde::de::DeserializeOwned>(value: Value) -> T {
+    fn descriptor<T: serde_core::de::DeserializeOwned>(value: Value) -> T {
         serde_json::from_value(value).expect("a valid descriptor")
     }
 

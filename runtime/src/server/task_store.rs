@@ -62,19 +62,19 @@ impl TaskStatus {
     }
 }
 
-impl serde::Serialize for TaskStatus {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+impl serde_core::Serialize for TaskStatus {
+    fn serialize<S: serde_core::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
         serializer.serialize_str(self.as_str())
     }
 }
 
-impl<'de> serde::Deserialize<'de> for TaskStatus {
-    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
+impl<'de> serde_core::Deserialize<'de> for TaskStatus {
+    fn deserialize<D: serde_core::Deserializer<'de>>(deserializer: D) -> Result<Self, D::Error> {
         let text = std::borrow::Cow::<'de, str>::deserialize(deserializer)?;
         TaskStatus::ALL
             .into_iter()
             .find(|s| s.as_str() == text)
-            .ok_or_else(|| serde::de::Error::unknown_variant(&text, Self::NAMES))
+            .ok_or_else(|| serde_core::de::Error::unknown_variant(&text, Self::NAMES))
     }
 }
 

@@ -11,7 +11,7 @@ use mcp_schema::{
     methods, ClientRequest, Error, InputResponse, JSONRPCErrorResponse, JSONRPCMessage,
     JSONRPCNotification, JSONRPCRequest, RequestId, RequestMetaObject, ServerResult,
 };
-use serde::{Deserialize, Serialize};
+use serde_core::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 /// The requests a 2026-07-28 client may send (the members of `ClientRequest`).
@@ -408,8 +408,8 @@ struct ResultEnvelope<'a> {
 }
 
 impl Serialize for ResultEnvelope<'_> {
-    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
-        use serde::ser::SerializeMap;
+    fn serialize<S: serde_core::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        use serde_core::ser::SerializeMap;
         let mut map = serializer.serialize_map(Some(3))?;
         map.serialize_entry("jsonrpc", self.jsonrpc)?;
         map.serialize_entry("id", self.id)?;

@@ -38,8 +38,8 @@ pub(crate) fn lock<T>(m: &std::sync::Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 /// type `T` through its JSON text. The runtime decodes protocol types from bytes only, so each
 /// has one deserializer compiled: a `serde_json::Value` deserializer as well doubled the code of
 /// every type it reached (a `ClientRequest` reaches all of them).
-pub(crate) fn from_value_text<T: serde::de::DeserializeOwned>(
-    value: &(impl serde::Serialize + ?Sized),
+pub(crate) fn from_value_text<T: serde_core::de::DeserializeOwned>(
+    value: &(impl serde_core::Serialize + ?Sized),
 ) -> serde_json::Result<T> {
     serde_json::from_slice(&serde_json::to_vec(value)?)
 }
@@ -47,7 +47,7 @@ pub(crate) fn from_value_text<T: serde::de::DeserializeOwned>(
 /// `value` as a `serde_json::Value`, through its JSON text: protocol types are written to
 /// bytes only, for the reason [`from_value_text`] gives.
 pub(crate) fn to_value_text(
-    value: &(impl serde::Serialize + ?Sized),
+    value: &(impl serde_core::Serialize + ?Sized),
 ) -> serde_json::Result<serde_json::Value> {
     from_value_text(value)
 }
