@@ -71,7 +71,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
     Ok(())
 }
 RS
-cd "$work"
+cd "$work"; [ -n "${KEEP:-}" ] && echo "kept: $work" >&2
 cargo fetch -q
 declare -A times crates
 for _ in $(seq "$rounds"); do

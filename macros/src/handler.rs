@@ -235,8 +235,16 @@ fn is_option(ty: &Type) -> bool {
         && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
 
-/// Whether a type is named like one whose schema the runtime writes itself: `String`, `bool`, an
-/// integer or float type, or an `Option` or `Vec` of one.
+/// Whether a type is named `String` (a map key the runtime's schemas take).
+fn is_plain_string(ty: &Type) -> bool {
+    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| {
+        s.ident == "String" && matches!(s.arguments, syn::PathArguments::None)
+    }))
+}
+
+/// Whether a type is named like one whose schema the runtime writes itself: `String`, `char`,
+/// `bool`, an integer or float type, or an `Option`, `Vec` or `String`-keyed `HashMap` or
+/// `BTreeMap` of one.
 fn is_builtin(ty: &Type) -> bool {
     let Type::Path(p) = ty else { return false };
     let Some(last) = p.path.segments.last() else {
@@ -251,6 +259,9 @@ fn is_builtin(ty: &Type) -> bool {
             name.as_str(),
             "String"
                 | "bool"
+                | "char"
+                | "i128"
+                | "u128"
                 | "f32"
                 | "f64"
                 | "i8"
@@ -266,6 +277,19 @@ fn is_builtin(ty: &Type) -> bool {
         ),
         syn::PathArguments::AngleBracketed(a) if name == "Option" || name == "Vec" => {
             matches!(a.args.first(), Some(syn::GenericArgument::Type(inner)) if a.args.len() == 1 && is_builtin(inner))
+        }
+        // String-keyed maps (a `HashMap`'s hasher, a third argument, is left to schemars).
+        syn::PathArguments::AngleBracketed(a) if name == "HashMap" || name == "BTreeMap" => {
+            let mut types = a.args.iter().map(|g| match g {
+                syn::GenericArgument::Type(t) => Some(t),
+                _ => None,
+            });
+            match (types.next(), types.next(), types.next()) {
+                (Some(Some(key)), Some(Some(value)), None) => {
+                    is_plain_string(key) && is_builtin(value)
+                }
+                _ => false,
+            }
         }
         _ => false,
     }

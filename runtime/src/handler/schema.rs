@@ -1,9 +1,10 @@
-//! The JSON Schema of a tool's arguments. The built-in argument types (strings, booleans,
-//! numbers, and `Option`s and `Vec`s of them) are described here, any other type through
+//! The JSON Schema of a tool's arguments. The built-in argument types (strings, characters,
+//! booleans, numbers, and `Option`s, `Vec`s and string-keyed maps of them) are described here, any other type through
 //! schemars (the `schemars` feature), so a server whose tools take only built-in types compiles
 //! no schemars. Both give the same schema for a built-in type, keyword for keyword.
 
 use serde_json::{Map, Value};
+use std::collections::BTreeMap;
 
 /// The definitions (`$defs`) the schemas of one tool's arguments refer to, collected while they
 /// are built.
@@ -40,7 +41,7 @@ pub(crate) const DIALECT: &str = "https://json-schema.org/draft/2020-12/schema";
 /// it recognizes by name, and the compiler checks that the name meant that type.
 #[diagnostic::on_unimplemented(
     message = "`{Self}` is named like a built-in argument type but is not one",
-    note = "built-in argument types are String, bool, the integer and float types, and Option or Vec of these; name a type of your own through a type alias (`type Said = String;`)"
+    note = "built-in argument types are String, char, bool, the integer and float types, and Option, Vec, HashMap<String, _> or BTreeMap<String, _> of these; name a type of your own through a type alias (`type Said = String;`)"
 )]
 pub trait Builtin {
     /// The type's schema, its keywords in the order schemars writes them.
@@ -67,6 +68,12 @@ impl Builtin for bool {
     }
 }
 
+impl Builtin for char {
+    fn schema() -> Map<String, Value> {
+        typed("string", [("minLength", 1.into()), ("maxLength", 1.into())])
+    }
+}
+
 macro_rules! number {
     ($($t:ty => $ty:literal, $format:literal $(, $min:expr)? $(=> $max:expr)?;)*) => {$(
         impl Builtin for $t {
@@ -88,11 +95,13 @@ number! {
     i16 => "integer", "int16", i16::MIN => i16::MAX;
     i32 => "integer", "int32";
     i64 => "integer", "int64";
+    i128 => "integer", "int128";
     isize => "integer", "int";
     u8 => "integer", "uint8", 0 => u8::MAX;
     u16 => "integer", "uint16", 0 => u16::MAX;
     u32 => "integer", "uint32", 0;
     u64 => "integer", "uint64", 0;
+    u128 => "integer", "uint128", 0;
     usize => "integer", "uint", 0;
 }
 
@@ -113,6 +122,22 @@ impl<T: Builtin> Builtin for Vec<T> {
     }
 }
 
+impl<T: Builtin, S> Builtin for std::collections::HashMap<String, T, S> {
+    fn schema() -> Map<String, Value> {
+        BTreeMap::<String, T>::schema()
+    }
+}
+
+impl<T: Builtin> Builtin for BTreeMap<String, T> {
+    fn schema() -> Map<String, Value> {
+        // Any string is a key: no `propertyNames` or `patternProperties`.
+        typed(
+            "object",
+            [("additionalProperties", Value::Object(T::schema()))],
+        )
+    }
+}
+
 /// The schema of a built-in argument type (what `#[mcp_tool]` writes for `String`, `u8`,
 /// `Option<bool>`, ...).
 pub fn builtin<T: Builtin>(_: &mut Defs) -> Value {
@@ -130,7 +155,7 @@ pub fn schema_of<T: schemars::JsonSchema>(defs: &mut Defs) -> Value {
 #[cfg(not(feature = "schemars"))]
 #[diagnostic::on_unimplemented(
     message = "the schema of `{Self}` needs mcp-runtime's `schemars` feature",
-    note = "built-in argument types (String, bool, integers, floats, Option and Vec of these) need none; enable `schemars` (or `derive`, for `#[mcp_type]`) for any other"
+    note = "built-in argument types (String, char, bool, integers, floats, and Option, Vec or string-keyed HashMap and BTreeMap of these) need none; enable `schemars` (or `derive`, for `#[mcp_type]`) for any other"
 )]
 pub trait NeedsSchemarsFeature {}
 
@@ -171,10 +196,32 @@ mod tests {
 
     #[test]
     fn built_in_schemas_are_the_ones_schemars_writes() {
-        same!(String, bool, f32, f64, i8, i16, i32, i64, isize, u8, u16, u32, u64, usize);
+        same!(
+            String,
+            bool,
+            char,
+            f32,
+            f64,
+            i8,
+            i16,
+            i32,
+            i64,
+            i128,
+            isize,
+            u8,
+            u16,
+            u32,
+            u64,
+            u128,
+            usize,
+            BTreeMap<String, u8>,
+            std::collections::HashMap<String, Vec<String>>,
+        );
         let (ours, theirs) = both::<Option<Option<u8>>>();
         assert_eq!(ours, theirs);
         let (ours, theirs) = both::<Vec<Vec<String>>>();
+        assert_eq!(ours, theirs);
+        let (ours, theirs) = both::<BTreeMap<String, Option<BTreeMap<String, char>>>>();
         assert_eq!(ours, theirs);
     }
 

@@ -29,6 +29,8 @@ async fn label(
     tags: Vec<String>,
     express: Option<bool>,
     weight: Option<f64>,
+    grade: Option<char>,
+    customs: Option<std::collections::BTreeMap<String, u32>>,
 ) -> String {
     let tags = tags.join(",");
     let express = if express.unwrap_or(false) {
@@ -37,7 +39,15 @@ async fn label(
         ""
     };
     let weight = weight.map(|w| format!(" {w} kg")).unwrap_or_default();
-    format!("{city}: {stamps} stamps [{tags}]{express}{weight}")
+    let grade = grade.map(|g| format!(" grade {g}")).unwrap_or_default();
+    let customs = customs
+        .map(|c| {
+            c.iter()
+                .map(|(what, n)| format!(" {n}x{what}"))
+                .collect::<String>()
+        })
+        .unwrap_or_default();
+    format!("{city}: {stamps} stamps [{tags}]{express}{weight}{grade}{customs}")
 }
 
 /// Where to send a postcard: a structured argument, declared with `#[mcp_type]` so this crate

@@ -79,23 +79,34 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
             r#""stamps":{"type":"integer","format":"uint8","minimum":0,"maximum":255},"#,
             r#""tags":{"type":"array","items":{"type":"string"}},"#,
             r#""express":{"type":["boolean","null"],"default":null},"#,
-            r#""weight":{"type":["number","null"],"format":"double","default":null}},"#,
+            r#""weight":{"type":["number","null"],"format":"double","default":null},"#,
+            r#""grade":{"type":["string","null"],"minLength":1,"maxLength":1,"default":null},"#,
+            r#""customs":{"type":["object","null"],"additionalProperties":{"type":"integer","format":"uint32","minimum":0},"default":null}},"#,
             r#""required":["city","stamps","tags"]}"#
         )
     );
     let labelled = ask(
         json!({"jsonrpc": "2.0", "id": 4, "method": "tools/call", "params": {
         "name": "label", "_meta": meta(),
-        "arguments": {"city": "Lyon", "stamps": 3, "tags": ["fragile"], "express": true}}}),
+        "arguments": {"city": "Lyon", "stamps": 3, "tags": ["fragile"], "express": true,
+                      "grade": "A", "customs": {"books": 2, "tea": 1}}}}),
     );
     assert_eq!(
-        labelled["result"]["content"][0]["text"], "Lyon: 3 stamps [fragile] express",
+        labelled["result"]["content"][0]["text"],
+        "Lyon: 3 stamps [fragile] express grade A 2xbooks 1xtea",
         "{labelled}"
     );
     let refused = ask(
         json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
         "name": "label", "_meta": meta(),
         "arguments": {"city": "Lyon", "stamps": 256, "tags": []}}}),
+    );
+    assert_eq!(refused["result"]["isError"], true, "{refused}");
+    // Two characters are not a `char`.
+    let refused = ask(
+        json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
+        "name": "label", "_meta": meta(),
+        "arguments": {"city": "Lyon", "stamps": 1, "tags": [], "grade": "AB"}}}),
     );
     assert_eq!(refused["result"]["isError"], true, "{refused}");
 
