@@ -230,14 +230,24 @@ fn parse_options(kind: Kind, attr: TokenStream, errors: &mut Vec<syn::Error>) ->
     o
 }
 
+/// The type inside parentheses, or inside the invisible group a `macro_rules!` macro puts around
+/// a type it passes through as `$t:ty`.
+fn peel(ty: &Type) -> &Type {
+    match ty {
+        Type::Paren(inner) => peel(&inner.elem),
+        Type::Group(inner) => peel(&inner.elem),
+        other => other,
+    }
+}
+
 fn is_option(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.qself.is_none()
+    matches!(peel(ty), Type::Path(p) if p.qself.is_none()
         && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
 }
 
 /// Whether a type is named `String` (a map key the runtime's schemas take).
 fn is_plain_string(ty: &Type) -> bool {
-    matches!(ty, Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| {
+    matches!(peel(ty), Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| {
         s.ident == "String" && matches!(s.arguments, syn::PathArguments::None)
     }))
 }
@@ -246,7 +256,9 @@ fn is_plain_string(ty: &Type) -> bool {
 /// `bool`, an integer or float type, or an `Option`, `Vec` or `String`-keyed `HashMap` or
 /// `BTreeMap` of one.
 fn is_builtin(ty: &Type) -> bool {
-    let Type::Path(p) = ty else { return false };
+    let Type::Path(p) = peel(ty) else {
+        return false;
+    };
     let Some(last) = p.path.segments.last() else {
         return false;
     };
@@ -480,7 +492,7 @@ fn is_from_call(ty: &Type) -> bool {
 }
 
 fn is_string_like(ty: &Type) -> bool {
-    let last = |t: &Type| match t {
+    let last = |t: &Type| match peel(t) {
         Type::Path(p) => p.path.segments.last().cloned(),
         _ => None,
     };

@@ -256,3 +256,60 @@ async fn a_bad_argument_is_a_tool_error_that_names_it() {
         "invalid arguments: missing field `resourceUri`"
     );
 }
+
+/// Declares a tool whose parameter types come through a `macro_rules!` macro as `$t:ty`, which
+/// wraps each in an invisible group.
+macro_rules! tool_of {
+    ($name:ident, $first:ty, $second:ty) => {
+        /// Takes two arguments of the macro's types.
+        #[mcp_tool]
+        async fn $name(first: $first, second: $second) -> String {
+            format!("{first:?} {second:?}")
+        }
+    };
+}
+
+tool_of!(grouped, Option<u8>, Vec<String>);
+
+/// The same parameters, written in parentheses.
+#[allow(unused_parens)]
+mod parenthesized {
+    use super::*;
+
+    /// Takes two arguments in parentheses.
+    #[mcp_tool]
+    pub async fn parened(first: (Option<u8>), second: (Vec<String>)) -> String {
+        format!("{first:?} {second:?}")
+    }
+}
+
+#[test]
+fn types_passed_through_a_macro_or_parenthesized_are_read_as_written() {
+    let want = json!({
+      "$schema": "https://json-schema.org/draft/2020-12/schema",
+      "type": "object",
+      "properties": {
+        "first": {
+          "type": [
+            "integer",
+            "null"
+          ],
+          "format": "uint8",
+          "minimum": 0,
+          "maximum": 255,
+          "default": null
+        },
+        "second": {
+          "type": "array",
+          "items": {
+            "type": "string"
+          }
+        }
+      },
+      "required": [
+        "second"
+      ]
+    });
+    assert_same(&schema_of(grouped), &want);
+    assert_same(&schema_of(parenthesized::parened), &want);
+}
