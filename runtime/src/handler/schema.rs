@@ -1,7 +1,8 @@
 //! The JSON Schema of a tool's arguments. The built-in argument types (strings, characters,
-//! booleans, numbers, and `Option`s, `Vec`s and string-keyed maps of them) are described here, any other type through
-//! schemars (the `schemars` feature), so a server whose tools take only built-in types compiles
-//! no schemars. Both give the same schema for a built-in type, keyword for keyword.
+//! booleans, numbers, and `Option`s, `Vec`s and string-keyed maps of them) are described here,
+//! any other type through schemars (the `schemars` feature), so a server whose tools take only
+//! built-in types compiles no schemars. Both give the same schema for a built-in type, keyword
+//! for keyword.
 
 use serde_json::{Map, Value};
 use std::collections::BTreeMap;
