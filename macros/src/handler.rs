@@ -240,31 +240,33 @@ fn peel(ty: &Type) -> &Type {
     }
 }
 
+/// The last segment of a type's path (`Option<u8>` of `std::option::Option<u8>`), what the
+/// macro recognizes a type by; none for a qualified path (`<T as Trait>::Item`) or another kind
+/// of type.
+fn path_segment(ty: &Type) -> Option<&syn::PathSegment> {
+    match peel(ty) {
+        Type::Path(p) if p.qself.is_none() => p.path.segments.last(),
+        _ => None,
+    }
+}
+
 fn is_option(ty: &Type) -> bool {
-    matches!(peel(ty), Type::Path(p) if p.qself.is_none()
-        && p.path.segments.last().is_some_and(|s| s.ident == "Option"))
+    path_segment(ty).is_some_and(|s| s.ident == "Option")
 }
 
 /// Whether a type is named `String` (a map key the runtime's schemas take).
 fn is_plain_string(ty: &Type) -> bool {
-    matches!(peel(ty), Type::Path(p) if p.qself.is_none() && p.path.segments.last().is_some_and(|s| {
-        s.ident == "String" && matches!(s.arguments, syn::PathArguments::None)
-    }))
+    path_segment(ty)
+        .is_some_and(|s| s.ident == "String" && matches!(s.arguments, syn::PathArguments::None))
 }
 
 /// Whether a type is named like one whose schema the runtime writes itself: `String`, `char`,
 /// `bool`, an integer or float type, or an `Option`, `Vec` or `String`-keyed `HashMap` or
 /// `BTreeMap` of one.
 fn is_builtin(ty: &Type) -> bool {
-    let Type::Path(p) = peel(ty) else {
+    let Some(last) = path_segment(ty) else {
         return false;
     };
-    let Some(last) = p.path.segments.last() else {
-        return false;
-    };
-    if p.qself.is_some() {
-        return false;
-    }
     let name = last.ident.to_string();
     match &last.arguments {
         syn::PathArguments::None => matches!(
@@ -292,14 +294,13 @@ fn is_builtin(ty: &Type) -> bool {
         }
         // String-keyed maps (a `HashMap`'s hasher, a third argument, is left to schemars).
         syn::PathArguments::AngleBracketed(a) if name == "HashMap" || name == "BTreeMap" => {
-            let mut types = a.args.iter().map(|g| match g {
-                syn::GenericArgument::Type(t) => Some(t),
-                _ => None,
-            });
-            match (types.next(), types.next(), types.next()) {
-                (Some(Some(key)), Some(Some(value)), None) => {
-                    is_plain_string(key) && is_builtin(value)
-                }
+            let mut args = a.args.iter();
+            match (args.next(), args.next(), args.next()) {
+                (
+                    Some(syn::GenericArgument::Type(key)),
+                    Some(syn::GenericArgument::Type(value)),
+                    None,
+                ) => is_plain_string(key) && is_builtin(value),
                 _ => false,
             }
         }
@@ -467,8 +468,7 @@ fn check(kind: Kind, opts: &Options, func: &ItemFn, args: &[Arg], errors: &mut V
 
 /// The last segment of a type path and its first generic type argument, if any.
 fn last_segment(ty: &Type) -> Option<(&Ident, Option<&Type>)> {
-    let Type::Path(p) = ty else { return None };
-    let seg = p.path.segments.last()?;
+    let seg = path_segment(ty)?;
     let inner = match &seg.arguments {
         syn::PathArguments::AngleBracketed(a) => a.args.iter().find_map(|g| match g {
             syn::GenericArgument::Type(t) => Some(t),
@@ -492,19 +492,11 @@ fn is_from_call(ty: &Type) -> bool {
 }
 
 fn is_string_like(ty: &Type) -> bool {
-    let last = |t: &Type| match peel(t) {
-        Type::Path(p) => p.path.segments.last().cloned(),
-        _ => None,
-    };
-    match last(ty) {
-        Some(s) if s.ident == "String" => true,
-        Some(s) if s.ident == "Option" => match &s.arguments {
-            syn::PathArguments::AngleBracketed(a) => matches!(
-                a.args.first(),
-                Some(syn::GenericArgument::Type(inner)) if last(inner).is_some_and(|s| s.ident == "String")
-            ),
-            _ => false,
-        },
+    match last_segment(ty) {
+        Some((ident, _)) if ident == "String" => true,
+        Some((ident, Some(inner))) if ident == "Option" => {
+            last_segment(inner).is_some_and(|(i, _)| i == "String")
+        }
         _ => false,
     }
 }

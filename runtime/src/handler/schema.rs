@@ -171,27 +171,25 @@ mod tests {
     use super::*;
     use crate::__private::{args_schema, ArgSchema};
 
-    /// The built-in schema of `T`, and schemars' for it, as the bytes each writes.
-    fn both<T: Builtin + schemars::JsonSchema>() -> (String, String) {
+    /// The built-in schema of `T` is the one schemars writes, byte for byte, and needs no
+    /// definitions.
+    fn same<T: Builtin + schemars::JsonSchema>() {
         let ours = serde_json::to_string(&builtin::<T>(&mut Defs::new())).unwrap_or_default();
         let mut generator = schemars::SchemaGenerator::default();
         let theirs = serde_json::to_string(&generator.subschema_for::<T>()).unwrap_or_default();
         assert!(generator.take_definitions(false).is_empty());
-        (ours, theirs)
+        assert_eq!(ours, theirs, "{}", std::any::type_name::<T>());
     }
 
+    /// [`same`] for each type, and for `Option`, `Vec`, `Option<Vec<_>>` and `Vec<Option<_>>`
+    /// of it.
     macro_rules! same {
         ($($t:ty),* $(,)?) => {$(
-            let (ours, theirs) = both::<$t>();
-            assert_eq!(ours, theirs, "{}", stringify!($t));
-            let (ours, theirs) = both::<Option<$t>>();
-            assert_eq!(ours, theirs, "Option<{}>", stringify!($t));
-            let (ours, theirs) = both::<Vec<$t>>();
-            assert_eq!(ours, theirs, "Vec<{}>", stringify!($t));
-            let (ours, theirs) = both::<Option<Vec<$t>>>();
-            assert_eq!(ours, theirs, "Option<Vec<{}>>", stringify!($t));
-            let (ours, theirs) = both::<Vec<Option<$t>>>();
-            assert_eq!(ours, theirs, "Vec<Option<{}>>", stringify!($t));
+            same::<$t>();
+            same::<Option<$t>>();
+            same::<Vec<$t>>();
+            same::<Option<Vec<$t>>>();
+            same::<Vec<Option<$t>>>();
         )*};
     }
 
@@ -218,12 +216,9 @@ mod tests {
             BTreeMap<String, u8>,
             std::collections::HashMap<String, Vec<String>>,
         );
-        let (ours, theirs) = both::<Option<Option<u8>>>();
-        assert_eq!(ours, theirs);
-        let (ours, theirs) = both::<Vec<Vec<String>>>();
-        assert_eq!(ours, theirs);
-        let (ours, theirs) = both::<BTreeMap<String, Option<BTreeMap<String, char>>>>();
-        assert_eq!(ours, theirs);
+        same::<Option<Option<u8>>>();
+        same::<Vec<Vec<String>>>();
+        same::<BTreeMap<String, Option<BTreeMap<String, char>>>>();
     }
 
     /// Without schemars, the arguments object is written as built; with it, through schemars'

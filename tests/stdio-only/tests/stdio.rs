@@ -96,19 +96,19 @@ fn a_stdio_only_server_serves_a_multi_round_call() {
         "Lyon: 3 stamps [fragile] express grade A 2xbooks 1xtea",
         "{labelled}"
     );
-    let refused = ask(
-        json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call", "params": {
-        "name": "label", "_meta": meta(),
-        "arguments": {"city": "Lyon", "stamps": 256, "tags": []}}}),
+    let mut refuses = |id: u64, arguments: Value| {
+        let refused = ask(
+            json!({"jsonrpc": "2.0", "id": id, "method": "tools/call", "params": {
+                                 "name": "label", "_meta": meta(), "arguments": arguments}}),
+        );
+        assert_eq!(refused["result"]["isError"], true, "{refused}");
+    };
+    // 256 is not a `u8`, and two characters are not a `char`.
+    refuses(5, json!({"city": "Lyon", "stamps": 256, "tags": []}));
+    refuses(
+        10,
+        json!({"city": "Lyon", "stamps": 1, "tags": [], "grade": "AB"}),
     );
-    assert_eq!(refused["result"]["isError"], true, "{refused}");
-    // Two characters are not a `char`.
-    let refused = ask(
-        json!({"jsonrpc": "2.0", "id": 10, "method": "tools/call", "params": {
-        "name": "label", "_meta": meta(),
-        "arguments": {"city": "Lyon", "stamps": 1, "tags": [], "grade": "AB"}}}),
-    );
-    assert_eq!(refused["result"]["isError"], true, "{refused}");
 
     #[cfg(feature = "derive")]
     postcard(&listed, &mut ask);
