@@ -94,11 +94,12 @@ pub mod prelude {
 }
 
 /// Internals exposed for the project's benchmarks and white-box tests (feature `bench`): the
-/// state codec's binding and sealed contents, the engine's outcome. Not a stable API.
+/// state codec's binding and sealed contents, the codec as the MRTR round uses it, the engine's
+/// outcome. Not a stable API.
 #[cfg(feature = "bench")]
 pub mod bench {
     pub use crate::resume::engine::Outcome;
-    pub use crate::resume::state::{journal_of, Binding, Sealed, TokenId};
+    pub use crate::resume::state::{journal_of, Binding, Bound, BoundCodec, Sealed, TokenId};
 }
 
 /// Support for macro-generated code; not a public API.
