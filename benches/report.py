@@ -110,7 +110,7 @@ state = load("state")
 paired_state = facts("paired-state")
 if state or paired_state:
     sf = facts("state")
-    print("#### requestState (seal = journal to token, open = token to journal; all bound to method, tool and arguments, with an expiry; ours encrypts, both peers only sign)\n")
+    print("#### requestState, one retry as a server does it (open = build the request's binding, then token to journal; seal = journal to the next token with that binding; all bound to method, tool and arguments, with an expiry; ours encrypts, both peers only sign; since the twentieth session, each operation built its own binding before)\n")
     print("| journal | plaintext B | token B ours / rmcp / rust-mcp-sdk | ours seal | ours open | ours seal+open | rmcp seal | rmcp open | rmcp seal+open | ratio rmcp/ours | rust-mcp-sdk seal | rust-mcp-sdk open | rust-mcp-sdk seal+open | ratio rms/ours |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in ["1_form", "3_forms", "10_forms", "4k_sampling"]:
