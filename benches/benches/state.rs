@@ -8,8 +8,8 @@
 //!
 //! Each side does what a server does on one retry: it builds the request's binding once (timed in
 //! `open`, the first thing a retry does) and seals the next journal with that same binding. Ours
-//! goes through [`mcp_runtime::bench::BoundCodec`], the path the MRTR round takes (the handler
-//! fingerprint's digest computed at registration, the binding's once per request).
+//! goes through [`mcp_runtime::bench::BoundCodec`], which makes the MRTR round's calls (the
+//! handler fingerprint's digest computed at registration, the binding's once per request).
 
 use criterion::{black_box, criterion_group, BenchmarkId, Criterion};
 
