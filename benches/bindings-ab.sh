@@ -27,9 +27,10 @@ copies=${COPIES:-3}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+. "$repo/benches/ab-common.sh"
 mkdir -p "$work/base-src" "$work/ab/src"
 git -C "$repo" archive "$base" generated/src | tar -x -C "$work/base-src" --strip-components=1
-members='"ab"'
+members=''
 deps=''
 # One crate per copy: now-0..now-K and base-0..base-K, the sources of this checkout's working tree
 # and of BASE_COMMIT, each under its own name so that all link into one program.
@@ -54,28 +55,13 @@ v2025_03_26 = []
 v2024_11_05 = []
 all-versions = []
 TOML
-    members="$members, \"$side-$i\""
+    members="$members${members:+, }\"$side-$i\""
     deps="$deps
 schema-$side-$i = { path = \"../$side-$i\" }"
   done
 done
-cat > "$work/Cargo.toml" <<TOML
-[workspace]
-resolver = "2"
-members = [$members]
-TOML
-cat > "$work/ab/Cargo.toml" <<TOML
-[package]
-name = "bindings-ab"
-version = "0.1.0"
-edition = "2021"
-[dependencies]$deps
-mcp-benches = { path = "$repo/benches" }
-serde = { version = "1", features = ["derive"] }
-serde_json = { version = "1", features = ["preserve_order", "raw_value"] }
-rust-mcp-schema = { version = "=2.0.0", default-features = false, features = ["2026_07_28"] }
-rmcp = { version = "=3.11.0", default-features = false, features = ["server", "macros", "transport-streamable-http-server", "request-state", "elicitation", "schemars"] }
-TOML
+ab_manifests bindings-ab "$members" "$deps" 'serde = { version = "1", features = ["derive"] }
+rust-mcp-schema = { version = "=2.0.0", default-features = false, features = ["2026_07_28"] }'
 {
 cat <<'RS'
 use serde::de::DeserializeOwned;
@@ -212,10 +198,7 @@ fn main() {
 }
 RS
 } > "$work/ab/src/main.rs"
-cp "$repo/Cargo.lock" "$work/Cargo.lock"
-# AB_TARGET_DIR: a target directory of its own, e.g. for a build with other RUSTFLAGS.
-target=${AB_TARGET_DIR:-$repo/target}
-(cd "$work" && CARGO_TARGET_DIR="$target" cargo build -q --release -p bindings-ab)
+program=$(ab_build bindings-ab)
 echo "Base: $(git -C "$repo" rev-parse --short "$base"), now: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- generated || echo ' with uncommitted bindings'); $copies copies of each; $passes passes of $rounds rounds; ratios above 1: the first-named side takes longer (now/base above 1: now is slower)."
 echo
-"$target/release/bindings-ab" "$passes" "$rounds"
+"$program" "$passes" "$rounds"

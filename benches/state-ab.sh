@@ -27,6 +27,7 @@ rounds=${3:-1500}
 repo=$(cd "$(dirname "$0")/.." && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
+. "$repo/benches/ab-common.sh"
 state_path() {
   # The module moved under resume/ during issue 19.
   for p in runtime/src/resume/state.rs runtime/src/state.rs; do
@@ -49,7 +50,7 @@ cipher_deps() {
   echo "$toml" | grep -E '^(aes-gcm-siv|aes|zeroize|base64-simd|getrandom|serde_core) *='
   echo "$toml" | grep -qE '^sha2 *= *\{ *workspace' && echo "$sha2" || echo "$toml" | grep -E '^sha2 *='
 }
-members='"ab"'
+members=''
 deps=''
 for side in now base; do
   commit=$([ "$side" = now ] && echo now || echo "$base")
@@ -139,27 +140,12 @@ $(cipher_deps "$commit")
 # journal_of is behind it in the runtime.
 bench = []
 TOML
-    members="$members, \"$side-$i\""
+    members="$members${members:+, }\"$side-$i\""
     deps="$deps
 state-$side-$i = { path = \"../$side-$i\", features = [\"bench\"] }"
   done
 done
-cat > "$work/Cargo.toml" <<TOML
-[workspace]
-resolver = "2"
-members = [$members]
-TOML
-mkdir -p "$work/ab/src"
-cat > "$work/ab/Cargo.toml" <<TOML
-[package]
-name = "state-ab"
-version = "0.1.0"
-edition = "2021"
-[dependencies]$deps
-mcp-benches = { path = "$repo/benches" }
-serde_json = { version = "1", features = ["preserve_order", "raw_value"] }
-rmcp = { version = "=3.11.0", default-features = false, features = ["server", "macros", "transport-streamable-http-server", "request-state", "elicitation", "schemars"] }
-TOML
+ab_manifests state-ab "$members" "$deps"
 {
 cat <<'RS'
 use rmcp::model::{RequestStateCodec, SealOptions};
@@ -265,9 +251,7 @@ fn main() {
 }
 RS
 } > "$work/ab/src/main.rs"
-cp "$repo/Cargo.lock" "$work/Cargo.lock"
-target=${AB_TARGET_DIR:-$repo/target}
-(cd "$work" && CARGO_TARGET_DIR="$target" cargo build -q --release -p state-ab)
+program=$(ab_build state-ab)
 echo "Base: $(git -C "$repo" rev-parse --short "$base"), now: $(git -C "$repo" rev-parse --short HEAD)$(git -C "$repo" diff --quiet HEAD -- runtime/src/resume/state.rs runtime/Cargo.toml Cargo.toml || echo ' with uncommitted changes to state.rs or the manifests'); two copies of each; $passes passes of $rounds rounds; ratios above 1: the first-named side takes longer (now/base above 1: now is slower)."
 echo
-"$target/release/state-ab" "$passes" "$rounds"
+"$program" "$passes" "$rounds"
