@@ -33,3 +33,13 @@ ab_build() {
   (cd "$work" && CARGO_TARGET_DIR="$target" cargo build -q --release -p "$1") >&2
   echo "$target/release/$1"
 }
+
+# ab_side CRATE DIR [FEATURES]: adds the side crate CRATE in WORK/DIR to the workspace members and
+# to the program's dependencies (FEATURES: quoted and comma-separated).
+members=''
+deps=''
+ab_side() {
+  members="$members${members:+, }\"$2\""
+  deps="$deps
+$1 = { path = \"../$2\"${3:+, features = [$3]} }"
+}

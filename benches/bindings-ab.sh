@@ -30,8 +30,6 @@ trap 'rm -rf "$work"' EXIT
 . "$repo/benches/ab-common.sh"
 mkdir -p "$work/base-src" "$work/ab/src"
 git -C "$repo" archive "$base" generated/src | tar -x -C "$work/base-src" --strip-components=1
-members=''
-deps=''
 # One crate per copy: now-0..now-K and base-0..base-K, the sources of this checkout's working tree
 # and of BASE_COMMIT, each under its own name so that all link into one program.
 for side in now base; do
@@ -55,9 +53,7 @@ v2025_03_26 = []
 v2024_11_05 = []
 all-versions = []
 TOML
-    members="$members${members:+, }\"$side-$i\""
-    deps="$deps
-schema-$side-$i = { path = \"../$side-$i\" }"
+    ab_side "schema-$side-$i" "$side-$i"
   done
 done
 ab_manifests bindings-ab "$members" "$deps" 'serde = { version = "1", features = ["derive"] }

@@ -50,8 +50,6 @@ cipher_deps() {
   echo "$toml" | grep -E '^(aes-gcm-siv|aes|zeroize|base64-simd|getrandom|serde_core) *='
   echo "$toml" | grep -qE '^sha2 *= *\{ *workspace' && echo "$sha2" || echo "$toml" | grep -E '^sha2 *='
 }
-members=''
-deps=''
 for side in now base; do
   commit=$([ "$side" = now ] && echo now || echo "$base")
   for i in 0 1; do
@@ -140,9 +138,7 @@ $(cipher_deps "$commit")
 # journal_of is behind it in the runtime.
 bench = []
 TOML
-    members="$members${members:+, }\"$side-$i\""
-    deps="$deps
-state-$side-$i = { path = \"../$side-$i\", features = [\"bench\"] }"
+    ab_side "state-$side-$i" "$side-$i" '"bench"'
   done
 done
 ab_manifests state-ab "$members" "$deps"
