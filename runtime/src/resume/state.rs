@@ -702,7 +702,8 @@ fn next_nonce() -> Result<[u8; NONCE_LEN], StateError> {
     Ok(nonce)
 }
 
-fn unix_now() -> u64 {
+/// The time in Unix seconds, as tokens carry their expiry.
+pub(crate) fn unix_now() -> u64 {
     SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .map(|d| d.as_secs())
@@ -834,14 +835,16 @@ impl StateCodec {
         self.seal_at(binding, fingerprint, journal, unix_now())
     }
 
-    /// [`StateCodec::seal`] for a binding and a fingerprint whose digests the caller already has.
+    /// [`StateCodec::seal_at`] for a binding and a fingerprint whose digests the caller already
+    /// has; `now` is the request's time, read once for its open and its seal.
     pub(crate) fn seal_bound(
         &self,
         bound: &BindingDigest,
         fingerprint: &FingerprintDigest,
         journal: &Journal,
+        now: u64,
     ) -> Result<String, StateError> {
-        self.seal_digest(bound, fingerprint, journal, unix_now())
+        self.seal_digest(bound, fingerprint, journal, now)
     }
 
     /// [`StateCodec::seal`] as if the time were `now` (Unix seconds).
@@ -910,13 +913,14 @@ impl StateCodec {
         self.open_at(token, binding, unix_now())
     }
 
-    /// [`StateCodec::open`] for a binding whose digest the caller already has.
+    /// [`StateCodec::open_at`] for a binding whose digest the caller already has.
     pub(crate) fn open_bound(
         &self,
         token: &str,
         bound: &BindingDigest,
+        now: u64,
     ) -> Result<Sealed, StateError> {
-        self.open_digest(token, bound, unix_now())
+        self.open_digest(token, bound, now)
     }
 
     /// [`StateCodec::open`] as if the time were `now` (Unix seconds).
@@ -998,9 +1002,9 @@ pub struct BoundCodec<'a> {
     fingerprint: FingerprintDigest,
 }
 
-/// One request's binding digest, from [`BoundCodec::bind`].
+/// One request's binding digest and time, from [`BoundCodec::bind`].
 #[cfg(feature = "bench")]
-pub struct Bound(BindingDigest);
+pub struct Bound(BindingDigest, u64);
 
 #[cfg(feature = "bench")]
 impl<'a> BoundCodec<'a> {
@@ -1012,15 +1016,16 @@ impl<'a> BoundCodec<'a> {
         }
     }
 
-    /// The request's binding digest, as the round computes it before the handler starts.
+    /// The request's binding digest, as the round computes it before the handler starts, and
+    /// the time it reads once for the request.
     pub fn bind(&self, binding: &Binding<'_>) -> Bound {
-        Bound(binding.digest())
+        Bound(binding.digest(), unix_now())
     }
 
     /// Open the request's token: `None` when another version of the handler recorded the
     /// journal (the round then starts the call over).
     pub fn open(&self, token: &str, bound: &Bound) -> Result<Option<Sealed>, StateError> {
-        let sealed = self.codec.open_bound(token, &bound.0)?;
+        let sealed = self.codec.open_bound(token, &bound.0, bound.1)?;
         Ok(sealed
             .recorded_by_digest(&self.fingerprint)
             .then_some(sealed))
@@ -1028,7 +1033,8 @@ impl<'a> BoundCodec<'a> {
 
     /// Seal the next journal for the same request.
     pub fn seal(&self, bound: &Bound, journal: &Journal) -> Result<String, StateError> {
-        self.codec.seal_bound(&bound.0, &self.fingerprint, journal)
+        self.codec
+            .seal_bound(&bound.0, &self.fingerprint, journal, bound.1)
     }
 }
 

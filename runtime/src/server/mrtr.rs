@@ -310,6 +310,10 @@ impl Server {
         } = round;
         // A legacy session has no requestState: its asks are answered in place.
         let state = if live.is_some() { None } else { state };
+        // The request's time, read once: the state it carries is checked against it and the
+        // next one expires a lifetime after it (a slow handler makes that lifetime shorter, never
+        // longer).
+        let now = crate::resume::state::unix_now();
         // Set to `true` if this round is dropped before it finishes (the request was cancelled).
         let mut cancel = CancelSlot::default();
         let handler = start(&CallParts {
@@ -326,7 +330,7 @@ impl Server {
         let mut claim = None;
         let opened = match &state {
             None => None,
-            Some(token) => Some(match self.codec.open_bound(token, &bound) {
+            Some(token) => Some(match self.codec.open_bound(token, &bound, now) {
                 Ok(sealed) => match self.codec.claim_shared(&sealed).await {
                     Ok(()) => Ok(sealed),
                     Err(e) => {
@@ -445,7 +449,7 @@ impl Server {
                 }
                 let sealed = self
                         .codec
-                        .seal_bound(&bound, &fingerprint, &journal)
+                        .seal_bound(&bound, &fingerprint, &journal, now)
                         .map_err(|e| match e {
                             // The answers on this request are what grew it past the cap.
                             StateError::Oversize(n) if answered => Error::invalid_params(format!(
