@@ -748,7 +748,8 @@ impl StateCodec {
         }
     }
 
-    /// How long a token stays valid.
+    /// How long a token stays valid. The server counts it from the arrival of the request that
+    /// sealed the token.
     pub fn ttl(mut self, ttl: Duration) -> Self {
         self.ttl = ttl;
         self
