@@ -836,18 +836,6 @@ impl StateCodec {
         self.seal_at(binding, fingerprint, journal, unix_now())
     }
 
-    /// [`StateCodec::seal_at`] for a binding and a fingerprint whose digests the caller already
-    /// has; `now` is the request's time, read once for its open and its seal.
-    pub(crate) fn seal_bound(
-        &self,
-        bound: &BindingDigest,
-        fingerprint: &FingerprintDigest,
-        journal: &Journal,
-        now: u64,
-    ) -> Result<String, StateError> {
-        self.seal_digest(bound, fingerprint, journal, now)
-    }
-
     /// [`StateCodec::seal`] as if the time were `now` (Unix seconds).
     pub fn seal_at(
         &self,
@@ -857,10 +845,12 @@ impl StateCodec {
         now: u64,
     ) -> Result<String, StateError> {
         let fingerprint = FingerprintDigest::of(fingerprint);
-        self.seal_digest(&binding.digest(), &fingerprint, journal, now)
+        self.seal_bound(&binding.digest(), &fingerprint, journal, now)
     }
 
-    fn seal_digest(
+    /// [`StateCodec::seal_at`] for a binding and a fingerprint whose digests the caller already
+    /// has; the round passes the request's time, read once for its open and its seal.
+    pub(crate) fn seal_bound(
         &self,
         bound: &BindingDigest,
         fingerprint: &FingerprintDigest,
@@ -914,16 +904,6 @@ impl StateCodec {
         self.open_at(token, binding, unix_now())
     }
 
-    /// [`StateCodec::open_at`] for a binding whose digest the caller already has.
-    pub(crate) fn open_bound(
-        &self,
-        token: &str,
-        bound: &BindingDigest,
-        now: u64,
-    ) -> Result<Sealed, StateError> {
-        self.open_digest(token, bound, now)
-    }
-
     /// [`StateCodec::open`] as if the time were `now` (Unix seconds).
     pub fn open_at(
         &self,
@@ -931,10 +911,11 @@ impl StateCodec {
         binding: &Binding<'_>,
         now: u64,
     ) -> Result<Sealed, StateError> {
-        self.open_digest(token, &binding.digest(), now)
+        self.open_bound(token, &binding.digest(), now)
     }
 
-    fn open_digest(
+    /// [`StateCodec::open_at`] for a binding whose digest the caller already has.
+    pub(crate) fn open_bound(
         &self,
         token: &str,
         bound: &BindingDigest,
