@@ -9,7 +9,9 @@ use crate::handler::{match_template, CallParts, CancelSlot, Principal};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Notifier;
 use crate::resume::live::Live;
-use crate::resume::state::{Binding, BindingDigest, FingerprintDigest, Recorded, StateError};
+use crate::resume::state::{
+    unix_now, Binding, BindingDigest, FingerprintDigest, Recorded, StateError,
+};
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
 use mcp_schema::{
@@ -310,10 +312,10 @@ impl Server {
         } = round;
         // A legacy session has no requestState: its asks are answered in place.
         let state = if live.is_some() { None } else { state };
-        // The request's time, read once: the state it carries is checked against it and the
-        // next one expires a lifetime after it (a slow handler makes that lifetime shorter, never
-        // longer).
-        let now = crate::resume::state::unix_now();
+        // The time of a retry that carries a state, read once: the state is checked against it
+        // and the next one expires a lifetime after it (a slow handler makes that lifetime
+        // shorter, never longer). A call without a state reads the clock only if it seals.
+        let now = state.is_some().then(unix_now);
         // Set to `true` if this round is dropped before it finishes (the request was cancelled).
         let mut cancel = CancelSlot::default();
         let handler = start(&CallParts {
@@ -328,9 +330,8 @@ impl Server {
         // The opened token, whose single use is given back if this retry is refused before it
         // has any effect.
         let mut claim = None;
-        let opened = match &state {
-            None => None,
-            Some(token) => Some(match self.codec.open_bound(token, &bound, now) {
+        let opened = match (&state, now) {
+            (Some(token), Some(now)) => Some(match self.codec.open_bound(token, &bound, now) {
                 Ok(sealed) => match self.codec.claim_shared(&sealed).await {
                     Ok(()) => Ok(sealed),
                     Err(e) => {
@@ -341,6 +342,7 @@ impl Server {
                 },
                 Err(e) => Err(e),
             }),
+            _ => None,
         };
         let mut journal = match opened {
             None => IndexMap::new(),
@@ -449,7 +451,7 @@ impl Server {
                 }
                 let sealed = self
                         .codec
-                        .seal_bound(&bound, &fingerprint, &journal, now)
+                        .seal_bound(&bound, &fingerprint, &journal, now.unwrap_or_else(unix_now))
                         .map_err(|e| match e {
                             // The answers on this request are what grew it past the cap.
                             StateError::Oversize(n) if answered => Error::invalid_params(format!(
