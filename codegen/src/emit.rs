@@ -34,8 +34,10 @@ fn unparse(items: TokenStream) -> Result<String> {
     Ok(prettyplease::unparse(&file))
 }
 
-/// Emit the whole model as one formatted Rust source file.
-pub fn emit(model: &Model, header: &str) -> Result<String> {
+/// Emit the whole model as one formatted Rust source file; the unions named in `open` keep an
+/// object with an unknown discriminator value in an `Unknown` member (see
+/// [`crate::Builder::open_union`]).
+pub fn emit(model: &Model, header: &str, open: &BTreeSet<String>) -> Result<String> {
     let defaults = default_types(model);
     let mut out = String::new();
     for line in header.lines() {
@@ -45,7 +47,7 @@ pub fn emit(model: &Model, header: &str) -> Result<String> {
     }
     out.push('\n');
     for t in &model.types {
-        let emitted = emit_type(t, model, &defaults)?;
+        let emitted = emit_type(t, model, &defaults, open.contains(&t.name))?;
         out.push_str(&unparse(emitted.items)?);
         if let Some(call) = emitted.call {
             out.push_str(&call);
@@ -200,7 +202,12 @@ fn emit_new(name: &Ident, fields: &[Field], extra: bool, model: &Model) -> Resul
     })
 }
 
-fn emit_type(t: &TypeDef, model: &Model, defaults: &BTreeSet<String>) -> Result<Emitted> {
+fn emit_type(
+    t: &TypeDef,
+    model: &Model,
+    defaults: &BTreeSet<String>,
+    open: bool,
+) -> Result<Emitted> {
     let doc = docs(t.doc.as_deref());
     let name = ident(&t.name);
     Ok(match &t.kind {
@@ -225,7 +232,7 @@ fn emit_type(t: &TypeDef, model: &Model, defaults: &BTreeSet<String>) -> Result<
             }
             emitted
         }
-        Kind::Union(variants) => emit_union(t, variants, model, doc)?.into(),
+        Kind::Union(variants) => emit_union(t, variants, model, doc, open)?.into(),
     })
 }
 
@@ -350,13 +357,36 @@ const KINDS: &[&str] = &[
     "object", "array", "string", "integer", "number", "boolean", "null",
 ];
 
+/// The member an open union keeps an object of an unknown kind in.
+const UNKNOWN: &str = "Unknown";
+
 fn emit_union(
     t: &TypeDef,
     variants: &[Variant],
     model: &Model,
     doc: TokenStream,
+    open: bool,
 ) -> Result<TokenStream> {
     let name = ident(&t.name);
+    // An open union's extra member comes last, so the schema's members keep their indices; it
+    // takes no part in planning the dispatch, only in where an unknown tag value leads.
+    let declared = variants.len();
+    let mut all = variants.to_vec();
+    if open {
+        if variants.iter().any(|v| v.name == UNKNOWN) {
+            return Err(Error::msg(format!(
+                "open union `{}` already has a member named `{UNKNOWN}`",
+                t.name
+            )));
+        }
+        all.push(Variant {
+            name: UNKNOWN.into(),
+            ty: Ty::Map(Box::new(Ty::Any)),
+            boxed: false,
+            schema_name: None,
+            shape: Default::default(),
+        });
+    }
     let mut defs = Vec::new();
     let mut ser_arms = Vec::new();
     let mut name_arms = Vec::new();
@@ -383,7 +413,7 @@ fn emit_union(
     for v in variants {
         *from_count.entry(canonical(&v.ty)?).or_default() += 1;
     }
-    for (i, v) in variants.iter().enumerate() {
+    for (i, v) in all.iter().enumerate() {
         let vname = ident(&v.name);
         let mut ty = rust_ty(&v.ty)?;
         let plain = ty.clone();
@@ -392,6 +422,7 @@ fn emit_union(
         }
         let vdoc = match &v.schema_name {
             Some(s) => format!(" A `{s}`."),
+            None if i == declared => " An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.".to_string(),
             None => format!(" A JSON {}.", v.name.to_lowercase()),
         };
         defs.push(quote!(#[doc = #vdoc] #vname(#ty),));
@@ -399,7 +430,9 @@ fn emit_union(
             .push(quote!(Self::#vname(value) => ::serde::Serialize::serialize(value, serializer),));
         let label = v.name.as_str();
         name_arms.push(quote!(Self::#vname(_) => #label,));
-        schema_names.push(v.schema_name.clone().unwrap_or_default());
+        if i < declared {
+            schema_names.push(v.schema_name.clone().unwrap_or_default());
+        }
         let idx = i;
         let wrap = if v.boxed {
             quote!(|v| Self::#vname(::std::boxed::Box::new(v)))
@@ -412,7 +445,7 @@ fn emit_union(
         stream_arms.push(quote! {
             #idx => ::serde::Deserialize::deserialize(rest).map(#wrap),
         });
-        if from_count.get(&canonical(&v.ty)?) == Some(&1) {
+        if i < declared && from_count.get(&canonical(&v.ty)?) == Some(&1) {
             let wrap = if v.boxed {
                 quote!(::std::boxed::Box::new(value))
             } else {
@@ -448,12 +481,31 @@ fn emit_union(
         };
         expected.push(*kind);
         let body = if *kind == "object" {
-            let plan = plan_objects(variants, &members)
+            let mut plan = plan_objects(variants, &members)
                 .ok_or_else(|| Error::msg(format!("union `{}` has no object member", t.name)))?;
+            if open {
+                match &mut plan {
+                    ObjPlan::Tag { other, .. } if other.is_none() => {
+                        *other = Some(Box::new(ObjPlan::One(declared)));
+                    }
+                    ObjPlan::Tag { prop, .. } => {
+                        return Err(Error::msg(format!(
+                            "union `{}` already gives unknown `{prop}` values to a member, so it cannot be open",
+                            t.name
+                        )))
+                    }
+                    _ => {
+                        return Err(Error::msg(format!(
+                            "union `{}` is not dispatched on one discriminator, so it cannot be open",
+                            t.name
+                        )))
+                    }
+                }
+            }
             if !matches!(plan, ObjPlan::One(_)) {
                 pattern = quote!(__private::Content::Map(map));
             }
-            let code = emit_plan(&plan, variants);
+            let code = emit_plan(&plan, &all);
             object_plan = Some(plan);
             code
         } else {
@@ -463,11 +515,17 @@ fn emit_union(
         };
         kind_arms.push(quote!(#pattern => #body,));
     }
+    if open && object_plan.is_none() {
+        return Err(Error::msg(format!(
+            "union `{}` has no object member, so it cannot be open",
+            t.name
+        )));
+    }
     let expected = format!("expected {}", expected.join(" or "));
     let union_name = t.name.as_str();
     let deserialize = match object_plan
         .as_ref()
-        .and_then(|p| emit_by_tag(p, variants))
+        .and_then(|p| emit_by_tag(p, &all))
         .filter(|(prop, _)| STREAMED_TAGS.contains(&prop.as_str()))
     {
         // The tag alone picks the member: read the object up to the tag, then hand the member
@@ -582,6 +640,12 @@ fn emit_by_tag(plan: &ObjPlan, variants: &[Variant]) -> Option<(String, TokenStr
         })
         .collect();
     let other = match other.as_deref() {
+        // A discriminator that is not a string is not a newer kind: buffer, and let
+        // `from_content` report it.
+        Some(p @ ObjPlan::One(i)) if is_unknown(variants, *i) => {
+            let chosen = emit_plan(p, variants);
+            quote!(if tag.as_str().is_some() { ::core::option::Option::Some(#chosen) } else { ::core::option::Option::None })
+        }
         Some(p @ ObjPlan::One(_)) => {
             let chosen = emit_plan(p, variants);
             quote!(::core::option::Option::Some(#chosen))
@@ -597,6 +661,14 @@ fn emit_by_tag(plan: &ObjPlan, variants: &[Variant]) -> Option<(String, TokenStr
             }
         },
     ))
+}
+
+/// Whether member `i` is an open union's [`UNKNOWN`] member (inline members never take that
+/// name: `emit_union` refuses to open a union that has one).
+fn is_unknown(variants: &[Variant], i: usize) -> bool {
+    variants
+        .get(i)
+        .is_some_and(|v| v.name == UNKNOWN && v.schema_name.is_none())
 }
 
 fn emit_plan(plan: &ObjPlan, variants: &[Variant]) -> TokenStream {
@@ -641,6 +713,13 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant]) -> TokenStream {
                     quote!(_ if tag.is_none() => return ::core::result::Result::Err(__private::error(#msg)),)
                 }
             };
+            let not_string = match other.as_deref() {
+                Some(ObjPlan::One(i)) if is_unknown(variants, *i) => {
+                    let msg = format!("invalid `{prop}`, expected a string");
+                    quote!(_ if tag.and_then(__private::Content::as_str).is_none() => return ::core::result::Result::Err(__private::error(#msg)),)
+                }
+                _ => quote!(),
+            };
             let other = match other {
                 Some(p) => emit_plan(p, variants),
                 None => quote!(
@@ -654,6 +733,7 @@ fn emit_plan(plan: &ObjPlan, variants: &[Variant]) -> TokenStream {
                 match tag.and_then(__private::Content::as_str) {
                     #(#arms)*
                     #absent_arm
+                    #not_string
                     _ => #other,
                 }
             }}

@@ -15,7 +15,9 @@ const USAGE: &str = "usage:
       report types and fields added, removed, renamed or changed between two versions (or schema
       files); both sides as published unless --overlays; --details adds description and constraint changes
   SOURCE OPTIONS: --pins FILE (pins other than the built-in ones; overlays from FILE's overlays/),
-      --spec-dir DIR (look for DIR/VERSION/schema.json first), --overlay FILE, --no-overlay
+      --spec-dir DIR (look for DIR/VERSION/schema.json first), --overlay FILE, --no-overlay,
+      --open-union NAME (repeatable: NAME keeps members of unknown kinds in `Unknown`; the
+      content-block unions are open by default)
   mcp-codegen client (--tools FILE | --url URL) [--out PATH] [--struct NAME]
       write a typed client module for the tools of a saved tools/list result or a live server (stdout without --out)
   mcp-codegen client (--tools FILE | --url URL) --check PATH [--struct NAME]
@@ -99,6 +101,9 @@ impl Args {
         if self.on("no-overlay") {
             b = b.no_overlay();
         }
+        for (_, name) in self.flags.iter().filter(|(n, _)| n == "open-union") {
+            b = b.open_union(name);
+        }
         b
     }
 
@@ -112,7 +117,7 @@ impl Args {
 }
 
 /// Options every generation command takes.
-const SOURCE: &[&str] = &["pins", "spec-dir", "overlay", "no-overlay"];
+const SOURCE: &[&str] = &["pins", "spec-dir", "overlay", "no-overlay", "open-union"];
 
 fn with_source<'a>(own: &[&'a str]) -> Vec<&'a str> {
     own.iter().chain(SOURCE).copied().collect()

@@ -108,6 +108,7 @@ fn a_future_version_needs_a_pin_an_overlay_file_and_generate() {
         .arg(&spec)
         .arg("--out")
         .arg(&out)
+        .args(["--open-union", "ServerNotification"])
         .status()
         .unwrap();
     assert!(status.success());
@@ -170,6 +171,44 @@ fn the_new_method_dispatches() {
     let text = r#"{"jsonrpc":"2.0","id":7,"method":"things/list","params":{"_meta":{"io.modelcontextprotocol/protocolVersion":"2030-01-01","io.modelcontextprotocol/clientCapabilities":{}}}}"#;
     let req: mcp::ClientRequest = serde_json::from_str(text).unwrap();
     assert!(matches!(req, mcp::ClientRequest::ListThingsRequest(_)));
+}
+
+/// A content block of a kind this version does not define (content unions are open by
+/// default) is kept whole, and so is the notification of an `--open-union` union, which reads
+/// its input as a stream up to `method`; the rest of the result is typed as usual.
+#[test]
+fn unknown_kinds_are_kept_where_unions_are_open() {
+    let text = r#"{"content":[{"type":"text","text":"hi"},{"type":"video","uri":"v.mp4","frames":[1,2.5]}],"resultType":"complete"}"#;
+    let result: mcp::CallToolResult = serde_json::from_str(text).unwrap();
+    assert!(matches!(result.content[0], mcp::ContentBlock::TextContent(_)));
+    let mcp::ContentBlock::Unknown(video) = &result.content[1] else { panic!("{:?}", result.content[1]) };
+    assert_eq!(video["uri"], "v.mp4");
+    assert_eq!(result.content[1].variant_name(), "Unknown");
+    let back = serde_json::to_value(&result).unwrap();
+    assert_eq!(back, serde_json::from_str::<serde_json::Value>(text).unwrap());
+    assert_eq!(serde_json::to_string(&back["content"][1]).unwrap(), r#"{"type":"video","uri":"v.mp4","frames":[1,2.5]}"#);
+
+    let text = r#"{"jsonrpc":"2.0","method":"notifications/things/changed","params":{"n":1}}"#;
+    let note: mcp::ServerNotification = serde_json::from_str(text).unwrap();
+    assert!(matches!(note, mcp::ServerNotification::Unknown(_)), "{note:?}");
+    assert_eq!(serde_json::to_string(&note).unwrap(), text);
+    let known = r#"{"jsonrpc":"2.0","method":"notifications/tools/list_changed"}"#;
+    let note: mcp::ServerNotification = serde_json::from_str(known).unwrap();
+    assert_ne!(note.variant_name(), "Unknown");
+
+    // Still refused: no discriminator, one that is not a string, a known kind that is malformed,
+    // and unknown kinds in a union left closed.
+    let no_tag = serde_json::from_str::<mcp::ContentBlock>(r#"{"text":"hi"}"#).unwrap_err();
+    assert!(no_tag.to_string().contains("missing field `type`"), "{no_tag}");
+    let number = serde_json::from_str::<mcp::ContentBlock>(r#"{"type":5}"#).unwrap_err();
+    assert!(number.to_string().contains("invalid `type`, expected a string"), "{number}");
+    let number = serde_json::from_str::<mcp::ServerNotification>(r#"{"jsonrpc":"2.0","method":5}"#).unwrap_err();
+    assert!(number.to_string().contains("invalid `method`, expected a string"), "{number}");
+    let bad = serde_json::from_str::<mcp::ContentBlock>(r#"{"type":"text"}"#).unwrap_err();
+    assert!(bad.to_string().contains("missing field `text`"), "{bad}");
+    let closed = r#"{"jsonrpc":"2.0","id":1,"method":"things/unknown","params":{}}"#;
+    let closed = serde_json::from_str::<mcp::ClientRequest>(closed).unwrap_err();
+    assert!(closed.to_string().contains("unknown `method` value `things/unknown`"), "{closed}");
 }
 "##,
     )

@@ -56,3 +56,52 @@ fn golden_outputs_match() {
     }
     assert!(checked > 0, "no golden schemas found");
 }
+
+/// `open_union` names a union that is dispatched on one discriminator of its objects, or
+/// generation fails and says why.
+#[test]
+fn open_union_must_name_a_union_with_a_discriminator() {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/basic.json");
+    let generate = |name: &str| {
+        mcp_codegen::Builder::new()
+            .version("golden")
+            .schema(&schema)
+            .no_overlay()
+            .emit_rerun_if_changed(false)
+            .open_union(name)
+            .generate_string()
+    };
+    let code = generate("Message").unwrap().code;
+    assert!(code.contains("Unknown(::serde_json::Map<"), "{code}");
+    for (name, why) in [
+        ("Nope", "open_union(\"Nope\") names no union of this schema"),
+        ("Ping", "open_union(\"Ping\") names no union of this schema"),
+        (
+            "PingId",
+            "union `PingId` has no object member, so it cannot be open",
+        ),
+        (
+            "Contents",
+            "union `Contents` is not dispatched on one discriminator, so it cannot be open",
+        ),
+    ] {
+        let e = generate(name).unwrap_err().to_string();
+        assert!(e.contains(why), "{name}: {e}");
+    }
+}
+
+/// Without the defaults, a union named like a content union is closed.
+#[test]
+fn default_open_unions_can_be_turned_off() {
+    let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/open.json");
+    let code = mcp_codegen::Builder::new()
+        .version("golden")
+        .schema(&schema)
+        .no_overlay()
+        .emit_rerun_if_changed(false)
+        .no_default_open_unions()
+        .generate_string()
+        .unwrap()
+        .code;
+    assert!(!code.contains("Unknown("), "{code}");
+}

@@ -122,6 +122,8 @@ pub enum CallToolResultContentItem {
     ImageContent(ImageContent),
     /// A `EmbeddedResource`.
     EmbeddedResource(EmbeddedResource),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl CallToolResultContentItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -136,6 +138,7 @@ impl CallToolResultContentItem {
             Self::TextContent(_) => "TextContent",
             Self::ImageContent(_) => "ImageContent",
             Self::EmbeddedResource(_) => "EmbeddedResource",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -161,16 +164,12 @@ impl CallToolResultContentItem {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`, `resource`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (3usize, "Unknown"),
                 }
             }
             other => {
@@ -212,6 +211,15 @@ impl CallToolResultContentItem {
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
+            3usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -227,6 +235,7 @@ impl ::serde::Serialize for CallToolResultContentItem {
             Self::EmbeddedResource(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -1576,6 +1585,8 @@ pub enum CreateMessageResultContent {
     TextContent(TextContent),
     /// A `ImageContent`.
     ImageContent(ImageContent),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl CreateMessageResultContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -1588,6 +1599,7 @@ impl CreateMessageResultContent {
         match self {
             Self::TextContent(_) => "TextContent",
             Self::ImageContent(_) => "ImageContent",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -1612,16 +1624,12 @@ impl CreateMessageResultContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (2usize, "Unknown"),
                 }
             }
             other => {
@@ -1654,6 +1662,15 @@ impl CreateMessageResultContent {
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
+            2usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1666,6 +1683,7 @@ impl ::serde::Serialize for CreateMessageResultContent {
         match self {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -3292,6 +3310,8 @@ pub enum PromptMessageContent {
     ImageContent(ImageContent),
     /// A `EmbeddedResource`.
     EmbeddedResource(EmbeddedResource),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl PromptMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -3306,6 +3326,7 @@ impl PromptMessageContent {
             Self::TextContent(_) => "TextContent",
             Self::ImageContent(_) => "ImageContent",
             Self::EmbeddedResource(_) => "EmbeddedResource",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -3331,16 +3352,12 @@ impl PromptMessageContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`, `resource`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (3usize, "Unknown"),
                 }
             }
             other => {
@@ -3382,6 +3399,15 @@ impl PromptMessageContent {
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
+            3usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3397,6 +3423,7 @@ impl ::serde::Serialize for PromptMessageContent {
             Self::EmbeddedResource(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -4151,6 +4178,8 @@ pub enum SamplingMessageContent {
     TextContent(TextContent),
     /// A `ImageContent`.
     ImageContent(ImageContent),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl SamplingMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -4163,6 +4192,7 @@ impl SamplingMessageContent {
         match self {
             Self::TextContent(_) => "TextContent",
             Self::ImageContent(_) => "ImageContent",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -4187,16 +4217,12 @@ impl SamplingMessageContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (2usize, "Unknown"),
                 }
             }
             other => {
@@ -4229,6 +4255,15 @@ impl SamplingMessageContent {
                     .map(Self::ImageContent)
                     .map_err(|e| __private::context(label, e))
             }
+            2usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4241,6 +4276,7 @@ impl ::serde::Serialize for SamplingMessageContent {
         match self {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }

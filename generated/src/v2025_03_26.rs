@@ -154,6 +154,8 @@ pub enum CallToolResultContentItem {
     AudioContent(AudioContent),
     /// A `EmbeddedResource`.
     EmbeddedResource(EmbeddedResource),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl CallToolResultContentItem {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -170,6 +172,7 @@ impl CallToolResultContentItem {
             Self::ImageContent(_) => "ImageContent",
             Self::AudioContent(_) => "AudioContent",
             Self::EmbeddedResource(_) => "EmbeddedResource",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -196,16 +199,12 @@ impl CallToolResultContentItem {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`, `audio`, `resource`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (4usize, "Unknown"),
                 }
             }
             other => {
@@ -256,6 +255,15 @@ impl CallToolResultContentItem {
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
+            4usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -272,6 +280,7 @@ impl ::serde::Serialize for CallToolResultContentItem {
             Self::EmbeddedResource(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -1628,6 +1637,8 @@ pub enum CreateMessageResultContent {
     ImageContent(ImageContent),
     /// A `AudioContent`.
     AudioContent(AudioContent),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl CreateMessageResultContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -1642,6 +1653,7 @@ impl CreateMessageResultContent {
             Self::TextContent(_) => "TextContent",
             Self::ImageContent(_) => "ImageContent",
             Self::AudioContent(_) => "AudioContent",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -1667,16 +1679,12 @@ impl CreateMessageResultContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`, `audio`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (3usize, "Unknown"),
                 }
             }
             other => {
@@ -1718,6 +1726,15 @@ impl CreateMessageResultContent {
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
+            3usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1731,6 +1748,7 @@ impl ::serde::Serialize for CreateMessageResultContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -3823,6 +3841,8 @@ pub enum PromptMessageContent {
     AudioContent(AudioContent),
     /// A `EmbeddedResource`.
     EmbeddedResource(EmbeddedResource),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl PromptMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -3839,6 +3859,7 @@ impl PromptMessageContent {
             Self::ImageContent(_) => "ImageContent",
             Self::AudioContent(_) => "AudioContent",
             Self::EmbeddedResource(_) => "EmbeddedResource",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -3865,16 +3886,12 @@ impl PromptMessageContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`, `audio`, `resource`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (4usize, "Unknown"),
                 }
             }
             other => {
@@ -3925,6 +3942,15 @@ impl PromptMessageContent {
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
+            4usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -3941,6 +3967,7 @@ impl ::serde::Serialize for PromptMessageContent {
             Self::EmbeddedResource(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -4666,6 +4693,8 @@ pub enum SamplingMessageContent {
     ImageContent(ImageContent),
     /// A `AudioContent`.
     AudioContent(AudioContent),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl SamplingMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -4680,6 +4709,7 @@ impl SamplingMessageContent {
             Self::TextContent(_) => "TextContent",
             Self::ImageContent(_) => "ImageContent",
             Self::AudioContent(_) => "AudioContent",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -4705,16 +4735,12 @@ impl SamplingMessageContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`, `audio`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (3usize, "Unknown"),
                 }
             }
             other => {
@@ -4756,6 +4782,15 @@ impl SamplingMessageContent {
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
+            3usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4769,6 +4804,7 @@ impl ::serde::Serialize for SamplingMessageContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }

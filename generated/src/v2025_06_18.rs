@@ -1493,6 +1493,8 @@ pub enum ContentBlock {
     ResourceLink(ResourceLink),
     /// A `EmbeddedResource`.
     EmbeddedResource(EmbeddedResource),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl ContentBlock {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -1511,6 +1513,7 @@ impl ContentBlock {
             Self::AudioContent(_) => "AudioContent",
             Self::ResourceLink(_) => "ResourceLink",
             Self::EmbeddedResource(_) => "EmbeddedResource",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -1540,17 +1543,12 @@ impl ContentBlock {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `resource_link`, `resource`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (5usize, "Unknown"),
                 }
             }
             other => {
@@ -1610,6 +1608,15 @@ impl ContentBlock {
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
+            5usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1627,6 +1634,7 @@ impl ::serde::Serialize for ContentBlock {
             Self::EmbeddedResource(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -1777,6 +1785,8 @@ pub enum CreateMessageResultContent {
     ImageContent(ImageContent),
     /// A `AudioContent`.
     AudioContent(AudioContent),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl CreateMessageResultContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -1791,6 +1801,7 @@ impl CreateMessageResultContent {
             Self::TextContent(_) => "TextContent",
             Self::ImageContent(_) => "ImageContent",
             Self::AudioContent(_) => "AudioContent",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -1816,16 +1827,12 @@ impl CreateMessageResultContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`, `audio`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (3usize, "Unknown"),
                 }
             }
             other => {
@@ -1867,6 +1874,15 @@ impl CreateMessageResultContent {
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
+            3usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1880,6 +1896,7 @@ impl ::serde::Serialize for CreateMessageResultContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -4822,6 +4839,8 @@ pub enum SamplingMessageContent {
     ImageContent(ImageContent),
     /// A `AudioContent`.
     AudioContent(AudioContent),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl SamplingMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -4836,6 +4855,7 @@ impl SamplingMessageContent {
             Self::TextContent(_) => "TextContent",
             Self::ImageContent(_) => "ImageContent",
             Self::AudioContent(_) => "AudioContent",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -4861,16 +4881,12 @@ impl SamplingMessageContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag), "`text`, `image`, `audio`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (3usize, "Unknown"),
                 }
             }
             other => {
@@ -4912,6 +4928,15 @@ impl SamplingMessageContent {
                     .map(Self::AudioContent)
                     .map_err(|e| __private::context(label, e))
             }
+            3usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -4925,6 +4950,7 @@ impl ::serde::Serialize for SamplingMessageContent {
             Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
             Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }

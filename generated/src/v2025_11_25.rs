@@ -2143,6 +2143,8 @@ pub enum ContentBlock {
     ResourceLink(ResourceLink),
     /// A `EmbeddedResource`.
     EmbeddedResource(EmbeddedResource),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl ContentBlock {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -2161,6 +2163,7 @@ impl ContentBlock {
             Self::AudioContent(_) => "AudioContent",
             Self::ResourceLink(_) => "ResourceLink",
             Self::EmbeddedResource(_) => "EmbeddedResource",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -2190,17 +2193,12 @@ impl ContentBlock {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `resource_link`, `resource`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (5usize, "Unknown"),
                 }
             }
             other => {
@@ -2260,6 +2258,15 @@ impl ContentBlock {
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
+            5usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2277,6 +2284,7 @@ impl ::serde::Serialize for ContentBlock {
             Self::EmbeddedResource(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -2483,6 +2491,8 @@ pub enum CreateMessageResultContent {
     ToolResultContent(ToolResultContent),
     /// A JSON array.
     Array(::std::vec::Vec<SamplingMessageContentBlock>),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl CreateMessageResultContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -2503,6 +2513,7 @@ impl CreateMessageResultContent {
             Self::ToolUseContent(_) => "ToolUseContent",
             Self::ToolResultContent(_) => "ToolResultContent",
             Self::Array(_) => "Array",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -2532,17 +2543,12 @@ impl CreateMessageResultContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (6usize, "Unknown"),
                 }
             }
             __private::Content::Seq(_) => (5usize, "Array"),
@@ -2612,6 +2618,15 @@ impl CreateMessageResultContent {
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
+            6usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -2632,6 +2647,7 @@ impl ::serde::Serialize for CreateMessageResultContent {
                 ::serde::Serialize::serialize(value, serializer)
             }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -7135,6 +7151,8 @@ pub enum SamplingMessageContent {
     ToolResultContent(ToolResultContent),
     /// A JSON array.
     Array(::std::vec::Vec<SamplingMessageContentBlock>),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl SamplingMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -7155,6 +7173,7 @@ impl SamplingMessageContent {
             Self::ToolUseContent(_) => "ToolUseContent",
             Self::ToolResultContent(_) => "ToolResultContent",
             Self::Array(_) => "Array",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -7184,17 +7203,12 @@ impl SamplingMessageContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (6usize, "Unknown"),
                 }
             }
             __private::Content::Seq(_) => (5usize, "Array"),
@@ -7264,6 +7278,15 @@ impl SamplingMessageContent {
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
+            6usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7284,6 +7307,7 @@ impl ::serde::Serialize for SamplingMessageContent {
                 ::serde::Serialize::serialize(value, serializer)
             }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -7371,6 +7395,8 @@ pub enum SamplingMessageContentBlock {
     ToolUseContent(ToolUseContent),
     /// A `ToolResultContent`.
     ToolResultContent(ToolResultContent),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl SamplingMessageContentBlock {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -7389,6 +7415,7 @@ impl SamplingMessageContentBlock {
             Self::AudioContent(_) => "AudioContent",
             Self::ToolUseContent(_) => "ToolUseContent",
             Self::ToolResultContent(_) => "ToolResultContent",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -7418,17 +7445,12 @@ impl SamplingMessageContentBlock {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (5usize, "Unknown"),
                 }
             }
             other => {
@@ -7488,6 +7510,15 @@ impl SamplingMessageContentBlock {
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
+            5usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7507,6 +7538,7 @@ impl ::serde::Serialize for SamplingMessageContentBlock {
             Self::ToolResultContent(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }

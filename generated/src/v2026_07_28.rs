@@ -1412,6 +1412,8 @@ pub enum ContentBlock {
     ResourceLink(ResourceLink),
     /// A `EmbeddedResource`.
     EmbeddedResource(EmbeddedResource),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl ContentBlock {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -1430,6 +1432,7 @@ impl ContentBlock {
             Self::AudioContent(_) => "AudioContent",
             Self::ResourceLink(_) => "ResourceLink",
             Self::EmbeddedResource(_) => "EmbeddedResource",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -1459,17 +1462,12 @@ impl ContentBlock {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `resource_link`, `resource`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (5usize, "Unknown"),
                 }
             }
             other => {
@@ -1529,6 +1527,15 @@ impl ContentBlock {
                     .map(Self::EmbeddedResource)
                     .map_err(|e| __private::context(label, e))
             }
+            5usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1546,6 +1553,7 @@ impl ::serde::Serialize for ContentBlock {
             Self::EmbeddedResource(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -1718,6 +1726,8 @@ pub enum CreateMessageResultContent {
     ToolResultContent(ToolResultContent),
     /// A JSON array.
     Array(::std::vec::Vec<SamplingMessageContentBlock>),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl CreateMessageResultContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -1738,6 +1748,7 @@ impl CreateMessageResultContent {
             Self::ToolUseContent(_) => "ToolUseContent",
             Self::ToolResultContent(_) => "ToolResultContent",
             Self::Array(_) => "Array",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -1767,17 +1778,12 @@ impl CreateMessageResultContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (6usize, "Unknown"),
                 }
             }
             __private::Content::Seq(_) => (5usize, "Array"),
@@ -1847,6 +1853,15 @@ impl CreateMessageResultContent {
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
+            6usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -1867,6 +1882,7 @@ impl ::serde::Serialize for CreateMessageResultContent {
                 ::serde::Serialize::serialize(value, serializer)
             }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -7168,6 +7184,8 @@ pub enum SamplingMessageContent {
     ToolResultContent(ToolResultContent),
     /// A JSON array.
     Array(::std::vec::Vec<SamplingMessageContentBlock>),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl SamplingMessageContent {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -7188,6 +7206,7 @@ impl SamplingMessageContent {
             Self::ToolUseContent(_) => "ToolUseContent",
             Self::ToolResultContent(_) => "ToolResultContent",
             Self::Array(_) => "Array",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -7217,17 +7236,12 @@ impl SamplingMessageContent {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (6usize, "Unknown"),
                 }
             }
             __private::Content::Seq(_) => (5usize, "Array"),
@@ -7297,6 +7311,15 @@ impl SamplingMessageContent {
                     .map(Self::Array)
                     .map_err(|e| __private::context(label, e))
             }
+            6usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7317,6 +7340,7 @@ impl ::serde::Serialize for SamplingMessageContent {
                 ::serde::Serialize::serialize(value, serializer)
             }
             Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }
@@ -7401,6 +7425,8 @@ pub enum SamplingMessageContentBlock {
     ToolUseContent(ToolUseContent),
     /// A `ToolResultContent`.
     ToolResultContent(ToolResultContent),
+    /// An object of a kind this schema version does not define (a newer peer's), kept whole so it serializes back unchanged.
+    Unknown(::serde_json::Map<::std::string::String, ::serde_json::Value>),
 }
 impl SamplingMessageContentBlock {
     /// Schema type names of the members, in declaration order (empty for inline members).
@@ -7419,6 +7445,7 @@ impl SamplingMessageContentBlock {
             Self::AudioContent(_) => "AudioContent",
             Self::ToolUseContent(_) => "ToolUseContent",
             Self::ToolResultContent(_) => "ToolResultContent",
+            Self::Unknown(_) => "Unknown",
         }
     }
     /// Picks the member by its discriminators and deserializes only that member, so an
@@ -7448,17 +7475,12 @@ impl SamplingMessageContentBlock {
                             __private::error("missing field `type`"),
                         );
                     }
-                    _ => {
+                    _ if tag.and_then(__private::Content::as_str).is_none() => {
                         return ::core::result::Result::Err(
-                            __private::error(
-                                &::std::format!(
-                                    "unknown `{}` value {}, expected one of {}", "type",
-                                    __private::show(tag),
-                                    "`text`, `image`, `audio`, `tool_use`, `tool_result`"
-                                ),
-                            ),
+                            __private::error("invalid `type`, expected a string"),
                         );
                     }
+                    _ => (5usize, "Unknown"),
                 }
             }
             other => {
@@ -7518,6 +7540,15 @@ impl SamplingMessageContentBlock {
                     .map(Self::ToolResultContent)
                     .map_err(|e| __private::context(label, e))
             }
+            5usize => {
+                ::serde::Deserialize::deserialize(
+                        __private::ContentDeserializer::<
+                            ::serde_json::Error,
+                        >::new(content),
+                    )
+                    .map(Self::Unknown)
+                    .map_err(|e| __private::context(label, e))
+            }
             _ => ::core::result::Result::Err(__private::error("no member chosen")),
         }
     }
@@ -7537,6 +7568,7 @@ impl ::serde::Serialize for SamplingMessageContentBlock {
             Self::ToolResultContent(value) => {
                 ::serde::Serialize::serialize(value, serializer)
             }
+            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
         }
     }
 }

@@ -673,3 +673,47 @@ async fn an_error_before_the_stream_starts_is_a_4xx() {
     assert_eq!(reply["error"]["code"], -32021, "{reply}");
     assert_eq!(reply["id"], 9);
 }
+
+#[tokio::test]
+async fn client_keeps_a_result_whose_content_has_a_kind_it_does_not_know() {
+    use tokio::io::{AsyncBufReadExt, AsyncWriteExt};
+    let (to_server, server_read) = tokio::io::duplex(64 * 1024);
+    let (mut server_write, from_server) = tokio::io::duplex(64 * 1024);
+    let client = Client::over_io(from_server, to_server);
+    // A "newer server": its result holds a text block and a block of a kind 2026-07-28 does not
+    // define, which must reach the caller whole instead of failing the call.
+    let video = json!({"type": "video", "uri": "file:///clip.mp4", "frames": [1, 2.5]});
+    let answer = video.clone();
+    tokio::spawn(async move {
+        let mut lines = tokio::io::BufReader::new(server_read).lines();
+        while let Ok(Some(line)) = lines.next_line().await {
+            let request: Value = serde_json::from_str(&line).unwrap();
+            let result = match request["method"].as_str() {
+                Some("server/discover") => json!({
+                    "resultType": "complete",
+                    "supportedVersions": ["2026-07-28"],
+                    "capabilities": {"tools": {}},
+                    "_meta": {"io.modelcontextprotocol/serverInfo": {"name": "newer", "version": "9"}},
+                }),
+                _ => json!({
+                    "resultType": "complete",
+                    "content": [{"type": "text", "text": "here it is"}, answer],
+                }),
+            };
+            let reply = json!({"jsonrpc": "2.0", "id": request["id"], "result": result});
+            let mut out = serde_json::to_vec(&reply).unwrap();
+            out.push(b'\n');
+            server_write.write_all(&out).await.unwrap();
+        }
+    });
+    let result = tokio::time::timeout(Duration::from_secs(5), client.call_tool("film", json!({})))
+        .await
+        .expect("the call ends")
+        .expect("an unknown content kind does not fail the result");
+    assert_eq!(text(&result), "here it is");
+    let mcp_runtime::schema::ContentBlock::Unknown(block) = &result.content[1] else {
+        panic!("{:?}", result.content[1]);
+    };
+    assert_eq!(Value::Object(block.clone()), video);
+    assert_eq!(serde_json::to_value(&result.content[1]).unwrap(), video);
+}
