@@ -13,7 +13,8 @@
 //! `bench_rounds`), rmcp's and rust-mcp-sdk's.
 //! `load legacy [--seconds S] [--reps N]` measures the 2025-era flow instead (initialize, a
 //! call whose elicitation is a real request to the client, DELETE) against rmcp's legacy
-//! session mode.
+//! session mode. `taskset -c 0 load one-cpu [--seconds S] [--reps N]` measures concurrency 1
+//! with the generator and the servers on one CPU, where no flow waits for a CPU to wake.
 
 mod floor;
 mod generator;
@@ -214,13 +215,14 @@ fn main() -> std::process::ExitCode {
     }
     let legacy = args.first().map(String::as_str) == Some("legacy");
     let probe = args.first().map(String::as_str) == Some("probe");
+    let one_cpu = args.first().map(String::as_str) == Some("one-cpu");
     let mut seconds = 0.125f64;
     let mut reps = 16usize;
     let mut threads = 2usize;
     let mut server = "ours".to_string();
     let mut flow = "multi".to_string();
     let mut concurrency = 8usize;
-    let mut it = args.iter().skip(usize::from(legacy || probe));
+    let mut it = args.iter().skip(usize::from(legacy || probe || one_cpu));
     while let Some(a) = it.next() {
         if probe && matches!(a.as_str(), "--server" | "--flow") {
             let Some(v) = it.next() else { break };
@@ -239,7 +241,7 @@ fn main() -> std::process::ExitCode {
             ("--concurrency", Some(v)) if probe && v >= 1.0 => concurrency = v as usize,
             _ => {
                 eprintln!(
-                    "usage: load [legacy] [--seconds S] [--reps N] [--generator-threads T] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] | load serve {}|rmcp-legacy",
+                    "usage: load [legacy|one-cpu] [--seconds S] [--reps N] [--generator-threads T] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] | load serve {}|rmcp-legacy",
                     SERVERS.join("|")
                 );
                 return std::process::ExitCode::from(2);
@@ -268,6 +270,8 @@ fn main() -> std::process::ExitCode {
         runtime.block_on(run_probe(&server, &flow, concurrency, d, reps))
     } else if legacy {
         runtime.block_on(run_legacy(d, reps))
+    } else if one_cpu {
+        runtime.block_on(run_one_cpu(d, reps))
     } else {
         runtime.block_on(run(d, reps))
     };
@@ -542,6 +546,95 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
         .chain(replay_results.iter().flatten())
         .chain(open_results.iter().flatten())
     {
+        if let Some(e) = &m.first_error {
+            eprintln!("first error: {e}");
+        }
+    }
+    Ok(())
+}
+
+/// Concurrency 1 with the generator and every server on one CPU (the process must run under
+/// `taskset -c 0`; the servers it starts inherit that). On two CPUs a flow at concurrency 1
+/// mostly waits for one CPU to wake the other (the floor's CPU per request is four times what it
+/// is on one CPU); on one, the wake-up is a context switch, so the table shows what each server's
+/// own work costs. Servers and the floor take turns as in [`run`].
+async fn run_one_cpu(d: Duration, reps: usize) -> Result<(), String> {
+    let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
+    if cpus != 1 {
+        return Err(format!(
+            "one-cpu needs the process on one CPU (it may use {cpus}): run it as `taskset -c 0 load one-cpu`"
+        ));
+    }
+    // ours, fixture, rmcp, then the floor (the plain call only).
+    let names = ["ours", "fixture", "rmcp", "floor"];
+    let mut targets = Vec::new();
+    for name in names {
+        targets.push(Target::start(name).await?);
+    }
+    let flows = [Flow::plain(), Flow::elicitation(), Flow::multi_round()];
+    for t in &targets {
+        for flow in flows.iter().take(if t.name == "floor" { 1 } else { 3 }) {
+            let o = generator::run(&t.conns, flow, 8, Duration::from_millis(300)).await;
+            if o.flows == 0 || o.errors > 0 {
+                return Err(format!(
+                    "{} server failed the {} warm-up: {}",
+                    t.name,
+                    flow.label,
+                    o.first_error.unwrap_or_default()
+                ));
+            }
+        }
+    }
+    let mut results: Vec<[Merged; 4]> = flows.iter().map(|_| Default::default()).collect();
+    for rep in 0..reps {
+        for (i, flow) in flows.iter().enumerate() {
+            let n = if i == 0 { 4 } else { 3 };
+            for k in 0..n {
+                let s = if rep % 2 == 0 {
+                    (k + rep) % n
+                } else {
+                    (n - 1 - k + rep) % n
+                };
+                measure(&targets[s], flow, 1, d, &mut results[i][s]).await;
+            }
+        }
+    }
+    println!("#### Concurrency 1 on one CPU (`taskset -c 0 load one-cpu`: the generator and the server share CPU 0; flows/s: median of {reps} runs of {:.3} s, servers taking turns; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; the floor answers the plain call with no MCP work)\n", d.as_secs_f64());
+    println!("| flow | ours flows/s | fixture flows/s | rmcp flows/s | floor flows/s | ratio ours/rmcp | ratio fixture/rmcp | ours p50 / p99 / p99.9 ms | fixture p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | CPU µs/req ours / fixture / rmcp / floor | errors ours / fixture / rmcp |");
+    println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
+    for (i, (flow, [o, f, r, fl])) in flows.iter().zip(&results).enumerate() {
+        let floor_rate = if i == 0 {
+            format!("{:.0}", fl.rate())
+        } else {
+            "".into()
+        };
+        let floor_cpu = if i == 0 {
+            format!(" / {:.0}", fl.cpu_per(fl.all_requests))
+        } else {
+            String::new()
+        };
+        println!(
+            "| {} | {:.0} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} / {:.0}{} | {} / {} / {} |",
+            flow.label,
+            o.rate(),
+            f.rate(),
+            r.rate(),
+            floor_rate,
+            ratio(o.rate(), r.rate()),
+            ratio(f.rate(), r.rate()),
+            tail_cell(o),
+            tail_cell(f),
+            tail_cell(r),
+            o.cpu_per(o.all_requests),
+            f.cpu_per(f.all_requests),
+            r.cpu_per(r.all_requests),
+            floor_cpu,
+            o.errors,
+            f.errors,
+            r.errors
+        );
+    }
+    for m in results.iter().flatten() {
         if let Some(e) = &m.first_error {
             eprintln!("first error: {e}");
         }
