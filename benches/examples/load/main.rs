@@ -165,6 +165,21 @@ impl Merged {
 /// into the next slice.
 const SLICE_WARM_UP: Duration = Duration::from_millis(20);
 
+/// 0.3 s of `flow` from `conc` workers against `t` (connections, allocator, lazy statics), which
+/// must complete flows without an error: every server does the same job before it is timed.
+async fn warm_up(t: &Target, flow: &Flow, conc: usize) -> Result<(), String> {
+    let o = generator::run(&t.conns, flow, conc, Duration::from_millis(300)).await;
+    if o.flows == 0 || o.errors > 0 {
+        return Err(format!(
+            "{} server failed the {} warm-up: {}",
+            t.name,
+            flow.label,
+            o.first_error.unwrap_or_default()
+        ));
+    }
+    Ok(())
+}
+
 async fn measure(t: &Target, flow: &Flow, conc: usize, d: Duration, into: &mut Merged) {
     let warm = generator::run(&t.conns, flow, conc, SLICE_WARM_UP).await;
     into.warm_up_flows += warm.flows;
@@ -365,15 +380,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
             flows.push(Flow::rounds(3));
         }
         for flow in flows {
-            let o = generator::run(&t.conns, &flow, 32, Duration::from_millis(300)).await;
-            if o.flows == 0 || o.errors > 0 {
-                return Err(format!(
-                    "{} server failed the {} warm-up: {}",
-                    t.name,
-                    flow.label,
-                    o.first_error.unwrap_or_default()
-                ));
-            }
+            warm_up(t, &flow, 32).await?;
         }
     }
     let rss_start: Vec<(u64, u64)> = targets.iter().map(Target::rss_kib).collect();
@@ -574,15 +581,7 @@ async fn run_one_cpu(d: Duration, reps: usize) -> Result<(), String> {
     let flows = [Flow::plain(), Flow::elicitation(), Flow::multi_round()];
     for t in &targets {
         for flow in flows.iter().take(if t.name == "floor" { 1 } else { 3 }) {
-            let o = generator::run(&t.conns, flow, 8, Duration::from_millis(300)).await;
-            if o.flows == 0 || o.errors > 0 {
-                return Err(format!(
-                    "{} server failed the {} warm-up: {}",
-                    t.name,
-                    flow.label,
-                    o.first_error.unwrap_or_default()
-                ));
-            }
+            warm_up(t, flow, 8).await?;
         }
     }
     let mut results: Vec<[Merged; 4]> = flows.iter().map(|_| Default::default()).collect();
