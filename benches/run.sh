@@ -54,6 +54,11 @@ else
 fi
 step "writing BENCHMARKS.md"
 machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/{print $2}') GiB, $(rustc --version), $(date -u +%Y-%m-%d)"
+# How long an idle vCPU polls before it halts decides most of a concurrency-1 flow on a VM
+# (0 here makes every wake-up go through the hypervisor; see the twenty-first session).
+if [ -r /sys/module/haltpoll/parameters/guest_halt_poll_ns ]; then
+  machine="$machine, guest halt polling $(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns) ns (cpuidle $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo unknown))"
+fi
 minutes=$(echo "scale=1; ($(date +%s) - $measured_from) / 60" | bc)
 total_minutes=$(echo "scale=1; ($(date +%s) - $started) / 60" | bc)
 python3 - "$tables" "$load" "$server_build" "$build" "$machine" "$measure" "$minutes" "$total_minutes" "$load_reps" "$one_cpu" <<'PY'
