@@ -9,6 +9,15 @@ const SUPPORT: &str = "/// Support code for the generated types; not a public AP
 
 use std::path::Path;
 
+/// A builder for the golden schema `schema`, as published (no overlay), printing nothing for cargo.
+fn golden(schema: &Path) -> mcp_codegen::Builder {
+    mcp_codegen::Builder::new()
+        .version("golden")
+        .schema(schema)
+        .no_overlay()
+        .emit_rerun_if_changed(false)
+}
+
 #[test]
 fn golden_outputs_match() {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden");
@@ -19,14 +28,7 @@ fn golden_outputs_match() {
             continue;
         }
         let expected_path = schema.with_extension("rs");
-        let code = mcp_codegen::Builder::new()
-            .version("golden")
-            .schema(&schema)
-            .no_overlay()
-            .emit_rerun_if_changed(false)
-            .generate_string()
-            .unwrap()
-            .code;
+        let code = golden(&schema).generate_string().unwrap().code;
         let at = code
             .find(SUPPORT)
             .expect("every generated file ends with the support module");
@@ -62,15 +64,7 @@ fn golden_outputs_match() {
 #[test]
 fn open_union_must_name_a_union_with_a_discriminator() {
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/basic.json");
-    let generate = |name: &str| {
-        mcp_codegen::Builder::new()
-            .version("golden")
-            .schema(&schema)
-            .no_overlay()
-            .emit_rerun_if_changed(false)
-            .open_union(name)
-            .generate_string()
-    };
+    let generate = |name: &str| golden(&schema).open_union(name).generate_string();
     let code = generate("Message").unwrap().code;
     assert!(code.contains("Unknown(::serde_json::Map<"), "{code}");
     for (name, why) in [
@@ -94,11 +88,7 @@ fn open_union_must_name_a_union_with_a_discriminator() {
 #[test]
 fn default_open_unions_can_be_turned_off() {
     let schema = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/open.json");
-    let code = mcp_codegen::Builder::new()
-        .version("golden")
-        .schema(&schema)
-        .no_overlay()
-        .emit_rerun_if_changed(false)
+    let code = golden(&schema)
         .no_default_open_unions()
         .generate_string()
         .unwrap()

@@ -165,6 +165,17 @@ impl Merged {
 /// into the next slice.
 const SLICE_WARM_UP: Duration = Duration::from_millis(20);
 
+/// Which of `n` servers goes `k`th in repetition `rep`: who goes first rotates each repetition,
+/// and the cycle is reversed every other one, so each server follows each of its two
+/// neighbours in the cycle equally often.
+fn turn(rep: usize, k: usize, n: usize) -> usize {
+    if rep.is_multiple_of(2) {
+        (k + rep) % n
+    } else {
+        (n - 1 - k + rep) % n
+    }
+}
+
 /// 0.3 s of `flow` from `conc` workers against `t` (connections, allocator, lazy statics), which
 /// must complete flows without an error: every server does the same job before it is timed.
 async fn warm_up(t: &Target, flow: &Flow, conc: usize) -> Result<(), String> {
@@ -403,15 +414,7 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     let mut rss_after_run: [Vec<u64>; N] = Default::default();
     let mut floor_results: Vec<Merged> = e2e.iter().map(|_| Merged::default()).collect();
     for rep in 0..reps {
-        // Rotate who goes first in each repetition, and reverse the cycle every other one, so
-        // each server follows each of its two neighbours in the cycle equally often.
-        let order: [usize; N] = std::array::from_fn(|i| {
-            if rep % 2 == 0 {
-                (i + rep) % N
-            } else {
-                (N - 1 - i + rep) % N
-            }
-        });
+        let order: [usize; N] = std::array::from_fn(|i| turn(rep, i, N));
         let main_order: Vec<usize> = order.iter().copied().filter(|s| MAIN.contains(s)).collect();
         for (i, (flow, conc)) in e2e.iter().enumerate() {
             for &s in &order {
@@ -572,28 +575,27 @@ async fn run_one_cpu(d: Duration, reps: usize) -> Result<(), String> {
             "one-cpu needs the process on one CPU (it may use {cpus}): run it as `taskset -c 0 load one-cpu`"
         ));
     }
-    // ours, fixture, rmcp, then the floor (the plain call only).
+    // ours, fixture, rmcp, then the floor, which serves the plain call only.
     let names = ["ours", "fixture", "rmcp", "floor"];
     let mut targets = Vec::new();
     for name in names {
         targets.push(Target::start(name).await?);
     }
     let flows = [Flow::plain(), Flow::elicitation(), Flow::multi_round()];
-    for t in &targets {
-        for flow in flows.iter().take(if t.name == "floor" { 1 } else { 3 }) {
+    let floor_too = |flow: &Flow| flow.tool == Flow::plain().tool;
+    // How many of the targets serve `flow`: the floor, last, only the plain call.
+    let serving = |flow: &Flow| names.len() - usize::from(!floor_too(flow));
+    for flow in &flows {
+        for t in &targets[..serving(flow)] {
             warm_up(t, flow, 8).await?;
         }
     }
     let mut results: Vec<[Merged; 4]> = flows.iter().map(|_| Default::default()).collect();
     for rep in 0..reps {
         for (i, flow) in flows.iter().enumerate() {
-            let n = if i == 0 { 4 } else { 3 };
+            let n = serving(flow);
             for k in 0..n {
-                let s = if rep % 2 == 0 {
-                    (k + rep) % n
-                } else {
-                    (n - 1 - k + rep) % n
-                };
+                let s = turn(rep, k, n);
                 measure(&targets[s], flow, 1, d, &mut results[i][s]).await;
             }
         }
@@ -601,16 +603,14 @@ async fn run_one_cpu(d: Duration, reps: usize) -> Result<(), String> {
     println!("#### Concurrency 1 on one CPU (`taskset -c 0 load one-cpu`: the generator and the server share CPU 0; flows/s: median of {reps} runs of {:.3} s, servers taking turns; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; the floor answers the plain call with no MCP work)\n", d.as_secs_f64());
     println!("| flow | ours flows/s | fixture flows/s | rmcp flows/s | floor flows/s | ratio ours/rmcp | ratio fixture/rmcp | ours p50 / p99 / p99.9 ms | fixture p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | CPU µs/req ours / fixture / rmcp / floor | errors ours / fixture / rmcp |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
-    for (i, (flow, [o, f, r, fl])) in flows.iter().zip(&results).enumerate() {
-        let floor_rate = if i == 0 {
-            format!("{:.0}", fl.rate())
+    for (flow, [o, f, r, fl]) in flows.iter().zip(&results) {
+        let (floor_rate, floor_cpu) = if floor_too(flow) {
+            (
+                format!("{:.0}", fl.rate()),
+                format!(" / {:.0}", fl.cpu_per(fl.all_requests)),
+            )
         } else {
-            "".into()
-        };
-        let floor_cpu = if i == 0 {
-            format!(" / {:.0}", fl.cpu_per(fl.all_requests))
-        } else {
-            String::new()
+            (String::new(), String::new())
         };
         println!(
             "| {} | {:.0} | {:.0} | {:.0} | {} | {} | {} | {} | {} | {} | {:.0} / {:.0} / {:.0}{} | {} / {} / {} |",
