@@ -14,10 +14,14 @@
 //! `load legacy [--seconds S] [--reps N]` measures the 2025-era flow instead (initialize, a
 //! call whose elicitation is a real request to the client, DELETE) against rmcp's legacy
 //! session mode. `taskset -c 0 load one-cpu [--seconds S] [--reps N]` measures concurrency 1
-//! with the generator and the servers on one CPU, where no flow waits for a CPU to wake.
+//! with the generator and the servers on one CPU, where no flow waits for a CPU to wake, and
+//! `load halting` concurrency 1 on two CPUs with the host's idle states. `--poll-idle` makes
+//! idle CPUs poll instead of halting while the invocation runs (see `idle`); `benches/run.sh`
+//! gives it to the main tables.
 
 mod floor;
 mod generator;
+mod idle;
 mod legacy_flow;
 mod ours;
 mod rmcp_legacy;
@@ -242,14 +246,22 @@ fn main() -> std::process::ExitCode {
     let legacy = args.first().map(String::as_str) == Some("legacy");
     let probe = args.first().map(String::as_str) == Some("probe");
     let one_cpu = args.first().map(String::as_str) == Some("one-cpu");
+    let halting = args.first().map(String::as_str) == Some("halting");
+    let mut poll_idle = false;
     let mut seconds = 0.125f64;
     let mut reps = 16usize;
     let mut threads = 2usize;
     let mut server = "ours".to_string();
     let mut flow = "multi".to_string();
     let mut concurrency = 8usize;
-    let mut it = args.iter().skip(usize::from(legacy || probe || one_cpu));
+    let mut it = args
+        .iter()
+        .skip(usize::from(legacy || probe || one_cpu || halting));
     while let Some(a) = it.next() {
+        if a == "--poll-idle" && !halting {
+            poll_idle = true;
+            continue;
+        }
         if probe && matches!(a.as_str(), "--server" | "--flow") {
             let Some(v) = it.next() else { break };
             if a == "--server" {
@@ -267,7 +279,7 @@ fn main() -> std::process::ExitCode {
             ("--concurrency", Some(v)) if probe && v >= 1.0 => concurrency = v as usize,
             _ => {
                 eprintln!(
-                    "usage: load [legacy|one-cpu] [--seconds S] [--reps N] [--generator-threads T] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] | load serve {}|rmcp-legacy",
+                    "usage: load [legacy|one-cpu|halting] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load probe [--server NAME] [--flow plain|elicitation|multi] [--concurrency C] [--seconds S] [--reps N] [--generator-threads T] [--poll-idle] | load serve {}|rmcp-legacy\n(--poll-idle: idle CPUs poll instead of halting while it runs; not with halting)",
                     SERVERS.join("|")
                 );
                 return std::process::ExitCode::from(2);
@@ -291,16 +303,31 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
+    // Held until the process ends: every server started below is measured with it.
+    let held = if poll_idle {
+        match idle::PollIdle::hold() {
+            Ok(h) => Some(h),
+            Err(e) => {
+                eprintln!("load: --poll-idle: {e}");
+                return std::process::ExitCode::FAILURE;
+            }
+        }
+    } else {
+        None
+    };
     let d = Duration::from_secs_f64(seconds);
     let outcome = if probe {
         runtime.block_on(run_probe(&server, &flow, concurrency, d, reps))
     } else if legacy {
         runtime.block_on(run_legacy(d, reps))
     } else if one_cpu {
-        runtime.block_on(run_one_cpu(d, reps))
+        runtime.block_on(run_c1(C1::OneCpu, d, reps))
+    } else if halting {
+        runtime.block_on(run_c1(C1::Halting, d, reps))
     } else {
-        runtime.block_on(run(d, reps))
+        runtime.block_on(run(d, reps, held.is_some()))
     };
+    drop(held);
     match outcome {
         Ok(()) => std::process::ExitCode::SUCCESS,
         Err(e) => {
@@ -376,7 +403,9 @@ fn ratio(a: f64, b: f64) -> String {
     format!("{:.2}", a / b.max(1e-9))
 }
 
-async fn run(d: Duration, reps: usize) -> Result<(), String> {
+/// The end-to-end, floor, open-loop, replay and memory tables; `poll_idle` says whether idle
+/// CPUs poll (`--poll-idle`) for the heading.
+async fn run(d: Duration, reps: usize, poll_idle: bool) -> Result<(), String> {
     let mut targets = Vec::new();
     for name in SERVERS {
         targets.push(Target::start(name).await?);
@@ -438,7 +467,12 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
     }
 
     let all: Vec<usize> = (0..N).collect();
-    println!("#### End to end over streamable HTTP (flows/s: median of {reps} runs of {:.3} s, each after an untimed 0.02-s run of the same flow on the same server, servers taking turns in a cycle reversed every other repetition; latency of a whole flow over all runs; CPU = server user+system time per HTTP request, summed over all runs because /proc counts it in 10-ms ticks; \"ours\" is the bench server, \"fixture\" the conformance fixture server (`mcp_tests::conformance::server`); rms = rust-mcp-sdk)\n", d.as_secs_f64());
+    let idle = if poll_idle {
+        "idle CPUs poll instead of halting for the whole run (`--poll-idle` holds the kernel's CPU latency request at 0, as benchmark tuning tools do), so a server is not timed waiting for the hypervisor to wake a CPU; "
+    } else {
+        "idle CPUs as the host has them; "
+    };
+    println!("#### End to end over streamable HTTP ({idle}flows/s: median of {reps} runs of {:.3} s, each after an untimed 0.02-s run of the same flow on the same server, servers taking turns in a cycle reversed every other repetition; latency of a whole flow over all runs; CPU = server user+system time per HTTP request, summed over all runs because /proc counts it in 10-ms ticks; \"ours\" is the bench server, \"fixture\" the conformance fixture server (`mcp_tests::conformance::server`); rms = rust-mcp-sdk)\n", d.as_secs_f64());
     println!("| flow | concurrency | ours flows/s | fixture flows/s | rmcp flows/s | ratio ours/rmcp | ratio fixture/rmcp | rust-mcp-sdk flows/s | ratio ours/rms | ours p50 / p99 / p99.9 ms | fixture p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | rust-mcp-sdk p50 / p99 / p99.9 ms | CPU µs/req ours / fixture / rmcp / rms | errors ours / fixture / rmcp / rms |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|---|");
     for ((flow, conc), ms) in e2e.iter().zip(&e2e_results) {
@@ -568,13 +602,42 @@ async fn run(d: Duration, reps: usize) -> Result<(), String> {
 /// mostly waits for one CPU to wake the other (the floor's CPU per request is four times what it
 /// is on one CPU); on one, the wake-up is a context switch, so the table shows what each server's
 /// own work costs. Servers and the floor take turns as in [`run`].
-async fn run_one_cpu(d: Duration, reps: usize) -> Result<(), String> {
+/// Where `run_c1` measures concurrency 1.
+#[derive(Clone, Copy, PartialEq)]
+enum C1 {
+    /// The generator and every server on one CPU (`taskset -c 0`): no flow waits for an idle
+    /// CPU to wake, so the table shows each server's own work.
+    OneCpu,
+    /// Two or more CPUs whose idle states are the host's (nobody holds a CPU latency of 0):
+    /// every request wakes the server's CPU and then the generator's.
+    Halting,
+}
+
+async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
-    if cpus != 1 {
-        return Err(format!(
-            "one-cpu needs the process on one CPU (it may use {cpus}): run it as `taskset -c 0 load one-cpu`"
-        ));
-    }
+    let heading = match mode {
+        C1::OneCpu if cpus != 1 => {
+            return Err(format!(
+                "one-cpu needs the process on one CPU (it may use {cpus}): run it as `taskset -c 0 load one-cpu`"
+            ))
+        }
+        C1::OneCpu => "on one CPU (`taskset -c 0 load one-cpu`: the generator and the server share CPU 0".to_string(),
+        C1::Halting if cpus < 2 => {
+            return Err(format!("halting needs two CPUs or more (it may use {cpus})"))
+        }
+        C1::Halting => {
+            let target = match idle::latency_target() {
+                Ok(0) => {
+                    return Err(
+                        "halting measures idle CPUs as the host has them, but something holds the CPU latency request at 0".into(),
+                    )
+                }
+                Ok(t) => format!("{t} µs"),
+                Err(_) => "unreadable".into(),
+            };
+            format!("on {cpus} CPUs with the host's idle states (`load halting`: nothing holds the CPU latency request, whose target is {target}; an idle vCPU of this host halts at once, so every request waits for the hypervisor to wake the server's CPU and then the generator's")
+        }
+    };
     // ours, fixture, rmcp, then the floor, which serves the plain call only.
     let names = ["ours", "fixture", "rmcp", "floor"];
     let mut targets = Vec::new();
@@ -600,7 +663,7 @@ async fn run_one_cpu(d: Duration, reps: usize) -> Result<(), String> {
             }
         }
     }
-    println!("#### Concurrency 1 on one CPU (`taskset -c 0 load one-cpu`: the generator and the server share CPU 0; flows/s: median of {reps} runs of {:.3} s, servers taking turns; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; the floor answers the plain call with no MCP work)\n", d.as_secs_f64());
+    println!("#### Concurrency 1 {heading}; flows/s: median of {reps} runs of {:.3} s, servers taking turns; latency of a whole flow over all runs; CPU = server user+system time per HTTP request; the floor answers the plain call with no MCP work)\n", d.as_secs_f64());
     println!("| flow | ours flows/s | fixture flows/s | rmcp flows/s | floor flows/s | ratio ours/rmcp | ratio fixture/rmcp | ours p50 / p99 / p99.9 ms | fixture p50 / p99 / p99.9 ms | rmcp p50 / p99 / p99.9 ms | CPU µs/req ours / fixture / rmcp / floor | errors ours / fixture / rmcp |");
     println!("|---|---|---|---|---|---|---|---|---|---|---|---|");
     for (flow, [o, f, r, fl]) in flows.iter().zip(&results) {
