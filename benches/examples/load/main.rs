@@ -597,22 +597,22 @@ async fn run(d: Duration, reps: usize, poll_idle: bool) -> Result<(), String> {
     Ok(())
 }
 
-/// Concurrency 1 with the generator and every server on one CPU (the process must run under
-/// `taskset -c 0`; the servers it starts inherit that). On two CPUs a flow at concurrency 1
-/// mostly waits for one CPU to wake the other (the floor's CPU per request is four times what it
-/// is on one CPU); on one, the wake-up is a context switch, so the table shows what each server's
-/// own work costs. Servers and the floor take turns as in [`run`].
 /// Where `run_c1` measures concurrency 1.
-#[derive(Clone, Copy, PartialEq)]
+#[derive(Clone, Copy)]
 enum C1 {
-    /// The generator and every server on one CPU (`taskset -c 0`): no flow waits for an idle
-    /// CPU to wake, so the table shows each server's own work.
+    /// The generator and every server on one CPU (the process must run under `taskset -c 0`;
+    /// the servers it starts inherit that). On two CPUs a flow at concurrency 1 mostly waits for
+    /// one CPU to wake the other (the floor's CPU per request is four times what it is on one
+    /// CPU); on one, the wake-up is a context switch, so the table shows each server's own work.
     OneCpu,
-    /// Two or more CPUs whose idle states are the host's (nobody holds a CPU latency of 0):
-    /// every request wakes the server's CPU and then the generator's.
+    /// Two or more CPUs whose idle states are the host's (nothing holds a CPU latency of 0):
+    /// every request wakes the server's CPU and then the generator's, which on a VM whose idle
+    /// vCPUs halt goes through the hypervisor.
     Halting,
 }
 
+/// The three flows at concurrency 1 where `mode` says, against both of this project's servers,
+/// rmcp and (the plain call only) the floor, taking turns as in [`run`].
 async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
     let cpus = std::thread::available_parallelism().map_or(0, |n| n.get());
     let heading = match mode {
@@ -635,7 +635,7 @@ async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
                 Ok(t) => format!("{t} µs"),
                 Err(_) => "unreadable".into(),
             };
-            format!("on {cpus} CPUs with the host's idle states (`load halting`: nothing holds the CPU latency request, whose target is {target}; an idle vCPU of this host halts at once, so every request waits for the hypervisor to wake the server's CPU and then the generator's")
+            format!("on {cpus} CPUs with the host's idle states (`load halting`: nothing holds the CPU latency request, whose target is {target}; where an idle CPU halts, as this host's vCPUs do at once, every request waits for the server's CPU and then the generator's to wake")
         }
     };
     // ours, fixture, rmcp, then the floor, which serves the plain call only.
