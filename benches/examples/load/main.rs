@@ -243,10 +243,12 @@ fn main() -> std::process::ExitCode {
             }
         };
     }
-    let legacy = args.first().map(String::as_str) == Some("legacy");
-    let probe = args.first().map(String::as_str) == Some("probe");
-    let one_cpu = args.first().map(String::as_str) == Some("one-cpu");
-    let halting = args.first().map(String::as_str) == Some("halting");
+    // The mode, when the first argument names one; the main tables otherwise.
+    let mode = args
+        .first()
+        .map(String::as_str)
+        .filter(|m| ["legacy", "probe", "one-cpu", "halting"].contains(m));
+    let (probe, halting) = (mode == Some("probe"), mode == Some("halting"));
     let mut poll_idle = false;
     let mut seconds = 0.125f64;
     let mut reps = 16usize;
@@ -254,9 +256,7 @@ fn main() -> std::process::ExitCode {
     let mut server = "ours".to_string();
     let mut flow = "multi".to_string();
     let mut concurrency = 8usize;
-    let mut it = args
-        .iter()
-        .skip(usize::from(legacy || probe || one_cpu || halting));
+    let mut it = args.iter().skip(usize::from(mode.is_some()));
     while let Some(a) = it.next() {
         if a == "--poll-idle" && !halting {
             poll_idle = true;
@@ -316,16 +316,12 @@ fn main() -> std::process::ExitCode {
         None
     };
     let d = Duration::from_secs_f64(seconds);
-    let outcome = if probe {
-        runtime.block_on(run_probe(&server, &flow, concurrency, d, reps))
-    } else if legacy {
-        runtime.block_on(run_legacy(d, reps))
-    } else if one_cpu {
-        runtime.block_on(run_c1(C1::OneCpu, d, reps))
-    } else if halting {
-        runtime.block_on(run_c1(C1::Halting, d, reps))
-    } else {
-        runtime.block_on(run(d, reps, held.is_some()))
+    let outcome = match mode {
+        Some("probe") => runtime.block_on(run_probe(&server, &flow, concurrency, d, reps)),
+        Some("legacy") => runtime.block_on(run_legacy(d, reps)),
+        Some("one-cpu") => runtime.block_on(run_c1(C1::OneCpu, d, reps)),
+        Some("halting") => runtime.block_on(run_c1(C1::Halting, d, reps)),
+        _ => runtime.block_on(run(d, reps, held.is_some())),
     };
     drop(held);
     match outcome {
