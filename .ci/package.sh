@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # The library crates package (`cargo package`, which builds each from its packaged sources), and
 # the packaged generator works for a build.rs user outside this workspace: a fresh crate in a
-# temporary directory depends on the unpacked mcp-codegen package by path, generates the
+# temporary directory depends on the unpacked oxmcp-codegen package by path, generates the
 # 2026-07-28 bindings in its build script and tests them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -18,13 +18,13 @@ rm -rf "$pkg_target"
 for stale in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-{codegen,schema,macros,runtime}-0.1.0; do
   rm -rf "$stale"
 done
-CARGO_TARGET_DIR="$pkg_target" cargo package -q --allow-dirty -p mcp-codegen -p mcp-schema -p mcp-macros -p mcp-runtime
+CARGO_TARGET_DIR="$pkg_target" cargo package -q --allow-dirty -p oxmcp-codegen -p oxmcp-schema -p oxmcp-macros -p oxmcp
 
 spec=${MCP_SPEC_DIR:-$root/../shared/mcp-spec}
 spec=$(cd "$spec" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tar -xzf "$pkg_target/package/mcp-codegen-0.1.0.crate" -C "$work"
+tar -xzf "$pkg_target/package/oxmcp-codegen-0.1.0.crate" -C "$work"
 mkdir -p "$work/user/src"
 cat > "$work/user/Cargo.toml" <<TOML
 [package]
@@ -41,12 +41,12 @@ serde_json = { version = "1", features = ["preserve_order"] }
 indexmap = { version = "2", features = ["serde"] }
 
 [build-dependencies]
-mcp-codegen = { path = "../mcp-codegen-0.1.0", default-features = false }
+oxmcp-codegen = { path = "../oxmcp-codegen-0.1.0", default-features = false }
 TOML
 cat > "$work/user/build.rs" <<'RS'
 fn main() -> Result<(), Box<dyn std::error::Error>> {
     let out = std::path::PathBuf::from(std::env::var("OUT_DIR")?).join("mcp.rs");
-    mcp_codegen::Builder::new().version("2026-07-28").out_file(out).generate()?;
+    oxmcp_codegen::Builder::new().version("2026-07-28").out_file(out).generate()?;
     Ok(())
 }
 RS
@@ -73,4 +73,4 @@ fi
 grep -q "no schema.json for 2026-07-28 (looked in $work/user/schema/2026-07-28/schema.json" "$work/err.txt" \
   || { echo "unexpected error:"; cat "$work/err.txt"; exit 1; }
 (cd "$work/user" && MCP_SPEC_DIR="$spec" CARGO_TARGET_DIR="$target/outside-user" cargo test -q)
-echo "packaged: mcp-codegen, mcp-schema, mcp-macros, mcp-runtime; the packaged generator built bindings outside the workspace"
+echo "packaged: oxmcp-codegen, oxmcp-schema, oxmcp-macros, oxmcp; the packaged generator built bindings outside the workspace"

@@ -45,9 +45,9 @@ RS
 # Profile lines for the workspace manifest that build the named packages (this project's crates,
 # path dependencies here) the way cargo builds a crates.io dependency: without incremental state.
 # Cargo compiles path dependencies incrementally, which costs a clean build more time (the
-# dependency graph and query caches written out: about a fifth of mcp-schema's time here), while
+# dependency graph and query caches written out: about a fifth of oxmcp-schema's time here), while
 # a server that depends on the published crates pays what rmcp's side pays for rmcp.
-# AS_PATH_DEPS=1 leaves them incremental, as the scripts measured before the eighteenth session.
+# AS_PATH_DEPS=1 leaves them incremental, as path dependencies are built.
 registry_profile() {
   [ -n "${AS_PATH_DEPS:-}" ] && return 0
   local p

@@ -21,14 +21,14 @@ cat > "$work/Cargo.toml" <<TOML
 resolver = "2"
 members = ["ours", "theirs", "rmcp"]
 TOML
-registry_profile mcp-schema >> "$work/Cargo.toml"
+registry_profile oxmcp-schema >> "$work/Cargo.toml"
 cat > "$work/ours/Cargo.toml" <<TOML
 [package]
 name = "bt-ours"
 version = "0.1.0"
 edition = "2021"
 [dependencies]
-mcp-schema = { path = "$repo/generated" }
+oxmcp-schema = { path = "$repo/generated" }
 serde_json = { version = "1", features = ["preserve_order"] }
 TOML
 cat > "$work/theirs/Cargo.toml" <<TOML
@@ -58,7 +58,7 @@ main='fn main() {
     println!("{:?} {:?} {:?}", a.map(|v| serde_json::to_string(&v).unwrap()),
         b.map(|v| serde_json::to_string(&v).unwrap()), c.map(|v| serde_json::to_string(&v).unwrap()));
 }'
-echo "${main//LIB/mcp_schema}" | sed 's/MSG/JSONRPCMessage/' > "$work/ours/src/main.rs"
+echo "${main//LIB/oxmcp_schema}" | sed 's/MSG/JSONRPCMessage/' > "$work/ours/src/main.rs"
 echo "${main//LIB/rust_mcp_schema}" | sed 's/MSG/JsonrpcMessage/' > "$work/theirs/src/main.rs"
 echo "${main//LIB/rmcp::model}" | sed 's/MSG/ClientJsonRpcMessage/' > "$work/rmcp/src/main.rs"
 cd "$work"
@@ -68,7 +68,7 @@ cargo build -q
 measure() { # profile view side
   local flag=""; [ "$1" = release ] && flag="--release"
   local lib pkg
-  case "$3" in ours) lib=mcp-schema ;; theirs) lib=rust-mcp-schema ;; *) lib=rmcp ;; esac
+  case "$3" in ours) lib=oxmcp-schema ;; theirs) lib=rust-mcp-schema ;; *) lib=rmcp ;; esac
   pkg=bt-$3
   for _ in $(seq "$runs"); do
     if [ "$2" = crate ]; then
@@ -81,7 +81,7 @@ measure() { # profile view side
     echo "$e - $s" | bc
   done | median
 }
-echo "| build (dev profile, median of $runs) | mcp-schema (s) | rust-mcp-schema 2.0.0 (s) | ratio rms/ours | rmcp 3.11 model (s) | ratio rmcp/ours |"
+echo "| build (dev profile, median of $runs) | oxmcp-schema (s) | rust-mcp-schema 2.0.0 (s) | ratio rms/ours | rmcp 3.11 model (s) | ratio rmcp/ours |"
 echo "|---|---|---|---|---|---|"
 for view in $views; do
   o=$(measure dev $view ours); t=$(measure dev $view theirs); r=$(measure dev $view rmcp)

@@ -48,7 +48,7 @@ def ser_table(group, names, lossless):
     paired = facts("paired-serialization")
     if not res and not paired:
         return
-    print("| message | bytes | op | mcp-schema | rmcp | ratio rmcp/ours | rust-mcp-schema | ratio rms/ours | IgnoredAny floor | ours/floor | untyped Value parse |")
+    print("| message | bytes | op | oxmcp-schema | rmcp | ratio rmcp/ours | rust-mcp-schema | ratio rms/ours | IgnoredAny floor | ours/floor | untyped Value parse |")
     print("|---|---|---|---|---|---|---|---|---|---|---|")
     for n in names:
         for op in ("parse", "write"):
@@ -58,13 +58,13 @@ def ser_table(group, names, lossless):
                 get = lambda side: med.get(side)
                 ratio = lambda side: vs.get(side)
             else:
-                crit = {side: res.get((f"{side}/{op}", n)) for side in ["mcp-schema"] + PEERS}
+                crit = {side: res.get((f"{side}/{op}", n)) for side in ["oxmcp-schema"] + PEERS}
                 crit["floor"] = res.get(("floor/parse", n)) if op == "parse" else None
                 crit["value"] = res.get(("value/parse", n)) if op == "parse" else None
-                size = (crit["mcp-schema"] or (0, 0))[1]
+                size = (crit["oxmcp-schema"] or (0, 0))[1]
                 get = lambda side: crit[side][0] if crit.get(side) else None
-                ratio = lambda side: get(side) / get("mcp-schema") if get(side) and get("mcp-schema") else None
-            ours = get("mcp-schema")
+                ratio = lambda side: get(side) / get("oxmcp-schema") if get(side) and get("oxmcp-schema") else None
+            ours = get("oxmcp-schema")
             if not ours:
                 continue
             row = [n, str(size), op, f"{t(ours)} ({mbps(ours, size):.0f} MB/s)"]
@@ -92,11 +92,11 @@ ex = facts("examples")
 if ex:
     kinds = [k for k in ["client_requests", "result_responses", "notifications", "error_responses"] if k in ex]
     print("#### Spec examples (2026-07-28) that are whole wire messages, by kind; one measurement parses or writes the whole set\n")
-    print("| set | examples | round-trip unchanged: mcp-schema / rmcp / rust-mcp-schema |")
+    print("| set | examples | round-trip unchanged: oxmcp-schema / rmcp / rust-mcp-schema |")
     print("|---|---|---|")
     for k in kinds:
         l = ex[k]["lossless"]
-        print(f"| {k} | {ex[k]['count']} | {l['mcp-schema']} / {l['rmcp']} / {l['rust-mcp-schema']} |")
+        print(f"| {k} | {ex[k]['count']} | {l['oxmcp-schema']} / {l['rmcp']} / {l['rust-mcp-schema']} |")
     if ex.get("skipped"):
         print(f"\nNot parsed by every library, left out: {', '.join(ex['skipped'])}.")
     print()
@@ -110,28 +110,28 @@ state = load("state")
 paired_state = facts("paired-state")
 if state or paired_state:
     sf = facts("state")
-    print("#### requestState, one retry as a server does it (open = build the request's binding, then token to journal; seal = journal to the next token with that binding; all bound to method, tool and arguments, with an expiry; ours encrypts, both peers only sign; since the twentieth session, each operation built its own binding before)\n")
+    print("#### requestState, one retry as a server does it (open = build the request's binding, then token to journal; seal = journal to the next token with that binding; all bound to method, tool and arguments, with an expiry; ours encrypts, both peers only sign)\n")
     print("| journal | plaintext B | token B ours / rmcp / rust-mcp-sdk | ours seal | ours open | ours seal+open | rmcp seal | rmcp open | rmcp seal+open | ratio rmcp/ours | rust-mcp-sdk seal | rust-mcp-sdk open | rust-mcp-sdk seal+open | ratio rms/ours |")
     print("|---|---|---|---|---|---|---|---|---|---|---|---|---|---|")
     for n in ["1_form", "3_forms", "10_forms", "4k_sampling"]:
         p = paired_state.get(n)
         if p:
             med = p["median_ns"]
-            cols = {c: (med[f"{c}/seal"], med[f"{c}/open"], med[f"{c}/seal+open"]) for c in ["mcp-runtime", "rmcp", "rust-mcp-sdk"]}
+            cols = {c: (med[f"{c}/seal"], med[f"{c}/open"], med[f"{c}/seal+open"]) for c in ["oxmcp", "rmcp", "rust-mcp-sdk"]}
             r_rmcp, r_sdk = p["vs_ours"]["rmcp"], p["vs_ours"]["rust-mcp-sdk"]
         else:
             cols = {}
-            for c in ["mcp-runtime", "rmcp", "rust-mcp-sdk"]:
+            for c in ["oxmcp", "rmcp", "rust-mcp-sdk"]:
                 s, o = state.get((f"{c}/seal", n)), state.get((f"{c}/open", n))
                 if s and o:
                     cols[c] = (s[0], o[0], s[0] + o[0])
             if len(cols) < 3:
                 continue
-            r_rmcp = cols["rmcp"][2] / cols["mcp-runtime"][2]
-            r_sdk = cols["rust-mcp-sdk"][2] / cols["mcp-runtime"][2]
+            r_rmcp = cols["rmcp"][2] / cols["oxmcp"][2]
+            r_sdk = cols["rust-mcp-sdk"][2] / cols["oxmcp"][2]
         f = sf.get(n, {})
-        o, r, k = cols["mcp-runtime"], cols["rmcp"], cols["rust-mcp-sdk"]
-        print(f"| {n} | {f.get('plaintext', '-')} | {f.get('mcp-runtime', '-')} / {f.get('rmcp', '-')} / {f.get('rust-mcp-sdk', '-')} | "
+        o, r, k = cols["oxmcp"], cols["rmcp"], cols["rust-mcp-sdk"]
+        print(f"| {n} | {f.get('plaintext', '-')} | {f.get('oxmcp', '-')} / {f.get('rmcp', '-')} / {f.get('rust-mcp-sdk', '-')} | "
               f"{t(o[0])} | {t(o[1])} | {t(o[2])} | {t(r[0])} | {t(r[1])} | {t(r[2])} | {r_rmcp:.2f} | "
               f"{t(k[0])} | {t(k[1])} | {t(k[2])} | {r_sdk:.2f} |")
     print()

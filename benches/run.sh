@@ -42,7 +42,7 @@ load_reps=${LOAD_REPS:-16}
 # Idle CPUs poll instead of halting meanwhile (`--poll-idle`, the kernel's CPU latency request
 # held at 0 by the load process): on a VM whose idle vCPUs halt, a concurrency-1 request
 # otherwise waits twice for the hypervisor to wake a CPU, which times the host rather than the
-# server (see the twenty-second session in BENCHMARKS.md). The next step keeps that view.
+# server. The next step keeps that view.
 poll_idle=()
 if [ "${LOAD_POLL_IDLE:-1}" = 1 ]; then poll_idle=(--poll-idle); fi
 load=$(target/release/examples/load --seconds "${LOAD_SECONDS:-0.125}" --reps "$load_reps" --generator-threads "${LOAD_GENERATOR_THREADS:-1}" "${poll_idle[@]}")
@@ -64,7 +64,7 @@ fi
 step "writing BENCHMARKS.md"
 machine="$(nproc) cores, $(grep -m1 'model name' /proc/cpuinfo | cut -d: -f2 | xargs), $(free -g | awk '/Mem:/{print $2}') GiB, $(rustc --version), $(date -u +%Y-%m-%d)"
 # How long an idle vCPU polls before it halts decides most of a concurrency-1 flow on a VM
-# (0 here makes every wake-up go through the hypervisor; see the twenty-first session).
+# (0 here makes every wake-up go through the hypervisor).
 if [ -r /sys/module/haltpoll/parameters/guest_halt_poll_ns ]; then
   machine="$machine, guest halt polling $(cat /sys/module/haltpoll/parameters/guest_halt_poll_ns) ns (cpuidle $(cat /sys/devices/system/cpu/cpuidle/current_driver 2>/dev/null || echo unknown))"
 fi

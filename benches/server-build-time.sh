@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build cost of a one-tool MCP server over streamable HTTP: written with this project
-# (mcp-runtime, #[mcp_tool]), with rmcp 3.11 (#[tool_router], StreamableHttpService) and with
+# (oxmcp, #[mcp_tool]), with rmcp 3.11 (#[tool_router], StreamableHttpService) and with
 # rust-mcp-sdk 2.0 (#[mcp_tool] + tool_box!, ServerHandler, its McpHttpHandler mounted on axum;
 # features server, macros, streamable-http), the same tool in each. "clean" builds everything
 # from an empty target directory (dependencies included, which is what a first build or a CI run
@@ -25,7 +25,7 @@ cat > "$work/Cargo.toml" <<TOML
 resolver = "2"
 members = ["ours", "rmcp", "sdk"]
 TOML
-registry_profile mcp-runtime mcp-schema mcp-macros >> "$work/Cargo.toml"
+registry_profile oxmcp oxmcp-schema oxmcp-macros >> "$work/Cargo.toml"
 cp "$repo/Cargo.lock" "$work/Cargo.lock"
 cat > "$work/ours/Cargo.toml" <<TOML
 [package]
@@ -33,11 +33,11 @@ name = "one-tool-ours"
 version = "0.1.0"
 edition = "2021"
 [dependencies]
-mcp-runtime = { path = "$repo/runtime" }
+oxmcp = { path = "$repo/runtime" }
 tokio = { version = "1", features = ["rt-multi-thread", "macros"] }
 TOML
 cat > "$work/ours/src/main.rs" <<'RS'
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 use std::sync::Arc;
 
 /// Greets someone.
@@ -48,8 +48,8 @@ async fn greet(name: String) -> String {
 
 #[tokio::main]
 async fn main() -> std::io::Result<()> {
-    let server = mcp_runtime::Server::builder().tool(greet).build().map_err(std::io::Error::other)?;
-    mcp_runtime::http::serve(Arc::new(server), "127.0.0.1:3000", Default::default()).await
+    let server = oxmcp::Server::builder().tool(greet).build().map_err(std::io::Error::other)?;
+    oxmcp::http::serve(Arc::new(server), "127.0.0.1:3000", Default::default()).await
 }
 RS
 cat > "$work/rmcp/Cargo.toml" <<TOML
@@ -252,7 +252,7 @@ for side in $sides; do
   clean[$side]=$(printf '%s\n' ${cleans[$side]} | median)
 done
 r() { echo "scale=2; $1 / $2" | bc; }
-echo "| one-tool server (dev profile) | mcp-runtime (s) | rmcp 3.11 (s) | ratio rmcp/ours | rust-mcp-sdk 2.0 (s) | ratio rms/ours |"
+echo "| one-tool server (dev profile) | oxmcp (s) | rmcp 3.11 (s) | ratio rmcp/ours | rust-mcp-sdk 2.0 (s) | ratio rms/ours |"
 echo "|---|---|---|---|---|---|"
 if [ "$done_rounds" -gt 1 ]; then clean_label="median of $done_rounds"; else clean_label="one build each"; fi
 echo "| clean build, dependencies included ($clean_label) | ${clean[ours]} | ${clean[rmcp]} | $(r "${clean[rmcp]}" "${clean[ours]}") | ${clean[sdk]} | $(r "${clean[sdk]}" "${clean[ours]}") |"

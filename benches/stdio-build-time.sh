@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Build cost of a one-tool MCP server over stdio, what a desktop server ships: written with this
-# project (mcp-runtime with `default-features = false, features = ["stdio"]`, #[mcp_tool]) and
+# project (oxmcp with `default-features = false, features = ["stdio"]`, #[mcp_tool]) and
 # with rmcp 3.11 (features server, macros, transport-io; #[tool_router] over `stdio()`), the same
 # tool in each. Every build is clean: an empty target directory, dependencies included (what a
 # first build or a CI run pays), debug profile. Both crates share the repository's Cargo.lock;
@@ -19,7 +19,7 @@ cat > "$work/Cargo.toml" <<TOML
 resolver = "2"
 members = ["ours", "rmcp"]
 TOML
-registry_profile mcp-runtime mcp-schema mcp-macros >> "$work/Cargo.toml"
+registry_profile oxmcp oxmcp-schema oxmcp-macros >> "$work/Cargo.toml"
 cp "$repo/Cargo.lock" "$work/Cargo.lock"
 cat > "$work/ours/Cargo.toml" <<TOML
 [package]
@@ -27,11 +27,11 @@ name = "stdio-tool-ours"
 version = "0.1.0"
 edition = "2021"
 [dependencies]
-mcp-runtime = { path = "$repo/runtime", default-features = false, features = ["stdio"] }
+oxmcp = { path = "$repo/runtime", default-features = false, features = ["stdio"] }
 tokio = { version = "1", features = ["rt", "macros"] }
 TOML
 cat > "$work/ours/src/main.rs" <<'RS'
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 /// Greets someone.
 #[mcp_tool]
@@ -41,7 +41,7 @@ async fn greet(name: String) -> String {
 
 #[tokio::main(flavor = "current_thread")]
 async fn main() -> std::io::Result<()> {
-    let server = mcp_runtime::Server::builder().tool(greet).build().map_err(std::io::Error::other)?;
+    let server = oxmcp::Server::builder().tool(greet).build().map_err(std::io::Error::other)?;
     server.serve_stdio().await
 }
 RS

@@ -1,11 +1,11 @@
 //! The cost per request of bearer authentication: verifying one JWT access token with
-//! `mcp_runtime::auth::JwtVerifier` (key cached by `kid`, so no JWKS fetch), for an RS256 and an
+//! `oxmcp::auth::JwtVerifier` (key cached by `kid`, so no JWKS fetch), for an RS256 and an
 //! ES256 token signed with the test keys of `runtime/tests/keys`: the first time a token is
 //! seen (signature and claims checked) and again (the verifier's cache of verified tokens).
 
 use criterion::{black_box, criterion_group, criterion_main, Criterion};
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
-use mcp_runtime::auth::{JwtVerifier, StaticJwks};
+use oxmcp::auth::{JwtVerifier, StaticJwks};
 use serde_json::json;
 use std::path::PathBuf;
 

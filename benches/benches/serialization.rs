@@ -1,10 +1,10 @@
-//! Parse and write with mcp-schema, rmcp 3.11's model types and rust-mcp-schema 2.0, with the
+//! Parse and write with oxmcp-schema, rmcp 3.11's model types and rust-mcp-schema 2.0, with the
 //! serde_json `IgnoredAny` floor, on the same bytes:
 //! - `serialization`: five realistic messages, one benchmark each;
 //! - `examples`: every 2026-07-28 spec example that is a whole wire message and that all three
 //!   libraries parse, grouped by kind (one benchmark runs the whole group).
 //!
-//! Each message is parsed into what its receiver parses it into with that library: mcp-schema
+//! Each message is parsed into what its receiver parses it into with that library: oxmcp-schema
 //! and rust-mcp-schema use the request union or the typed response of the method; rmcp uses
 //! `ClientJsonRpcMessage` (what its server reads) or `ServerJsonRpcMessage` (what its client
 //! reads), which is how rmcp itself reads the wire.
@@ -79,34 +79,34 @@ macro_rules! by_response_name {
     };
 }
 
-/// The three libraries' entries for one message, in the order mcp-schema, rmcp,
+/// The three libraries' entries for one message, in the order oxmcp-schema, rmcp,
 /// rust-mcp-schema; `None` where a library cannot parse it.
 fn entries(kind: Kind, response: &str, text: &str) -> [Option<Entry>; 3] {
     match kind {
         Kind::ClientRequest => [
-            entry::<mcp_schema::ClientRequest>(text),
+            entry::<oxmcp_schema::ClientRequest>(text),
             entry::<rmcp::model::ClientJsonRpcMessage>(text),
             entry::<rust_mcp_schema::ClientRequest>(text),
         ],
         Kind::Response => [
-            by_response_name!(mcp_schema, response, text),
+            by_response_name!(oxmcp_schema, response, text),
             entry::<rmcp::model::ServerJsonRpcMessage>(text),
             by_response_name!(rust_mcp_schema, response, text),
         ],
         Kind::Notification => [
-            entry::<mcp_schema::ServerNotification>(text),
+            entry::<oxmcp_schema::ServerNotification>(text),
             entry::<rmcp::model::ServerJsonRpcMessage>(text),
             entry::<rust_mcp_schema::ServerNotification>(text),
         ],
         Kind::Error => [
-            entry::<mcp_schema::JSONRPCErrorResponse>(text),
+            entry::<oxmcp_schema::JSONRPCErrorResponse>(text),
             entry::<rmcp::model::ServerJsonRpcMessage>(text),
             entry::<rust_mcp_schema::JsonrpcErrorResponse>(text),
         ],
     }
 }
 
-const LIBS: [&str; 3] = ["mcp-schema", "rmcp", "rust-mcp-schema"];
+const LIBS: [&str; 3] = ["oxmcp-schema", "rmcp", "rust-mcp-schema"];
 
 /// The kind of a realistic message and, for responses, the typed response it is.
 fn kind_of(name: &str) -> (Kind, &'static str) {
@@ -242,7 +242,7 @@ fn examples() -> Vec<Comparison> {
         } else if type_name.ends_with("Error") {
             Kind::Error
         } else if type_name.ends_with("Request")
-            && mcp_schema::ClientRequest::VARIANT_SCHEMA_NAMES.contains(&type_name.as_str())
+            && oxmcp_schema::ClientRequest::VARIANT_SCHEMA_NAMES.contains(&type_name.as_str())
         {
             Kind::ClientRequest
         } else {
@@ -320,9 +320,9 @@ fn criterion_pass(c: &mut Criterion, comparisons: &[Comparison]) {
 const PAIRED_BUDGET: Duration = Duration::from_millis(400);
 
 /// One comparison's interleaved result as the report reads it: median ns per side, and each
-/// side's median per-round ratio to mcp-schema (side time / our time).
+/// side's median per-round ratio to oxmcp-schema (side time / our time).
 fn summary(s: &paired::Samples, bytes: usize) -> serde_json::Value {
-    let ours = s.index("mcp-schema");
+    let ours = s.index("oxmcp-schema");
     let mut median_ns = serde_json::Map::new();
     let mut vs_ours = serde_json::Map::new();
     for (i, name) in s.names.iter().enumerate() {

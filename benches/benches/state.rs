@@ -8,7 +8,7 @@
 //!
 //! Each side does what a server does on one retry: it builds the request's binding once (timed in
 //! `open`, the first thing a retry does) and seals the next journal with that same binding. Ours
-//! goes through [`mcp_runtime::bench::BoundCodec`], which makes the MRTR round's calls (the
+//! goes through [`oxmcp::bench::BoundCodec`], which makes the MRTR round's calls (the
 //! handler fingerprint's digest computed at registration, the binding's once per request).
 
 use criterion::{black_box, criterion_group, BenchmarkId, Criterion};
@@ -44,7 +44,7 @@ fn rmcp_binding(args: &Value) -> Vec<u8> {
 fn bench(c: &mut Criterion) {
     let (codec, args) = mcp_benches::state_setup();
     let binding = mcp_benches::binding(&args);
-    let ours = mcp_runtime::bench::BoundCodec::new(&codec, "fp");
+    let ours = oxmcp::bench::BoundCodec::new(&codec, "fp");
     let rmcp = RequestStateCodec::try_new([7u8; 32].to_vec()).expect("32-byte key");
     let ttl = Duration::from_secs(600);
     let mut sdk_key = [0u8; 32];
@@ -64,7 +64,7 @@ fn bench(c: &mut Criterion) {
             .seal_json_with(&journal, &SealOptions::new().associated_data(&ad).ttl(ttl))
             .unwrap();
         let sdk_bound = sdk_binding(&args);
-        let sdk_seal = |journal: &mcp_runtime::Journal| {
+        let sdk_seal = |journal: &oxmcp::Journal| {
             let payload = SdkPayload {
                 binding: &*sdk_bound,
                 journal,
@@ -74,14 +74,14 @@ fn bench(c: &mut Criterion) {
         let stoken = sdk_seal(&journal);
         let sdk_open = |token: &str| {
             let bytes = sdk.decode(token).expect("verifies");
-            let payload: SdkPayload<String, mcp_runtime::Journal> =
+            let payload: SdkPayload<String, oxmcp::Journal> =
                 serde_json::from_slice(&bytes).expect("payload parses");
             assert!(payload.binding == sdk_binding(black_box(&args)), "bound");
             payload.journal
         };
         facts.insert(
             slug.into(),
-            json!({ "plaintext": plain, "mcp-runtime": token.len(), "rmcp": rtoken.len(),
+            json!({ "plaintext": plain, "oxmcp": token.len(), "rmcp": rtoken.len(),
                     "rust-mcp-sdk": stoken.len() }),
         );
         // Each operation once, for criterion and for the interleaved pass alike; each returns a
@@ -106,15 +106,15 @@ fn bench(c: &mut Criterion) {
         };
         let rmcp_open = || {
             let ad = rmcp_binding(black_box(&args));
-            rmcp.open_json_with::<mcp_runtime::Journal>(&rtoken, &ad)
+            rmcp.open_json_with::<oxmcp::Journal>(&rtoken, &ad)
                 .unwrap()
                 .len()
         };
         let sdk_seal_op = || sdk_seal(black_box(&journal)).len();
         let sdk_open_op = || sdk_open(black_box(&stoken)).len();
         let ops: [(&str, &dyn Fn() -> usize); 6] = [
-            ("mcp-runtime/seal", &ours_seal),
-            ("mcp-runtime/open", &ours_open),
+            ("oxmcp/seal", &ours_seal),
+            ("oxmcp/open", &ours_open),
             ("rmcp/seal", &rmcp_seal),
             ("rmcp/open", &rmcp_open),
             ("rust-mcp-sdk/seal", &sdk_seal_op),
@@ -135,7 +135,7 @@ fn bench(c: &mut Criterion) {
                 median_ns.insert(name.clone(), s.median_ns(i).into());
             }
             for (codec_name, set) in [
-                ("mcp-runtime", [0, 1]),
+                ("oxmcp", [0, 1]),
                 ("rmcp", [2, 3]),
                 ("rust-mcp-sdk", [4, 5]),
             ] {

@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use mcp_runtime::Server;
+use oxmcp::Server;
 use serde_json::{json, Value};
 use tokio::io::{AsyncBufReadExt, AsyncReadExt, AsyncWriteExt, BufReader};
 use tokio::process::Command;
@@ -432,7 +432,7 @@ async fn main() -> std::process::ExitCode {
             };
             let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
             println!("PORT {port}");
-            let served = mcp_runtime::http::serve_listener(
+            let served = oxmcp::http::serve_listener(
                 fixture(),
                 listener,
                 Default::default(),
@@ -445,7 +445,7 @@ async fn main() -> std::process::ExitCode {
             };
         }
         Some("serve-stdio") => {
-            return match mcp_runtime::stdio::serve(fixture()).await {
+            return match oxmcp::stdio::serve(fixture()).await {
                 Ok(()) => std::process::ExitCode::SUCCESS,
                 Err(_) => std::process::ExitCode::FAILURE,
             };

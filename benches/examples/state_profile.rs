@@ -14,7 +14,7 @@ fn main() {
         .find(|j| j.0 == which)
         .expect("journal slug")
         .2;
-    let bound = mcp_runtime::bench::BoundCodec::new(&codec, "fp");
+    let bound = oxmcp::bench::BoundCodec::new(&codec, "fp");
     let mut token = codec.seal(&binding, "fp", journal).expect("seal");
     let mut n = 0usize;
     for _ in 0..200_000 {

@@ -5,9 +5,9 @@
 //! `--redis`, `MCP_TEST_REDIS_URL` or a `redis-server` started on a free port (and stopped at the
 //! end).
 
-use mcp_runtime::prelude::*;
-use mcp_runtime::redis::RedisTaskStore;
-use mcp_runtime::{InMemoryTaskStore, TaskStore};
+use oxmcp::prelude::*;
+use oxmcp::redis::RedisTaskStore;
+use oxmcp::{InMemoryTaskStore, TaskStore};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -89,11 +89,9 @@ fn form_answer(i: usize) -> Value {
 
 /// `requestState` journals: (slug, label, journal) for 1, 3 and 10 form answers and one 4 KiB
 /// sampling answer.
-pub fn journals() -> Vec<(&'static str, &'static str, mcp_runtime::Journal)> {
+pub fn journals() -> Vec<(&'static str, &'static str, oxmcp::Journal)> {
     let forms = |n: usize| {
-        mcp_runtime::bench::journal_of(
-            (0..n).map(|i| (format!("elicit-3fa2b1c0-{i}"), form_answer(i))),
-        )
+        oxmcp::bench::journal_of((0..n).map(|i| (format!("elicit-3fa2b1c0-{i}"), form_answer(i))))
     };
     let sampling = json!({"role": "assistant", "model": "m-1",
         "content": {"type": "text", "text": "lorem ipsum dolor sit amet ".repeat(152)}});
@@ -104,26 +102,24 @@ pub fn journals() -> Vec<(&'static str, &'static str, mcp_runtime::Journal)> {
         (
             "4k_sampling",
             "4 KiB sampling answer",
-            mcp_runtime::bench::journal_of([("sample-9a8b7c6d", sampling)]),
+            oxmcp::bench::journal_of([("sample-9a8b7c6d", sampling)]),
         ),
     ]
 }
 
 /// The codec and the arguments of the binding the state benchmarks seal for.
-pub fn state_setup() -> (mcp_runtime::StateCodec, Value) {
-    let keys = mcp_runtime::StateKeys::new(vec![
-        mcp_runtime::StateKey::new(1, &[7u8; 32]).expect("32 bytes")
-    ])
-    .expect("one key");
+pub fn state_setup() -> (oxmcp::StateCodec, Value) {
+    let keys = oxmcp::StateKeys::new(vec![oxmcp::StateKey::new(1, &[7u8; 32]).expect("32 bytes")])
+        .expect("one key");
     (
-        mcp_runtime::StateCodec::new(keys),
+        oxmcp::StateCodec::new(keys),
         json!({"restaurant": "Chez Rust", "party": 4}),
     )
 }
 
 /// The binding for `args`.
-pub fn binding(args: &Value) -> mcp_runtime::bench::Binding<'_> {
-    mcp_runtime::bench::Binding {
+pub fn binding(args: &Value) -> oxmcp::bench::Binding<'_> {
+    oxmcp::bench::Binding {
         method: "tools/call",
         target: "book_table",
         arguments: args.as_object(),

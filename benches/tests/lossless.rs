@@ -1,4 +1,4 @@
-//! The benchmark messages round-trip exactly through mcp-schema (so its timings are for doing
+//! The benchmark messages round-trip exactly through oxmcp-schema (so its timings are for doing
 //! the whole job); prints which ones rust-mcp-schema changes, to read its timings by.
 
 use serde_json::Value;
@@ -14,22 +14,22 @@ fn benchmark_messages_round_trip() {
         let input: Value = serde_json::from_str(&text).unwrap();
         let (ours, peer) = match name {
             "tools_call_1k" | "retry_3" => (
-                round_trip::<mcp_schema::ClientRequest>(&text),
+                round_trip::<oxmcp_schema::ClientRequest>(&text),
                 round_trip::<rust_mcp_schema::ClientRequest>(&text),
             ),
             "call_tool_result_10k" | "input_required_3" => (
-                round_trip::<mcp_schema::CallToolResultResponse>(&text),
+                round_trip::<oxmcp_schema::CallToolResultResponse>(&text),
                 round_trip::<rust_mcp_schema::CallToolResultResponse>(&text),
             ),
             _ => (
-                round_trip::<mcp_schema::ListToolsResultResponse>(&text),
+                round_trip::<oxmcp_schema::ListToolsResultResponse>(&text),
                 round_trip::<rust_mcp_schema::ListToolsResultResponse>(&text),
             ),
         };
         assert_eq!(
             ours.as_ref(),
             Some(&input),
-            "{name}: mcp-schema must round-trip exactly"
+            "{name}: oxmcp-schema must round-trip exactly"
         );
         let same = peer.as_ref() == Some(&input);
         println!(

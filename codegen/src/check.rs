@@ -12,7 +12,7 @@ use std::collections::BTreeSet;
 /// The schema keyword that accepts findings, usually added by an overlay fix that says why: on a
 /// `$defs` entry, a list of construct names accepted on that type; at the schema root, an object
 /// from construct name to the list of types it is accepted on.
-pub const ACCEPT_KEY: &str = "x-mcp-codegen-accept";
+pub const ACCEPT_KEY: &str = "x-oxmcp-codegen-accept";
 
 /// Construct names, as findings and acceptances spell them.
 pub mod construct {

@@ -1,4 +1,4 @@
-//! `mcp-codegen diff`: what changed between two schema versions, as a maintainer reads it when
+//! `oxmcp-codegen diff`: what changed between two schema versions, as a maintainer reads it when
 //! the spec updates: types added and removed, and per type the fields, members and values.
 
 use crate::error::Result;

@@ -1,128 +1,230 @@
-//! `mcp-codegen`: the command line over the `mcp_codegen` library.
+//! `oxmcp-codegen`: the command line over the `oxmcp_codegen` library.
 
-use mcp_codegen::{source, Builder, Error, Pins};
-use std::path::PathBuf;
+use clap::{Args, Parser, Subcommand};
+use oxmcp_codegen::{source, Builder, Error, Pins};
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
-const USAGE: &str = "usage:
-  mcp-codegen generate [--version V] [--schema PATH] [--out PATH] [SOURCE OPTIONS]
-      write the committed bindings (all pinned versions unless --version is given)
-  mcp-codegen check [--version V [--out PATH]] [SOURCE OPTIONS]
-      exit 1 with a unified diff if the committed bindings (or PATH) differ from a fresh generation
-  mcp-codegen fetch VERSION [--from DIR] [--url URL] [--pins FILE]
-      download the pinned schema.json into schema/VERSION/ (or copy it from DIR), checking its sha256
-  mcp-codegen diff OLD NEW [--overlays] [--details] [--pins FILE] [--spec-dir DIR]
-      report types and fields added, removed, renamed or changed between two versions (or schema
-      files); both sides as published unless --overlays; --details adds description and constraint changes
-  SOURCE OPTIONS: --pins FILE (pins other than the built-in ones; overlays from FILE's overlays/),
-      --spec-dir DIR (look for DIR/VERSION/schema.json first), --overlay FILE, --no-overlay,
-      --open-union NAME (repeatable: NAME keeps members of unknown kinds in `Unknown`; the
-      content-block unions are open by default)
-  mcp-codegen client (--tools FILE | --url URL) [--out PATH] [--struct NAME]
-      write a typed client module for the tools of a saved tools/list result or a live server (stdout without --out)
-  mcp-codegen client (--tools FILE | --url URL) --check PATH [--struct NAME]
-      exit 1 with a unified diff if PATH differs from what FILE generates (the server's tools drifted)";
+/// What the exit status means, printed under every `--help`.
+const EXIT_CODES: &str = "Exit status:
+  0  success
+  1  `check` or `client --check` found generated code that differs from a fresh generation
+  2  an error: bad arguments, a file that cannot be read or written, a schema that fails its
+     pin or cannot be generated, a server that cannot be reached";
 
-fn main() -> ExitCode {
-    let args: Vec<String> = std::env::args().skip(1).collect();
-    match run(&args) {
-        Ok(code) => code,
-        Err(e) => {
-            eprintln!("mcp-codegen: {e}");
-            ExitCode::from(2)
-        }
-    }
+/// Typed, lossless Rust bindings from the MCP JSON Schema, and typed clients for a server's tools.
+#[derive(Parser)]
+#[command(name = "oxmcp-codegen", version, after_help = EXIT_CODES)]
+struct Cli {
+    #[command(subcommand)]
+    command: Command,
 }
 
-/// Parsed `--flag value` options and positional arguments.
-struct Args {
-    positional: Vec<String>,
-    flags: Vec<(String, String)>,
-    switches: Vec<String>,
+#[derive(Subcommand)]
+enum Command {
+    /// Write the committed bindings (generated/src/<module>.rs) for every pinned version, or one
+    #[command(after_help = EXIT_CODES)]
+    Generate(GenerateArgs),
+    /// Verify the spec data in schema/ against its pins, and that the committed bindings equal a
+    /// fresh generation (exit 1 with a unified diff if not)
+    #[command(after_help = EXIT_CODES)]
+    Check(CheckArgs),
+    /// Copy (--from DIR) or download the pinned spec data of some or all versions into schema/,
+    /// checking every file against its pin
+    #[command(after_help = EXIT_CODES)]
+    Fetch(FetchArgs),
+    /// Report types and fields added, removed, renamed or changed between two versions (or
+    /// schema files)
+    #[command(after_help = EXIT_CODES)]
+    Diff(DiffArgs),
+    /// Write a typed client module for the tools of a saved tools/list result or a live server
+    #[command(after_help = EXIT_CODES)]
+    Client(ClientArgs),
 }
 
-/// Options that take no value.
-const SWITCHES: &[&str] = &["no-overlay", "overlays", "details"];
+/// Where a generation's schema and fixes come from.
+#[derive(Args)]
+struct SourceArgs {
+    /// Pins other than the built-in ones (the shape of schema/versions.json); a version's
+    /// overlay is then overlays/<version>.json beside FILE
+    #[arg(long, value_name = "FILE")]
+    pins: Option<PathBuf>,
+    /// Look for DIR/<version>/schema.json before the project's schema/ folder (`check`
+    /// verifies DIR's spec data against the pins then)
+    #[arg(long, value_name = "DIR")]
+    spec_dir: Option<PathBuf>,
+    /// Apply this overlay file instead of the version's own
+    #[arg(long, value_name = "FILE", conflicts_with = "no_overlay")]
+    overlay: Option<PathBuf>,
+    /// Generate from the schema exactly as published, with no overlay
+    #[arg(long)]
+    no_overlay: bool,
+    /// Keep members of unknown kinds of the union NAME in `Unknown` (repeatable; the
+    /// content-block unions are open by default)
+    #[arg(long, value_name = "NAME")]
+    open_union: Vec<String>,
+}
 
-impl Args {
-    fn parse(args: &[String], known: &[&str]) -> Result<Args, Error> {
-        let mut positional = Vec::new();
-        let mut flags = Vec::new();
-        let mut switches = Vec::new();
-        let mut it = args.iter();
-        while let Some(a) = it.next() {
-            if let Some(name) = a.strip_prefix("--") {
-                if !known.contains(&name) {
-                    return Err(Error::msg(format!("unknown option --{name}\n{USAGE}")));
-                }
-                if SWITCHES.contains(&name) {
-                    switches.push(name.to_string());
-                    continue;
-                }
-                let value = it
-                    .next()
-                    .ok_or_else(|| Error::msg(format!("--{name} needs a value")))?;
-                flags.push((name.to_string(), value.clone()));
-            } else {
-                positional.push(a.clone());
-            }
-        }
-        Ok(Args {
-            positional,
-            flags,
-            switches,
-        })
-    }
-
-    fn on(&self, switch: &str) -> bool {
-        self.switches.iter().any(|s| s == switch)
-    }
-
+impl SourceArgs {
     /// The pins these options select: `--pins FILE` or the built-in ones.
     fn pins(&self) -> Result<Pins, Error> {
-        match self.get("pins") {
+        match &self.pins {
             Some(file) => Pins::from_file(file),
             None => Pins::builtin(),
         }
     }
 
-    /// A builder for `version` with the source options applied.
+    /// A builder for `version` with these options applied.
     fn builder(&self, version: &str) -> Builder {
         let mut b = Builder::new().version(version).emit_rerun_if_changed(false);
-        if let Some(p) = self.get("pins") {
+        if let Some(p) = &self.pins {
             b = b.pins_file(p);
         }
-        if let Some(d) = self.get("spec-dir") {
+        if let Some(d) = &self.spec_dir {
             b = b.spec_dir(d);
         }
-        if let Some(o) = self.get("overlay") {
+        if let Some(o) = &self.overlay {
             b = b.overlay_file(o);
         }
-        if self.on("no-overlay") {
+        if self.no_overlay {
             b = b.no_overlay();
         }
-        for (_, name) in self.flags.iter().filter(|(n, _)| n == "open-union") {
+        for name in &self.open_union {
             b = b.open_union(name);
         }
         b
     }
 
-    fn get(&self, name: &str) -> Option<&str> {
-        self.flags
-            .iter()
-            .rev()
-            .find(|(n, _)| n == name)
-            .map(|(_, v)| v.as_str())
+    /// The folder whose spec data `check` verifies: `--spec-dir DIR`, else the folder of
+    /// `--pins FILE`, else the project's `schema/`.
+    fn data_dir(&self) -> PathBuf {
+        match (&self.spec_dir, &self.pins) {
+            (Some(dir), _) => dir.clone(),
+            (None, Some(file)) => file
+                .parent()
+                .map(Path::to_path_buf)
+                .unwrap_or_else(|| PathBuf::from(".")),
+            (None, None) => source::project_root().join("schema"),
+        }
     }
 }
 
-/// Options every generation command takes.
-const SOURCE: &[&str] = &["pins", "spec-dir", "overlay", "no-overlay", "open-union"];
-
-fn with_source<'a>(own: &[&'a str]) -> Vec<&'a str> {
-    own.iter().chain(SOURCE).copied().collect()
+#[derive(Args)]
+struct GenerateArgs {
+    /// Only this protocol version (e.g. 2026-07-28)
+    #[arg(long, value_name = "VERSION")]
+    version: Option<String>,
+    /// Read this schema file instead of the pinned one (no sha256 check)
+    #[arg(long, value_name = "PATH", requires = "version")]
+    schema: Option<PathBuf>,
+    /// Write here instead of generated/src/<module>.rs
+    #[arg(long, value_name = "PATH", requires = "version")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    source: SourceArgs,
 }
 
+#[derive(Args)]
+struct CheckArgs {
+    /// Only this protocol version
+    #[arg(long, value_name = "VERSION")]
+    version: Option<String>,
+    /// Compare with this file instead of generated/src/<module>.rs
+    #[arg(long, value_name = "PATH", requires = "version")]
+    out: Option<PathBuf>,
+    #[command(flatten)]
+    source: SourceArgs,
+}
+
+#[derive(Args)]
+struct FetchArgs {
+    /// The versions to fetch
+    #[arg(value_name = "VERSION", required_unless_present = "all")]
+    versions: Vec<String>,
+    /// Every pinned version
+    #[arg(long, conflicts_with = "versions")]
+    all: bool,
+    /// Copy from DIR/<version>/ (schema.json, and examples/ where pinned) and DIR/LICENSE
+    /// instead of downloading
+    #[arg(long, value_name = "DIR", conflicts_with = "url")]
+    from: Option<PathBuf>,
+    /// Download from URL instead of the pinned address (one version only)
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// Pins other than the built-in ones
+    #[arg(long, value_name = "FILE")]
+    pins: Option<PathBuf>,
+    /// Write into DIR instead of the project's schema/ folder
+    #[arg(long, value_name = "DIR")]
+    into: Option<PathBuf>,
+}
+
+#[derive(Args)]
+struct DiffArgs {
+    /// The older side: a pinned version or a schema file
+    old: String,
+    /// The newer side: a pinned version or a schema file
+    new: String,
+    /// Apply each pinned version's overlay (both sides are read as published otherwise)
+    #[arg(long)]
+    overlays: bool,
+    /// Also report changes of descriptions and constraints
+    #[arg(long)]
+    details: bool,
+    /// Pins other than the built-in ones
+    #[arg(long, value_name = "FILE")]
+    pins: Option<PathBuf>,
+    /// Look for DIR/<version>/schema.json first
+    #[arg(long, value_name = "DIR")]
+    spec_dir: Option<PathBuf>,
+}
+
+#[derive(Args)]
+#[command(group = clap::ArgGroup::new("tools_from").required(true).args(["tools", "url"]))]
+struct ClientArgs {
+    /// A saved tools/list result (JSON)
+    #[arg(long, value_name = "FILE")]
+    tools: Option<PathBuf>,
+    /// A live server's streamable HTTP endpoint: its tools are listed with the project's own
+    /// client (2026-07-28 or a 2025-era session, JSON or SSE answers)
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// A header sent with every request to --url, e.g. 'Authorization: Bearer TOKEN' (repeatable)
+    #[arg(long, value_name = "'NAME: VALUE'", requires = "url")]
+    header: Vec<String>,
+    /// Write the module to PATH (stdout without --out or --check)
+    #[arg(long, value_name = "PATH", conflicts_with = "check")]
+    out: Option<PathBuf>,
+    /// Exit 1 with a unified diff if PATH differs from what the tools generate
+    #[arg(long, value_name = "PATH")]
+    check: Option<PathBuf>,
+    /// The client struct's name
+    #[arg(long = "struct", value_name = "NAME", default_value = "ToolsClient")]
+    struct_name: String,
+}
+
+fn main() -> ExitCode {
+    let cli = Cli::parse();
+    match run(cli.command) {
+        Ok(code) => code,
+        Err(e) => {
+            eprintln!("oxmcp-codegen: {e}");
+            ExitCode::from(2)
+        }
+    }
+}
+
+fn run(command: Command) -> Result<ExitCode, Error> {
+    match command {
+        Command::Generate(a) => generate(a),
+        Command::Check(a) => check(a),
+        Command::Fetch(a) => fetch(a),
+        Command::Diff(a) => diff(a),
+        Command::Client(a) => client(a),
+    }
+}
+
+/// Where the committed bindings of `module` live.
 fn committed_path(module: &str) -> PathBuf {
     source::project_root()
         .join("generated")
@@ -137,169 +239,248 @@ fn selected(pins: &Pins, version: Option<&str>) -> Result<Vec<source::Pin>, Erro
     }
 }
 
-fn run(args: &[String]) -> Result<ExitCode, Error> {
-    let Some((cmd, rest)) = args.split_first() else {
-        eprintln!("{USAGE}");
-        return Ok(ExitCode::from(2));
-    };
-    match cmd.as_str() {
-        "client" => {
-            let a = Args::parse(rest, &["tools", "url", "out", "check", "struct"])?;
-            let (mut b, tools) = match (a.get("tools"), a.get("url")) {
-                (Some(file), None) => (mcp_codegen::ClientBuilder::from_file(file), file),
-                #[cfg(feature = "fetch")]
-                (None, Some(url)) => (mcp_codegen::ClientBuilder::from_url(url)?, url),
-                _ => {
-                    return Err(Error::msg(format!(
-                        "client needs --tools FILE or --url URL\n{USAGE}"
-                    )))
-                }
-            };
-            if let Some(name) = a.get("struct") {
-                b = b.struct_name(name);
-            }
-            if let Some(committed) = a.get("check") {
-                return match b.check(std::path::Path::new(committed))? {
-                    None => Ok(ExitCode::SUCCESS),
-                    Some(diff) => {
-                        println!("{diff}");
-                        eprintln!("mcp-codegen: {committed} is stale: the tools in {tools} changed (regenerate with --out)");
-                        Ok(ExitCode::from(1))
-                    }
-                };
-            }
-            match a.get("out") {
-                Some(out) => {
-                    b.out_file(out).generate()?;
-                    eprintln!("wrote {out} from {tools}");
-                }
-                None => print!("{}", b.generate_string()?),
-            }
-            Ok(ExitCode::SUCCESS)
+fn generate(a: GenerateArgs) -> Result<ExitCode, Error> {
+    for pin in selected(&a.source.pins()?, a.version.as_deref())? {
+        let mut b = a.source.builder(&pin.version);
+        if let Some(s) = &a.schema {
+            b = b.schema(s);
         }
-        "generate" => {
-            let a = Args::parse(rest, &with_source(&["version", "schema", "out"]))?;
-            let versions = selected(&a.pins()?, a.get("version"))?;
-            if versions.len() > 1 && (a.get("schema").is_some() || a.get("out").is_some()) {
-                return Err(Error::msg("--schema and --out need --version"));
-            }
-            for pin in versions {
-                let mut b = a.builder(&pin.version);
-                if let Some(s) = a.get("schema") {
-                    b = b.schema(s);
-                }
-                let out = a
-                    .get("out")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| committed_path(&pin.module));
-                let g = b.out_file(&out).generate()?;
-                eprintln!("wrote {} from {}", out.display(), g.schema_path.display());
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        "check" => {
-            let a = Args::parse(rest, &with_source(&["version", "out"]))?;
-            let versions = selected(&a.pins()?, a.get("version"))?;
-            if versions.len() > 1 && a.get("out").is_some() {
-                return Err(Error::msg("--out needs --version"));
-            }
-            let mut stale = false;
-            for pin in versions {
-                let path = a
-                    .get("out")
-                    .map(PathBuf::from)
-                    .unwrap_or_else(|| committed_path(&pin.module));
-                let fresh = a.builder(&pin.version).generate_string()?.code;
-                let committed = std::fs::read_to_string(&path).unwrap_or_default();
-                if committed == fresh {
-                    eprintln!("{}: up to date", path.display());
-                } else {
-                    stale = true;
-                    let diff = similar::TextDiff::from_lines(&committed, &fresh);
-                    print!(
-                        "{}",
-                        diff.unified_diff().context_radius(3).header(
-                            &format!("{} (committed)", path.display()),
-                            &format!("{} (generated)", path.display())
-                        )
-                    );
-                    eprintln!("{}: differs from a fresh generation", path.display());
-                }
-            }
-            if stale {
-                eprintln!("run `cargo run -p mcp-codegen -- generate` and commit the result");
-                Ok(ExitCode::from(1))
-            } else {
-                Ok(ExitCode::SUCCESS)
-            }
-        }
-        "fetch" => {
-            let a = Args::parse(rest, &["from", "url", "pins"])?;
-            let [version] = a.positional.as_slice() else {
-                return Err(Error::msg(format!("fetch takes one VERSION\n{USAGE}")));
-            };
-            let pins = a.pins()?;
-            let pin = pins.get(version)?;
-            let dest = source::project_root()
-                .join("schema")
-                .join(version)
-                .join("schema.json");
-            if let Some(dir) = a.get("from") {
-                source::fetch_from_dir(std::path::Path::new(dir), &pin.sha256, version, &dest)?;
-            } else {
-                fetch_url(a.get("url").unwrap_or(&pin.url), &pin.sha256, &dest)?;
-            }
-            eprintln!("wrote {} (sha256 {})", dest.display(), pin.sha256);
-            Ok(ExitCode::SUCCESS)
-        }
-        "diff" => {
-            let a = Args::parse(rest, &["overlays", "details", "pins", "spec-dir"])?;
-            let [old, new] = a.positional.as_slice() else {
-                return Err(Error::msg(format!("diff takes OLD and NEW\n{USAGE}")));
-            };
-            let pins = a.pins()?;
-            let options = mcp_codegen::diff::Options {
-                details: a.on("details"),
-            };
-            let report = mcp_codegen::diff::diff_with(
-                &builder_for(old, &pins, &a)?,
-                &builder_for(new, &pins, &a)?,
-                &options,
-            )?;
-            print!("{report}");
-            Ok(ExitCode::SUCCESS)
-        }
-        "help" | "--help" | "-h" => {
-            println!("{USAGE}");
-            Ok(ExitCode::SUCCESS)
-        }
-        other => Err(Error::msg(format!("unknown command `{other}`\n{USAGE}"))),
+        let out = a.out.clone().unwrap_or_else(|| committed_path(&pin.module));
+        let g = b.out_file(&out).generate()?;
+        eprintln!("wrote {} from {}", out.display(), g.schema_path.display());
     }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn check(a: CheckArgs) -> Result<ExitCode, Error> {
+    let pins = a.source.pins()?;
+    let data = a.source.data_dir();
+    if data.is_dir() {
+        let mut checked = pins.clone();
+        checked.versions = selected(&pins, a.version.as_deref())?;
+        let verified = source::verify_tree(&data, &checked)?;
+        eprintln!(
+            "{}: the spec data of {} version(s) matches its pins",
+            data.display(),
+            verified.len()
+        );
+    }
+    let mut stale = false;
+    for pin in selected(&pins, a.version.as_deref())? {
+        let path = a.out.clone().unwrap_or_else(|| committed_path(&pin.module));
+        let fresh = a.source.builder(&pin.version).generate_string()?.code;
+        let committed = std::fs::read_to_string(&path).unwrap_or_default();
+        if committed == fresh {
+            eprintln!("{}: up to date", path.display());
+        } else {
+            stale = true;
+            let diff = similar::TextDiff::from_lines(&committed, &fresh);
+            print!(
+                "{}",
+                diff.unified_diff().context_radius(3).header(
+                    &format!("{} (committed)", path.display()),
+                    &format!("{} (generated)", path.display())
+                )
+            );
+            eprintln!("{}: differs from a fresh generation", path.display());
+        }
+    }
+    if stale {
+        eprintln!("run `cargo run -p oxmcp-codegen -- generate` and commit the result");
+        Ok(ExitCode::from(1))
+    } else {
+        Ok(ExitCode::SUCCESS)
+    }
+}
+
+fn fetch(a: FetchArgs) -> Result<ExitCode, Error> {
+    let pins = match &a.pins {
+        Some(file) => Pins::from_file(file)?,
+        None => Pins::builtin()?,
+    };
+    let versions: Vec<source::Pin> = if a.all {
+        pins.versions.clone()
+    } else {
+        a.versions
+            .iter()
+            .map(|v| pins.get(v).cloned())
+            .collect::<Result<_, _>>()?
+    };
+    if a.url.is_some() && versions.len() != 1 {
+        return Err(Error::msg("--url takes exactly one VERSION"));
+    }
+    let into = a
+        .into
+        .clone()
+        .unwrap_or_else(|| source::project_root().join("schema"));
+    for pin in &versions {
+        let dest = into.join(&pin.version).join("schema.json");
+        match &a.from {
+            Some(dir) => {
+                source::fetch_from_dir(dir, &pin.sha256, &pin.version, &dest)?;
+                eprintln!("wrote {} (sha256 {})", dest.display(), pin.sha256);
+                let examples = dir.join(&pin.version).join("examples");
+                match &pin.examples_sha256 {
+                    Some(digest) => {
+                        let to = into.join(&pin.version).join("examples");
+                        source::copy_examples(&examples, digest, &to)?;
+                        eprintln!("wrote {} (digest {digest})", to.display());
+                    }
+                    None if examples.is_dir() => eprintln!(
+                        "skipped {}: the pin of {} names no examples digest",
+                        examples.display(),
+                        pin.version
+                    ),
+                    None => {}
+                }
+            }
+            None => {
+                let url = a.url.as_deref().unwrap_or(&pin.url);
+                fetch_url(url, &pin.sha256, &dest)?;
+                eprintln!("wrote {} (sha256 {})", dest.display(), pin.sha256);
+                if pin.examples_sha256.is_some() {
+                    eprintln!("{}: examples are copied with --from DIR only", pin.version);
+                }
+            }
+        }
+    }
+    if let Some(license) = a.from.as_ref().map(|d| d.join("LICENSE")) {
+        if license.is_file() {
+            let to = into.join("LICENSE");
+            std::fs::create_dir_all(&into).map_err(|e| Error::in_file(&into, e.to_string()))?;
+            std::fs::copy(&license, &to).map_err(|e| Error::in_file(&license, e.to_string()))?;
+            eprintln!("wrote {}", to.display());
+        }
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+fn diff(a: DiffArgs) -> Result<ExitCode, Error> {
+    let pins = match &a.pins {
+        Some(file) => Pins::from_file(file)?,
+        None => Pins::builtin()?,
+    };
+    let options = oxmcp_codegen::diff::Options { details: a.details };
+    let report = oxmcp_codegen::diff::diff_with(
+        &builder_for(&a.old, &pins, &a),
+        &builder_for(&a.new, &pins, &a),
+        &options,
+    )?;
+    print!("{report}");
+    Ok(ExitCode::SUCCESS)
 }
 
 /// A version name selects the pinned schema; anything else is a schema file path, read as it is.
 /// Versions are read as published too unless `--overlays` asks for each version's overlay, so a
 /// pinned version and a draft file are compared like with like by default.
-fn builder_for(arg: &str, pins: &Pins, a: &Args) -> Result<Builder, Error> {
+fn builder_for(arg: &str, pins: &Pins, a: &DiffArgs) -> Builder {
     if pins.get(arg).is_ok() {
-        let b = a.builder(arg);
-        Ok(if a.on("overlays") { b } else { b.no_overlay() })
+        let mut b = Builder::new().version(arg).emit_rerun_if_changed(false);
+        if let Some(p) = &a.pins {
+            b = b.pins_file(p);
+        }
+        if let Some(d) = &a.spec_dir {
+            b = b.spec_dir(d);
+        }
+        if a.overlays {
+            b
+        } else {
+            b.no_overlay()
+        }
     } else {
-        Ok(Builder::new()
+        Builder::new()
             .schema(arg)
             .no_overlay()
-            .emit_rerun_if_changed(false))
+            .emit_rerun_if_changed(false)
     }
 }
 
+fn client(a: ClientArgs) -> Result<ExitCode, Error> {
+    let (builder, from) = match (&a.tools, &a.url) {
+        (Some(file), _) => (
+            oxmcp_codegen::ClientBuilder::from_file(file),
+            file.display().to_string(),
+        ),
+        (None, Some(url)) => (
+            oxmcp_codegen::ClientBuilder::from_tools_list(live_tools(url, &a.header)?),
+            url.clone(),
+        ),
+        (None, None) => return Err(Error::msg("client needs --tools FILE or --url URL")),
+    };
+    let builder = builder.struct_name(&a.struct_name);
+    if let Some(committed) = &a.check {
+        return match builder.check(committed)? {
+            None => Ok(ExitCode::SUCCESS),
+            Some(diff) => {
+                println!("{diff}");
+                eprintln!(
+                    "oxmcp-codegen: {} is stale: the tools of {from} changed (regenerate with --out)",
+                    committed.display()
+                );
+                Ok(ExitCode::from(1))
+            }
+        };
+    }
+    match &a.out {
+        Some(out) => {
+            builder.out_file(out).generate()?;
+            eprintln!("wrote {} from {from}", out.display());
+        }
+        None => print!("{}", builder.generate_string()?),
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Every tool of the server at `url`, as a `tools/list` result, read with the project's client
+/// (which finds the server's era itself) sending `headers` (`NAME: VALUE`) with each request.
+fn live_tools(url: &str, headers: &[String]) -> Result<serde_json::Value, Error> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_all()
+        .build()
+        .map_err(|e| Error::msg(format!("starting the async runtime: {e}")))?;
+    runtime.block_on(async {
+        let mut client = oxmcp::client::Client::http(url).client_info(
+            oxmcp_schema::Implementation::new("oxmcp-codegen", env!("CARGO_PKG_VERSION")),
+        );
+        for header in headers {
+            let (name, value) = header.split_once(':').ok_or_else(|| {
+                Error::msg(format!(
+                    "--header `{header}` is not of the form 'NAME: VALUE'"
+                ))
+            })?;
+            client = client
+                .header(name, value)
+                .map_err(|e| Error::msg(format!("--header: {e}")))?;
+        }
+        let tools = client
+            .list_all_tools()
+            .await
+            .map_err(|e| Error::msg(format!("{url}: listing the tools: {e}")))?;
+        serde_json::to_value(&tools)
+            .map(|tools| serde_json::json!({ "tools": tools }))
+            .map_err(|e| Error::msg(format!("{url}: {e}")))
+    })
+}
+
 #[cfg(feature = "fetch")]
-fn fetch_url(url: &str, sha256: &str, dest: &std::path::Path) -> Result<(), Error> {
+fn fetch_url(url: &str, sha256: &str, dest: &Path) -> Result<(), Error> {
     source::fetch_from_url(url, sha256, dest)
 }
 
 #[cfg(not(feature = "fetch"))]
-fn fetch_url(_url: &str, _sha256: &str, _dest: &std::path::Path) -> Result<(), Error> {
+fn fetch_url(_url: &str, _sha256: &str, _dest: &Path) -> Result<(), Error> {
     Err(Error::msg(
-        "this mcp-codegen was built without the `fetch` feature; use --from DIR",
+        "this oxmcp-codegen was built without the `fetch` feature; use --from DIR",
     ))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::CommandFactory;
+
+    #[test]
+    fn the_command_line_is_well_formed() {
+        Cli::command().debug_assert();
+    }
 }

@@ -11,8 +11,9 @@ use std::path::{Path, PathBuf};
 /// users need no checkout.
 const PINS: &str = include_str!("../schema/versions.json");
 
-// `OVERLAYS`: every `schema/overlays/<version>.json` of this crate, listed by build.rs.
-include!(concat!(env!("OUT_DIR"), "/overlays.rs"));
+// `OVERLAYS` and `SCHEMAS`: every `schema/overlays/<version>.json` and
+// `schema/<version>/schema.json` of this crate, listed by build.rs.
+include!(concat!(env!("OUT_DIR"), "/builtin.rs"));
 
 /// The version pins: the spec commit and, per protocol version, the schema URL and sha256.
 #[derive(Debug, Clone, Deserialize)]
@@ -48,12 +49,16 @@ pub struct Pin {
     pub url: String,
     /// The sha256 of that file, lowercase hex.
     pub sha256: String,
+    /// The [`examples_digest`] of the version's `examples/` folder, for a version whose examples
+    /// the project keeps (its tests read them).
+    #[serde(default)]
+    pub examples_sha256: Option<String>,
 }
 
 impl Pins {
     /// The pins compiled into this crate; their overlays are the compiled-in ones.
     pub fn builtin() -> Result<Pins> {
-        Pins::parse(PINS).map_err(|e| e.with_file("mcp-codegen/schema/versions.json"))
+        Pins::parse(PINS).map_err(|e| e.with_file("oxmcp-codegen/schema/versions.json"))
     }
 
     /// Pins read from a file of the same shape as `schema/versions.json`; the overlay of a
@@ -80,7 +85,14 @@ impl Pins {
                     p.version
                 )));
             }
-            if p.sha256.len() != 64 || !p.sha256.bytes().all(|b| b.is_ascii_hexdigit()) {
+            let hex64 = |s: &str| s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit());
+            if p.examples_sha256.as_deref().is_some_and(|s| !hex64(s)) {
+                return Err(Error::msg(format!(
+                    "version `{}`: examples_sha256 is not 64 hex digits",
+                    p.version
+                )));
+            }
+            if !hex64(&p.sha256) {
                 return Err(Error::msg(format!(
                     "version `{}`: sha256 `{}` is not 64 hex digits",
                     p.version, p.sha256
@@ -129,7 +141,7 @@ impl Pins {
         match &self.overlays {
             OverlayHome::Builtin => Ok(builtin_overlay(version).map(|text| {
                 (
-                    PathBuf::from(format!("mcp-codegen/schema/overlays/{version}.json")),
+                    PathBuf::from(format!("oxmcp-codegen/schema/overlays/{version}.json")),
                     text.to_string(),
                 )
             })),
@@ -201,20 +213,18 @@ pub fn verify(bytes: &[u8], expected: &str, file: &Path) -> Result<()> {
     }
 }
 
-/// The places a version's schema is looked for, in order: `spec_dir` (given explicitly),
-/// `MCP_SPEC_DIR`, the git-ignored `schema/<version>/` of the crate being built and of its
-/// workspace (filled by `mcp-codegen fetch`), then `../shared/mcp-spec/<version>/` beside the
-/// workspace. Each is `<dir>/<version>/schema.json`.
+/// The places a version's schema is looked for on disk, in order: `spec_dir` (given explicitly),
+/// then `schema/<version>/` of the crate being built and of its workspace (this repository keeps
+/// every pinned version there; `oxmcp-codegen fetch` fills it for a new one). Each is
+/// `<dir>/<version>/schema.json`. When none exists, [`locate`] uses the copy compiled into this
+/// crate.
 pub fn candidates(version: &str, spec_dir: Option<&Path>) -> Vec<PathBuf> {
     let mut dirs: Vec<PathBuf> = Vec::new();
     dirs.extend(spec_dir.map(Path::to_path_buf));
-    dirs.extend(std::env::var_os("MCP_SPEC_DIR").map(PathBuf::from));
     if let Some(krate) = std::env::var_os("CARGO_MANIFEST_DIR") {
         dirs.push(PathBuf::from(krate).join("schema"));
     }
-    let root = project_root();
-    dirs.push(root.join("schema"));
-    dirs.push(root.join("..").join("shared").join("mcp-spec"));
+    dirs.push(project_root().join("schema"));
     let mut out: Vec<PathBuf> = Vec::new();
     for dir in dirs {
         let file = dir.join(version).join("schema.json");
@@ -225,10 +235,49 @@ pub fn candidates(version: &str, spec_dir: Option<&Path>) -> Vec<PathBuf> {
     out
 }
 
-/// Find and read the pinned schema of `version`, verified against its sha256.
-pub fn locate(version: &str, pins: &Pins, spec_dir: Option<&Path>) -> Result<(PathBuf, Vec<u8>)> {
+/// A schema as [`locate`] found it.
+#[derive(Debug, Clone)]
+pub struct Located {
+    /// Where it was read from: a file, or the name of the compiled-in copy (for messages).
+    pub path: PathBuf,
+    /// Whether `path` is a file on disk (a build script watches it for changes).
+    pub on_disk: bool,
+    /// The file's bytes, verified against the pin.
+    pub bytes: Vec<u8>,
+}
+
+/// The copy of `version`'s schema compiled into this crate, if it ships one.
+pub fn builtin_schema(version: &str) -> Option<&'static [u8]> {
+    SCHEMAS
+        .iter()
+        .find(|(v, _)| *v == version)
+        .map(|(_, bytes)| *bytes)
+}
+
+/// Find and read the pinned schema of `version`, verified against its sha256: the first of
+/// [`candidates`] that exists, else the copy compiled into this crate when its digest is the
+/// pinned one.
+pub fn locate(version: &str, pins: &Pins, spec_dir: Option<&Path>) -> Result<Located> {
     let pin = pins.get(version)?;
-    locate_in(version, &pin.sha256, &candidates(version, spec_dir))
+    let tried = candidates(version, spec_dir);
+    match locate_in(version, &pin.sha256, &tried) {
+        Ok((path, bytes)) => Ok(Located {
+            path,
+            on_disk: true,
+            bytes,
+        }),
+        Err(e) if tried.iter().any(|p| p.is_file()) => Err(e),
+        Err(e) => match builtin_schema(version) {
+            Some(bytes) if sha256_hex(bytes).eq_ignore_ascii_case(&pin.sha256) => Ok(Located {
+                path: PathBuf::from(format!(
+                    "oxmcp-codegen/schema/{version}/schema.json (built in)"
+                )),
+                on_disk: false,
+                bytes: bytes.to_vec(),
+            }),
+            _ => Err(e),
+        },
+    }
 }
 
 /// Read the first of `tried` that exists, verified against `sha256`; the error when none exists
@@ -243,9 +292,83 @@ pub fn locate_in(version: &str, sha256: &str, tried: &[PathBuf]) -> Result<(Path
     }
     let tried: Vec<String> = tried.iter().map(|p| p.display().to_string()).collect();
     Err(Error::msg(format!(
-        "no schema.json for {version} (looked in {}); run `mcp-codegen fetch {version}` or set MCP_SPEC_DIR",
+        "no schema.json for {version} (looked in {}, and this oxmcp-codegen has no built-in copy of it); run `oxmcp-codegen fetch {version}`",
         tried.join(", ")
     )))
+}
+
+/// The digest of a folder of example files: the sha256 of its manifest, one line
+/// `<sha256 of the file>  <path relative to dir, with />` per file, sorted by path. Any change,
+/// addition or removal of a file changes it.
+pub fn examples_digest(dir: &Path) -> Result<String> {
+    let mut files = Vec::new();
+    walk(dir, Path::new(""), &mut files)?;
+    files.sort();
+    let mut manifest = String::new();
+    for rel in &files {
+        let path = dir.join(rel);
+        let bytes = std::fs::read(&path).map_err(|e| Error::in_file(&path, e.to_string()))?;
+        manifest.push_str(&sha256_hex(&bytes));
+        manifest.push_str("  ");
+        manifest.push_str(rel);
+        manifest.push('\n');
+    }
+    Ok(sha256_hex(manifest.as_bytes()))
+}
+
+/// Every file under `dir/rel`, as `/`-separated paths relative to `dir`.
+fn walk(dir: &Path, rel: &Path, out: &mut Vec<String>) -> Result<()> {
+    let here = dir.join(rel);
+    let entries = std::fs::read_dir(&here).map_err(|e| Error::in_file(&here, e.to_string()))?;
+    for entry in entries {
+        let entry = entry.map_err(|e| Error::in_file(&here, e.to_string()))?;
+        let name = entry.file_name();
+        let child = rel.join(&name);
+        let kind = entry
+            .file_type()
+            .map_err(|e| Error::in_file(entry.path(), e.to_string()))?;
+        if kind.is_dir() {
+            walk(dir, &child, out)?;
+        } else {
+            let text: Vec<String> = child
+                .components()
+                .map(|c| c.as_os_str().to_string_lossy().into_owned())
+                .collect();
+            out.push(text.join("/"));
+        }
+    }
+    Ok(())
+}
+
+/// Check the spec data kept in `root` (a repository's `schema/` folder) against `pins`: every
+/// pinned version's `schema.json` is there with its pinned sha256, and its `examples/` folder
+/// with its pinned digest where the pin names one. Returns one line per version checked.
+pub fn verify_tree(root: &Path, pins: &Pins) -> Result<Vec<String>> {
+    let mut report = Vec::new();
+    for pin in &pins.versions {
+        let file = root.join(&pin.version).join("schema.json");
+        let bytes = std::fs::read(&file).map_err(|e| {
+            Error::in_file(
+                &file,
+                format!("{e} (run `oxmcp-codegen fetch {} --from DIR`)", pin.version),
+            )
+        })?;
+        verify(&bytes, &pin.sha256, &file)?;
+        let mut line = format!("{}: schema.json sha256 {}", pin.version, pin.sha256);
+        if let Some(expected) = &pin.examples_sha256 {
+            let dir = root.join(&pin.version).join("examples");
+            let actual = examples_digest(&dir)?;
+            if !actual.eq_ignore_ascii_case(expected) {
+                return Err(Error::in_file(
+                    &dir,
+                    format!("examples digest mismatch: expected {expected}, got {actual}"),
+                ));
+            }
+            line.push_str(&format!(", examples digest {expected}"));
+        }
+        report.push(line);
+    }
+    Ok(report)
 }
 
 /// Write `bytes` to `dest` via a temporary file, so a failed write leaves no partial schema.
@@ -269,6 +392,34 @@ pub fn fetch_from_dir(dir: &Path, expected_sha256: &str, version: &str, dest: &P
     let bytes = std::fs::read(&src).map_err(|e| Error::in_file(&src, e.to_string()))?;
     verify(&bytes, expected_sha256, &src)?;
     write_atomic(dest, &bytes)
+}
+
+/// Copy the folder `src` to `dest` if its [`examples_digest`] is `expected`, replacing what
+/// `dest` held; a refused copy leaves `dest` as it was.
+pub fn copy_examples(src: &Path, expected: &str, dest: &Path) -> Result<()> {
+    let actual = examples_digest(src)?;
+    if !actual.eq_ignore_ascii_case(expected) {
+        return Err(Error::in_file(
+            src,
+            format!("examples digest mismatch: expected {expected}, got {actual}"),
+        ));
+    }
+    let staging = dest.with_extension("part");
+    let _ = std::fs::remove_dir_all(&staging);
+    let mut files = Vec::new();
+    walk(src, Path::new(""), &mut files)?;
+    for rel in &files {
+        let to = staging.join(rel);
+        if let Some(parent) = to.parent() {
+            std::fs::create_dir_all(parent).map_err(|e| Error::in_file(parent, e.to_string()))?;
+        }
+        let from = src.join(rel);
+        std::fs::copy(&from, &to).map_err(|e| Error::in_file(&from, e.to_string()))?;
+    }
+    if dest.exists() {
+        std::fs::remove_dir_all(dest).map_err(|e| Error::in_file(dest, e.to_string()))?;
+    }
+    std::fs::rename(&staging, dest).map_err(|e| Error::in_file(dest, e.to_string()))
 }
 
 /// Download `url` to `dest`, refusing a body whose sha256 differs from `expected_sha256`.

@@ -1,18 +1,18 @@
-//! The `mcp-codegen` command line and the library's handling of bad input: every failure is one
+//! The `oxmcp-codegen` command line and the library's handling of bad input: every failure is one
 //! line naming the file and the problem, and nothing panics.
 
 use std::path::Path;
 use std::process::Command;
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mcp-codegen"))
+    Command::new(env!("CARGO_BIN_EXE_oxmcp-codegen"))
 }
 
 fn generate_err(schema_text: &str) -> String {
     let dir = tempfile::tempdir().unwrap();
     let path = dir.path().join("schema.json");
     std::fs::write(&path, schema_text).unwrap();
-    let err = mcp_codegen::Builder::new()
+    let err = oxmcp_codegen::Builder::new()
         .schema(&path)
         .no_overlay()
         .emit_rerun_if_changed(false)
@@ -55,21 +55,25 @@ fn schema_without_definitions_and_wrong_shapes() {
 }
 
 #[test]
-fn wrong_sha256_through_mcp_spec_dir() {
+fn wrong_sha256_through_spec_dir() {
     let dir = tempfile::tempdir().unwrap();
     let file = dir.path().join("2026-07-28").join("schema.json");
     std::fs::create_dir_all(file.parent().unwrap()).unwrap();
     std::fs::write(&file, "{\"$defs\": {}}").unwrap();
     let out = bin()
-        .args(["check", "--version", "2026-07-28"])
-        .env("MCP_SPEC_DIR", dir.path())
+        .args(["check", "--version", "2026-07-28", "--spec-dir"])
+        .arg(dir.path())
         .output()
         .unwrap();
     assert_eq!(out.status.code(), Some(2));
     let stderr = String::from_utf8_lossy(&out.stderr);
-    assert_eq!(stderr.lines().count(), 1, "{stderr}");
-    assert!(stderr.contains(&file.display().to_string()), "{stderr}");
-    assert!(stderr.contains("sha256 mismatch"), "{stderr}");
+    let errors: Vec<&str> = stderr
+        .lines()
+        .filter(|l| l.starts_with("oxmcp-codegen:"))
+        .collect();
+    assert_eq!(errors.len(), 1, "{stderr}");
+    assert!(errors[0].contains(&file.display().to_string()), "{stderr}");
+    assert!(errors[0].contains("sha256 mismatch"), "{stderr}");
 }
 
 #[test]
@@ -79,10 +83,13 @@ fn missing_schema_names_the_fetch_command() {
         dir.path().join("a/schema.json"),
         dir.path().join("b/schema.json"),
     ];
-    let err = mcp_codegen::source::locate_in("2026-07-28", &"0".repeat(64), &tried)
+    let err = oxmcp_codegen::source::locate_in("2026-07-28", &"0".repeat(64), &tried)
         .unwrap_err()
         .to_string();
-    assert!(err.contains("run `mcp-codegen fetch 2026-07-28`"), "{err}");
+    assert!(
+        err.contains("run `oxmcp-codegen fetch 2026-07-28`"),
+        "{err}"
+    );
     assert!(
         err.contains("a/schema.json") && err.contains("b/schema.json"),
         "{err}"
@@ -97,12 +104,12 @@ fn missing_schema_names_the_fetch_command() {
 
 #[test]
 fn generation_is_deterministic_and_matches_the_committed_bindings() {
-    let a = mcp_codegen::Builder::new()
+    let a = oxmcp_codegen::Builder::new()
         .emit_rerun_if_changed(false)
         .generate_string()
         .unwrap()
         .code;
-    let b = mcp_codegen::Builder::new()
+    let b = oxmcp_codegen::Builder::new()
         .emit_rerun_if_changed(false)
         .generate_string()
         .unwrap()
@@ -111,7 +118,7 @@ fn generation_is_deterministic_and_matches_the_committed_bindings() {
     let committed = Path::new(env!("CARGO_MANIFEST_DIR")).join("../generated/src/v2026_07_28.rs");
     assert!(
         std::fs::read_to_string(committed).unwrap() == a,
-        "run `cargo run -p mcp-codegen -- generate`"
+        "run `cargo run -p oxmcp-codegen -- generate`"
     );
 }
 
@@ -156,8 +163,8 @@ fn check_reports_a_unified_diff_and_exit_1() {
 
 #[test]
 fn every_pinned_version_generates() {
-    for pin in mcp_codegen::Pins::builtin().unwrap().versions {
-        let g = mcp_codegen::Builder::new()
+    for pin in oxmcp_codegen::Pins::builtin().unwrap().versions {
+        let g = oxmcp_codegen::Builder::new()
             .version(&pin.version)
             .emit_rerun_if_changed(false)
             .generate_string()
@@ -194,7 +201,75 @@ fn unknown_command_and_option() {
     let out = bin().arg("explode").output().unwrap();
     assert_eq!(out.status.code(), Some(2));
     let out = bin().args(["check", "--bogus", "1"]).output().unwrap();
-    assert!(String::from_utf8_lossy(&out.stderr).contains("unknown option --bogus"));
+    assert_eq!(out.status.code(), Some(2));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("unexpected argument '--bogus'"));
+}
+
+#[test]
+fn version_and_help_for_the_program_and_every_subcommand() {
+    let out = bin().arg("--version").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    assert_eq!(
+        String::from_utf8_lossy(&out.stdout).trim(),
+        format!("oxmcp-codegen {}", env!("CARGO_PKG_VERSION"))
+    );
+    let out = bin().arg("--help").output().unwrap();
+    assert_eq!(out.status.code(), Some(0));
+    let help = String::from_utf8_lossy(&out.stdout).into_owned();
+    assert!(help.contains("Exit status:"), "{help}");
+    // Every subcommand the program lists has its own help, with the exit codes.
+    let commands: Vec<String> = help
+        .split("Commands:")
+        .nth(1)
+        .unwrap()
+        .split("Options:")
+        .next()
+        .unwrap()
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|c| *c != "help" && c.chars().all(|ch| ch.is_ascii_lowercase()))
+        .map(str::to_string)
+        .collect();
+    for expected in ["generate", "check", "fetch", "diff", "client"] {
+        assert!(
+            commands.iter().any(|c| c == expected),
+            "{expected} in {help}"
+        );
+    }
+    for command in &commands {
+        let out = bin().args([command, "--help"]).output().unwrap();
+        assert_eq!(out.status.code(), Some(0), "{command} --help");
+        let text = String::from_utf8_lossy(&out.stdout);
+        assert!(text.contains("Usage: oxmcp-codegen"), "{command}: {text}");
+        assert!(text.contains("Exit status:"), "{command}: {text}");
+    }
+}
+
+#[test]
+fn failures_are_one_line_naming_the_cause() {
+    let out = bin()
+        .args(["client", "--tools", "/nonexistent/tools.json"])
+        .output()
+        .unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert!(
+        stderr.starts_with("oxmcp-codegen: /nonexistent/tools.json: "),
+        "{stderr}"
+    );
+    // A server that cannot be reached: the address and the cause, once.
+    let port = std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port();
+    let url = format!("http://127.0.0.1:{port}/mcp");
+    let out = bin().args(["client", "--url", &url]).output().unwrap();
+    assert_eq!(out.status.code(), Some(2));
+    let stderr = String::from_utf8_lossy(&out.stderr);
+    assert_eq!(stderr.lines().count(), 1, "{stderr}");
+    assert_eq!(stderr.matches(&url).count(), 1, "{stderr}");
 }
 
 #[test]
@@ -203,7 +278,7 @@ fn replacing_a_type_the_schema_lacks_is_an_error() {
     let path = dir.path().join("schema.json");
     std::fs::write(&path, r#"{"$defs": {"A": {"type": "string"}}}"#).unwrap();
     let build = |name: &str| {
-        mcp_codegen::Builder::new()
+        oxmcp_codegen::Builder::new()
             .schema(&path)
             .no_overlay()
             .replace(name, "::std::string::String")

@@ -4,11 +4,11 @@
 //! finding is accepted by the builder or by the schema. A schema with nothing to report has an
 //! empty `.txt`. `UPDATE_GOLDEN=1` rewrites the expected messages.
 
-use mcp_codegen::check::Finding;
+use oxmcp_codegen::check::Finding;
 use std::path::Path;
 
-fn builder(schema: &Path) -> mcp_codegen::Builder {
-    mcp_codegen::Builder::new()
+fn builder(schema: &Path) -> oxmcp_codegen::Builder {
+    oxmcp_codegen::Builder::new()
         .schema(schema)
         .no_overlay()
         .emit_rerun_if_changed(false)
@@ -76,18 +76,18 @@ fn a_schema_can_accept_its_own_findings() {
     std::fs::write(&path, schema.to_string()).unwrap();
     assert!(builder(&path).generate_string().is_err());
     // On the type...
-    schema["$defs"]["Answer"]["x-mcp-codegen-accept"] = serde_json::json!(["ambiguous-union"]);
+    schema["$defs"]["Answer"]["x-oxmcp-codegen-accept"] = serde_json::json!(["ambiguous-union"]);
     std::fs::write(&path, schema.to_string()).unwrap();
     builder(&path).generate_string().unwrap();
     // ...or at the root, by construct; accepting another construct does not count.
     schema["$defs"]["Answer"]
         .as_object_mut()
         .unwrap()
-        .remove("x-mcp-codegen-accept");
-    schema["x-mcp-codegen-accept"] = serde_json::json!({"not": ["Answer"]});
+        .remove("x-oxmcp-codegen-accept");
+    schema["x-oxmcp-codegen-accept"] = serde_json::json!({"not": ["Answer"]});
     std::fs::write(&path, schema.to_string()).unwrap();
     assert!(builder(&path).generate_string().is_err());
-    schema["x-mcp-codegen-accept"] = serde_json::json!({"ambiguous-union": ["Answer"]});
+    schema["x-oxmcp-codegen-accept"] = serde_json::json!({"ambiguous-union": ["Answer"]});
     std::fs::write(&path, schema.to_string()).unwrap();
     builder(&path).generate_string().unwrap();
 }

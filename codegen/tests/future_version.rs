@@ -1,9 +1,9 @@
 //! A new protocol version is data, not code: a fake future version (2026-07-28 plus a new request
 //! method, a new member of `ClientRequest` and a renamed type) goes through a pin line, an overlay
-//! file found by its name, and `mcp-codegen generate`; the output compiles and parses the new
-//! request, and `mcp-codegen diff` reports the rename as a rename.
+//! file found by its name, and `oxmcp-codegen generate`; the output compiles and parses the new
+//! request, and `oxmcp-codegen diff` reports the rename as a rename.
 
-use mcp_codegen::{source, Pins};
+use oxmcp_codegen::{source, Pins};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::Command;
@@ -11,7 +11,7 @@ use std::process::Command;
 const FUTURE: &str = "2030-01-01";
 
 fn bin() -> Command {
-    Command::new(env!("CARGO_BIN_EXE_mcp-codegen"))
+    Command::new(env!("CARGO_BIN_EXE_oxmcp-codegen"))
 }
 
 /// Replace every `$ref` to `from` with one to `to`.
@@ -66,7 +66,11 @@ fn future_schema(base: &[u8]) -> Vec<u8> {
 #[test]
 fn a_future_version_needs_a_pin_an_overlay_file_and_generate() {
     let pins = Pins::builtin().unwrap();
-    let (base_path, base) = source::locate("2026-07-28", &pins, None).unwrap();
+    let source::Located {
+        path: base_path,
+        bytes: base,
+        ..
+    } = source::locate("2026-07-28", &pins, None).unwrap();
     let dir = tempfile::tempdir().unwrap();
     let spec = dir.path().join("spec");
     let schema_file = spec.join(FUTURE).join("schema.json");

@@ -73,7 +73,7 @@ fn field_opts(attrs: &[syn::Attribute]) -> syn::Result<FieldOpts> {
                 }
                 "default" => {
                     let e: Expr = m.value()?.parse()?;
-                    o.tokens.push(quote!(default: ::core::option::Option::Some(::mcp_runtime::__private::serde_json::json!(#e)),));
+                    o.tokens.push(quote!(default: ::core::option::Option::Some(::oxmcp::__private::serde_json::json!(#e)),));
                 }
                 _ => {
                     return Err(m.error(
@@ -113,7 +113,7 @@ fn form(input: TokenStream) -> syn::Result<TokenStream> {
             ))
         }
     };
-    let rt = quote!(::mcp_runtime);
+    let rt = quote!(::oxmcp);
     let mut props = Vec::new();
     let mut inits = Vec::new();
     for f in fields {
@@ -172,7 +172,7 @@ fn enumeration(input: TokenStream) -> syn::Result<TokenStream> {
             "ElicitEnum needs an enum of unit variants (derive ElicitForm for a form)",
         ));
     };
-    let rt = quote!(::mcp_runtime);
+    let rt = quote!(::oxmcp);
     let mut options = Vec::new();
     let mut from = Vec::new();
     let mut to = Vec::new();

@@ -517,7 +517,7 @@ fn template_vars(uri: &str) -> Vec<String> {
 fn generate(m: &Model) -> TokenStream {
     let rt = match &m.opts.krate {
         Some(path) => quote!(#path),
-        None => quote!(::mcp_runtime),
+        None => quote!(::oxmcp),
     };
     let func = &m.func;
     let vis = &func.vis;

@@ -1,7 +1,7 @@
-//! Proc macros of the MCP toolkit. Use them through `mcp-runtime`, which re-exports them.
+//! Proc macros of the MCP toolkit. Use them through `oxmcp`, which re-exports them.
 //!
 //! Each macro parses its input into a small model, checks it (errors carry the span of the
-//! offending token), then expands into calls to `mcp_runtime`, where the logic lives.
+//! offending token), then expands into calls to `oxmcp`, where the logic lives.
 
 use proc_macro::TokenStream;
 
@@ -11,11 +11,11 @@ mod handler;
 mod types;
 
 /// Turn an `async fn` into an MCP tool: a unit struct of the same name that implements
-/// `mcp_runtime::ToolHandler`, with the function body available as `name::run`.
+/// `oxmcp::ToolHandler`, with the function body available as `name::run`.
 ///
 /// Options: `name = "..."`, `title = "..."`, `description = "..."` (default: the doc comment),
 /// `annotations(read_only = bool, destructive = bool, idempotent = bool, open_world = bool)`,
-/// and `crate = "path"` for a crate that re-exports `mcp_runtime` (default `::mcp_runtime`;
+/// and `crate = "path"` for a crate that re-exports `oxmcp` (default `::oxmcp`;
 /// the prompt and resource attributes take it too). Each option may be given once.
 /// Arguments become the tool's `inputSchema` and may have any name; `#[arg(description = "...")]`
 /// documents one, `rename = "..."` sets its wire name, `header = "..."` mirrors it in an
@@ -42,28 +42,28 @@ pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
 }
 
 /// Make a struct or enum usable as a tool argument or a structured output (`Json<T>`): derives
-/// `Serialize`, `Deserialize` and `JsonSchema` through `mcp_runtime`'s own re-exports, so the
+/// `Serialize`, `Deserialize` and `JsonSchema` through `oxmcp`'s own re-exports, so the
 /// server needs no direct serde or schemars dependency. `#[serde(...)]` and `#[schemars(...)]`
 /// attributes on the type and its fields work as usual. Option: `crate = "path"`. Needs
-/// `mcp_runtime`'s `derive` feature (a default one), which builds the schemars derive.
+/// `oxmcp`'s `derive` feature (a default one), which builds the schemars derive.
 #[proc_macro_attribute]
 pub fn mcp_type(attr: TokenStream, item: TokenStream) -> TokenStream {
     types::expand(attr.into(), item.into()).into()
 }
 
-/// Derive `mcp_runtime::ElicitForm` for a struct whose fields are flat form fields.
+/// Derive `oxmcp::ElicitForm` for a struct whose fields are flat form fields.
 #[proc_macro_derive(ElicitForm, attributes(elicit))]
 pub fn derive_elicit_form(input: TokenStream) -> TokenStream {
     form::derive_form(input.into()).into()
 }
 
-/// Derive `mcp_runtime::ElicitEnum` for an enum of unit variants (a single- or multi-select).
+/// Derive `oxmcp::ElicitEnum` for an enum of unit variants (a single- or multi-select).
 #[proc_macro_derive(ElicitEnum, attributes(elicit))]
 pub fn derive_elicit_enum(input: TokenStream) -> TokenStream {
     form::derive_enum(input.into()).into()
 }
 
-/// What `#[mcp_type]` derives in place of `JsonSchema` when `mcp_runtime` is built without its
+/// What `#[mcp_type]` derives in place of `JsonSchema` when `oxmcp` is built without its
 /// `derive` feature: an error at the type that names the feature to turn on.
 #[doc(hidden)]
 #[proc_macro_derive(JsonSchemaNeedsDeriveFeature, attributes(schemars))]

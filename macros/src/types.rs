@@ -1,6 +1,6 @@
 //! `#[mcp_type]`: the derives a type needs to be a tool argument or a structured output
 //! (`Serialize`, `Deserialize`, `JsonSchema`), through the runtime's re-exports, so a server
-//! author depends on `mcp-runtime` alone.
+//! author depends on `oxmcp` alone.
 
 use crate::attrs::lit_str;
 use proc_macro2::TokenStream;
@@ -31,7 +31,7 @@ pub fn expand(attr: TokenStream, item: TokenStream) -> TokenStream {
     };
     let rt = match &krate {
         Some(p) => p.to_token_stream(),
-        None => quote!(::mcp_runtime),
+        None => quote!(::oxmcp),
     };
     let path = rt.to_string().replace(' ', "");
     let serde_path = format!("{path}::__private::serde");
@@ -56,7 +56,7 @@ pub fn needs_derive_feature(input: TokenStream) -> TokenStream {
     };
     syn::Error::new(
         span,
-        "#[mcp_type] derives `JsonSchema`, which needs mcp-runtime's `derive` feature: add \"derive\" to its features",
+        "#[mcp_type] derives `JsonSchema`, which needs oxmcp's `derive` feature: add \"derive\" to its features",
     )
     .to_compile_error()
 }

@@ -3,17 +3,17 @@
 //! the caller, when authenticated, is noted on the booking.
 //!
 //! ```text
-//! cargo run -p mcp-runtime --example bistro              # stdio
-//! cargo run -p mcp-runtime --example bistro -- --http 127.0.0.1:8080   # http://127.0.0.1:8080/mcp
+//! cargo run -p oxmcp --example bistro              # stdio
+//! cargo run -p oxmcp --example bistro -- --http 127.0.0.1:8080   # http://127.0.0.1:8080/mcp
 //! # bearer authentication: JWT access tokens signed by a key of the JWKS file
-//! cargo run -p mcp-runtime --example bistro -- --http 127.0.0.1:8080 \
+//! cargo run -p oxmcp --example bistro -- --http 127.0.0.1:8080 \
 //!     --auth-jwks jwks.json --auth-issuer https://auth.example.com
 //! ```
 //!
 //! `MCP_STATE_KEYS` sets the `requestState` key ring (see the `state-key` example); `RUST_LOG`
 //! the log level (logs go to stderr).
 
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 use std::sync::atomic::{AtomicU32, Ordering};
 
 /// The restaurant's booking book, shared by every call.
@@ -92,7 +92,7 @@ fn flag(args: &[String], name: &str) -> Option<String> {
 
 #[tokio::main]
 async fn main() -> Result<(), Box<dyn std::error::Error>> {
-    mcp_runtime::logging::init();
+    oxmcp::logging::init();
     let mut builder = Server::builder()
         .name("bistro")
         .version("1.0.0")
@@ -103,7 +103,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(book_table)
         .resource(specials);
     if let Ok(ring) = std::env::var("MCP_STATE_KEYS") {
-        builder = builder.state_keys(mcp_runtime::StateKeys::parse(&ring)?);
+        builder = builder.state_keys(oxmcp::StateKeys::parse(&ring)?);
     }
     let server = builder.build()?;
     let args: Vec<String> = std::env::args().collect();
@@ -111,9 +111,9 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         return Ok(server.serve_stdio().await?);
     }
     let addr = flag(&args, "--http").unwrap_or_else(|| "127.0.0.1:8080".into());
-    let mut config = mcp_runtime::http::HttpConfig::default();
+    let mut config = oxmcp::http::HttpConfig::default();
     if let (Some(jwks), Some(issuer)) = (flag(&args, "--auth-jwks"), flag(&args, "--auth-issuer")) {
-        use mcp_runtime::auth::{AuthConfig, JwksFile, JwtVerifier};
+        use oxmcp::auth::{AuthConfig, JwksFile, JwtVerifier};
         // Tokens must name this endpoint as their audience.
         let resource = format!("http://{addr}/mcp");
         let verifier = JwtVerifier::new(JwksFile(jwks.into()), issuer.clone(), resource.clone());

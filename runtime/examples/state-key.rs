@@ -1,5 +1,5 @@
 //! Print a fresh `requestState` key entry for `MCP_STATE_KEYS`:
-//! `cargo run -p mcp-runtime --example state-key -- 2` prints `2:<64 hex digits>`.
+//! `cargo run -p oxmcp --example state-key -- 2` prints `2:<64 hex digits>`.
 //!
 //! Rotation: append the new entry (`1:...,2:...`, oldest first) on every instance first; the
 //! newest key seals, every key of the ring opens. Once all instances run the new ring and the
@@ -14,7 +14,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    match mcp_runtime::StateKey::generate_entry(id) {
+    match oxmcp::StateKey::generate_entry(id) {
         Ok(entry) => {
             println!("{entry}");
             std::process::ExitCode::SUCCESS

@@ -26,7 +26,7 @@ use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
 use hyper_util::client::legacy::Client as HyperClient;
 use hyper_util::rt::TokioExecutor;
-use mcp_schema::{
+use oxmcp_schema::{
     error_codes, methods, CallToolResult, ClientCapabilities, GetPromptResult, Implementation,
     InputRequest, ReadResourceResult, LATEST_PROTOCOL_VERSION,
 };
@@ -82,7 +82,7 @@ impl Capabilities {
         Capabilities::default()
     }
 
-    fn elicitation(&mut self) -> &mut mcp_schema::ClientCapabilitiesElicitation {
+    fn elicitation(&mut self) -> &mut oxmcp_schema::ClientCapabilitiesElicitation {
         self.0.elicitation.get_or_insert_with(Default::default)
     }
 
@@ -128,7 +128,7 @@ pub enum ClientError {
     /// The transport failed (connection, process, HTTP status without a JSON-RPC body).
     Transport(String),
     /// The server answered with a JSON-RPC error.
-    Rpc(mcp_schema::Error),
+    Rpc(oxmcp_schema::Error),
     /// The reply did not have the expected shape.
     Protocol(String),
     /// The server kept asking for input past the round limit.
@@ -154,6 +154,22 @@ impl fmt::Display for ClientError {
 
 impl std::error::Error for ClientError {}
 
+/// An error and every cause under it, on one line (`client error (Connect): tcp connect error:
+/// Connection refused (os error 111)`), so a failed connection says why.
+fn causes(e: &(dyn std::error::Error + 'static)) -> String {
+    let mut text = e.to_string();
+    let mut next = e.source();
+    while let Some(cause) = next {
+        let more = cause.to_string();
+        if !text.contains(&more) {
+            text.push_str(": ");
+            text.push_str(&more);
+        }
+        next = cause.source();
+    }
+    text
+}
+
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
 
 /// Which protocol the server speaks, found on the first request.
@@ -173,6 +189,8 @@ enum Era {
 struct LegacyHttp {
     url: String,
     http: HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+    /// The client's own headers ([`Client::header`]), sent on every request of the session.
+    headers: Arc<hyper::HeaderMap>,
     version: String,
     session: Option<String>,
 }
@@ -226,8 +244,11 @@ impl LegacyHttp {
         if let Some(s) = &self.session {
             req = req.header("mcp-session-id", s);
         }
-        req.body(Full::new(body))
-            .map_err(|e| ClientError::Transport(e.to_string()))
+        let mut req = req
+            .body(Full::new(body))
+            .map_err(|e| ClientError::Transport(e.to_string()))?;
+        add_headers(&mut req, &self.headers);
+        Ok(req)
     }
 
     /// GET the session's standalone stream or, after event `last`, the rest of the stream
@@ -243,7 +264,7 @@ impl LegacyHttp {
         match self.http.request(req).await {
             Ok(resp) if resp.status().is_success() => Opened::Stream(resp.into_body()),
             Ok(resp) => Opened::Refused(format!("HTTP {}", resp.status())),
-            Err(e) => Opened::Failed(e.to_string()),
+            Err(e) => Opened::Failed(causes(&e)),
         }
     }
 
@@ -267,7 +288,7 @@ impl LegacyHttp {
             .http
             .request(req)
             .await
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+            .map_err(|e| ClientError::Transport(causes(&e)))?;
         let _ = resp.into_body().collect().await;
         Ok(())
     }
@@ -413,6 +434,17 @@ pub struct Client {
     era: tokio::sync::OnceCell<Era>,
     /// A legacy HTTP session's standalone stream reader, stopped with the client.
     listener: std::sync::OnceLock<StopOnDrop>,
+    /// Headers sent with every HTTP request ([`Client::header`]).
+    headers: Arc<hyper::HeaderMap>,
+}
+
+/// Add the client's own headers to `req` (after the protocol's, which they may not replace).
+fn add_headers(req: &mut hyper::Request<Full<Bytes>>, headers: &hyper::HeaderMap) {
+    for (name, value) in headers {
+        if !req.headers().contains_key(name) {
+            req.headers_mut().append(name.clone(), value.clone());
+        }
+    }
 }
 
 /// A tool's `Mcp-Param-*` arguments as (argument, header name), or why its declarations are
@@ -560,7 +592,7 @@ impl Client {
         Client {
             transport,
             capabilities: json!({}),
-            info: json!({"name": "mcp-runtime-client", "version": env!("CARGO_PKG_VERSION")}),
+            info: json!({"name": "oxmcp-client", "version": env!("CARGO_PKG_VERSION")}),
             handler: Arc::new(DeclineAll),
             max_rounds: 16,
             next_id: AtomicI64::new(1),
@@ -568,7 +600,21 @@ impl Client {
             header_params: Mutex::new(HashMap::new()),
             era: tokio::sync::OnceCell::new(),
             listener: std::sync::OnceLock::new(),
+            headers: Arc::new(hyper::HeaderMap::new()),
         }
+    }
+
+    /// Send the header `name: value` with every HTTP request, e.g. `Authorization: Bearer ...`
+    /// for a server that needs a token (repeat for several; ignored over stdio). A header the
+    /// protocol sets itself (`Content-Type`, `Accept`, `MCP-Protocol-Version`, `Mcp-Method`,
+    /// `Mcp-Name`, `Mcp-Session-Id`) is not replaced. An invalid name or value is an error.
+    pub fn header(mut self, name: &str, value: &str) -> Result<Self, ClientError> {
+        let name = hyper::header::HeaderName::from_bytes(name.trim().as_bytes())
+            .map_err(|e| ClientError::Transport(format!("header name `{name}`: {e}")))?;
+        let value = hyper::header::HeaderValue::from_str(value.trim())
+            .map_err(|e| ClientError::Transport(format!("header `{name}`: {e}")))?;
+        Arc::make_mut(&mut self.headers).append(name, value);
+        Ok(self)
     }
 
     /// The capabilities declared on every request, and the handler that answers input requests.
@@ -669,6 +715,7 @@ impl Client {
                 let listener = LegacyHttp {
                     url: url.clone(),
                     http: http.clone(),
+                    headers: self.headers.clone(),
                     version: version.clone(),
                     session: session.clone(),
                 };
@@ -716,13 +763,14 @@ impl Client {
         if let Some(s) = session {
             req = req.header("mcp-session-id", s);
         }
-        let req = req
+        let mut req = req
             .body(Full::new(Bytes::from(msg.to_string())))
             .map_err(|e| ClientError::Transport(e.to_string()))?;
+        add_headers(&mut req, &self.headers);
         let resp = http
             .request(req)
             .await
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+            .map_err(|e| ClientError::Transport(causes(&e)))?;
         let set_session = resp
             .headers()
             .get("mcp-session-id")
@@ -731,6 +779,7 @@ impl Client {
         let back = LegacyHttp {
             url: url.to_string(),
             http: http.clone(),
+            headers: self.headers.clone(),
             version: version.to_string(),
             session: set_session.clone().or_else(|| session.map(str::to_string)),
         };
@@ -886,7 +935,7 @@ impl Client {
     /// The `result` of a reply, or its error.
     fn result_of(reply: Value) -> Result<Value, ClientError> {
         if let Some(err) = reply.get("error") {
-            let e: mcp_schema::Error = serde_json::from_value(err.clone())
+            let e: oxmcp_schema::Error = serde_json::from_value(err.clone())
                 .map_err(|e| ClientError::Protocol(format!("bad error object: {e}")))?;
             return Err(ClientError::Rpc(e));
         }
@@ -958,7 +1007,7 @@ impl Client {
 
     /// `tools/list`, every page (at most 100, against a server whose cursors never end),
     /// following `nextCursor`; also learns each tool's header arguments.
-    pub async fn list_all_tools(&self) -> Result<Vec<mcp_schema::Tool>, ClientError> {
+    pub async fn list_all_tools(&self) -> Result<Vec<oxmcp_schema::Tool>, ClientError> {
         let mut tools = Vec::new();
         let mut cursor: Option<Value> = None;
         for _ in 0..MAX_LIST_PAGES {
@@ -966,7 +1015,7 @@ impl Client {
                 Some(c) => json!({ "cursor": c }),
                 None => json!({}),
             };
-            let page: mcp_schema::ListToolsResult =
+            let page: oxmcp_schema::ListToolsResult =
                 Self::typed(self.request(methods::TOOLS_LIST, params).await?)?;
             tools.extend(page.tools);
             match page.next_cursor {
@@ -1038,13 +1087,14 @@ impl Client {
                 req = req.header(header, value);
             }
         }
-        let req = req
+        let mut req = req
             .body(Full::new(Bytes::from(msg.to_string())))
             .map_err(|e| ClientError::Transport(e.to_string()))?;
+        add_headers(&mut req, &self.headers);
         let resp = http
             .request(req)
             .await
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
+            .map_err(|e| ClientError::Transport(causes(&e)))?;
         self.read_reply(resp, msg.get("id"), None).await
     }
 
@@ -1094,12 +1144,12 @@ impl Client {
     }
 
     /// `server/discover`.
-    pub async fn discover(&self) -> Result<mcp_schema::DiscoverResult, ClientError> {
+    pub async fn discover(&self) -> Result<oxmcp_schema::DiscoverResult, ClientError> {
         Self::typed(self.request(methods::SERVER_DISCOVER, json!({})).await?)
     }
 
     /// `tools/list` (first page; [`Client::list_all_tools`] follows the cursors).
-    pub async fn list_tools(&self) -> Result<mcp_schema::ListToolsResult, ClientError> {
+    pub async fn list_tools(&self) -> Result<oxmcp_schema::ListToolsResult, ClientError> {
         Self::typed(self.request(methods::TOOLS_LIST, json!({})).await?)
     }
 
@@ -1155,7 +1205,7 @@ impl Client {
                 .content
                 .iter()
                 .filter_map(|b| match b {
-                    mcp_schema::ContentBlock::TextContent(t) => Some(t.text.as_str()),
+                    oxmcp_schema::ContentBlock::TextContent(t) => Some(t.text.as_str()),
                     _ => None,
                 })
                 .collect::<Vec<_>>()

@@ -7,7 +7,7 @@
 //! handler is a plain `async fn` that awaits its questions.
 //!
 //! ```no_run
-//! use mcp_runtime::prelude::*;
+//! use oxmcp::prelude::*;
 //!
 //! #[derive(ElicitForm)]
 //! struct Contact {
@@ -139,7 +139,7 @@
 //! [`crate::RequestContext`] (`_meta`, progress, log, cancellation) are taken from the call, not
 //! from the arguments, and are absent from the input schema. A missing state type is a
 //! [`crate::BuildError`] from `build()`. The principal comes from bearer authentication
-//! (`mcp_runtime::auth`, set in `HttpConfig::auth`), from an application's tower layer that puts
+//! (`oxmcp::auth`, set in `HttpConfig::auth`), from an application's tower layer that puts
 //! a `Principal` in the request's extensions, or, over stdio, from `StdioConfig::principal`. It is
 //! bound into `requestState`: a state issued to one caller does not open for another. A tool with
 //! `#[mcp_tool(scopes = ["admin"])]` is refused (403, `insufficient_scope`) to a token without
@@ -147,7 +147,7 @@
 //!
 //! ## Logging, keys, tests
 //!
-//! `mcp_runtime::logging::init()` sends `tracing` events to stderr, filtered by `RUST_LOG`
+//! `oxmcp::logging::init()` sends `tracing` events to stderr, filtered by `RUST_LOG`
 //! (never stdout, which a stdio server's protocol owns). The `requestState` key ring comes from
 //! `MCP_STATE_KEYS`; the `state-key` example prints a fresh entry, and a rotation appends the new
 //! key everywhere before removing the old one. [`crate::testing::Rounds`] drives a multi-round

@@ -1,4 +1,4 @@
-//! `mcp-runtime`: write MCP handlers as plain async functions that ask the user, the client's
+//! `oxmcp`: write MCP handlers as plain async functions that ask the user, the client's
 //! model or the client's roots, and resume across Multi Round-Trip Requests on any instance.
 //!
 //! The one crate a server author depends on: it re-exports the typed bindings as [`schema`] and
@@ -8,12 +8,12 @@
 //! Cargo features: `http` (streamable HTTP server, on axum), `stdio` (stdio server) and `client`
 //! (an MRTR client over HTTP or stdio) are on by default; a stdio-only server builds with
 //! `default-features = false, features = ["stdio"]` and compiles no HTTP stack. `bench` exposes
-//! internals for the project's benchmarks (`mcp_runtime::bench`); it is not a stable API.
+//! internals for the project's benchmarks (`oxmcp::bench`); it is not a stable API.
 //!
 //! The crate is built in layers whose imports point one way (see ARCHITECTURE.md):
 //! `wire` <- `handler` <- `resume` <- `server` <- `transport`, and the client on `wire` alone.
 
-// Handlers fail with the protocol's own error object (`mcp_schema::Error`, about 170 bytes):
+// Handlers fail with the protocol's own error object (`oxmcp_schema::Error`, about 170 bytes):
 // boxing it would make every handler signature noisier for no measurable gain on this path.
 #![allow(clippy::result_large_err)]
 // Helpers shared by the transports and the client are unused when some of them are left out;
@@ -46,8 +46,8 @@ pub use handler::{
     FromCall, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Need, Principal,
     PromptHandler, ResourceHandler, State, TaskMode, TaskSupport, ToolError, ToolHandler,
 };
-pub use mcp_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_type, ElicitEnum, ElicitForm};
-pub use mcp_schema as schema;
+pub use oxmcp_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_type, ElicitEnum, ElicitForm};
+pub use oxmcp_schema as schema;
 pub use resume::ask::{
     elicit, elicit_url, list_roots, sample, step, AskFuture, Elicit, ElicitUrl, Elicited,
     ListRoots, Sample, SampledText, Sampling,
@@ -60,7 +60,7 @@ pub use resume::notify::{
 };
 pub use resume::state::{
     GuardFuture, InMemoryReplayGuard, Journal, Recorded, ReplayGuard, SharedReplayGuard,
-    StateCodec, StateError, StateKey, StateKeyError, StateKeys,
+    StateCodec, StateError, StateKey, StateKeyError, StateKeys, STATE_KEYS_ENV,
 };
 pub use server::legacy::LEGACY_VERSIONS;
 /// Tasks and single-use `requestState` shared by every instance through Redis.
@@ -114,7 +114,7 @@ pub mod __private {
     pub use indexmap::IndexMap;
     /// Without the `derive` feature, `#[mcp_type]` gets one error, which names the feature.
     #[cfg(not(feature = "derive"))]
-    pub use mcp_macros::{
+    pub use oxmcp_macros::{
         JsonSchemaNeedsDeriveFeature as DeriveJsonSchema,
         SerdeNeedsDeriveFeature as DeriveDeserialize, SerdeNeedsDeriveFeature as DeriveSerialize,
     };
@@ -132,7 +132,7 @@ pub mod __private {
         serde::Serialize as DeriveSerialize,
     };
 
-    use mcp_schema::{Error, ToolInputSchema};
+    use oxmcp_schema::{Error, ToolInputSchema};
     use serde_json::{Map, Value};
 
     #[cfg(not(feature = "schemars"))]
@@ -238,7 +238,7 @@ pub mod __private {
     }
 
     /// A tool error result for bad arguments.
-    pub fn bad_args(message: String) -> Result<mcp_schema::CallToolResult, Error> {
-        Ok(mcp_schema::CallToolResult::error(message))
+    pub fn bad_args(message: String) -> Result<oxmcp_schema::CallToolResult, Error> {
+        Ok(oxmcp_schema::CallToolResult::error(message))
     }
 }

@@ -1,6 +1,6 @@
-//! One line of logging setup that is safe for stdio servers: `mcp_runtime::logging::init()`
+//! One line of logging setup that is safe for stdio servers: `oxmcp::logging::init()`
 //! sends `tracing` events to stderr (stdout carries the protocol and must hold nothing else),
-//! filtered by `RUST_LOG` (`info` by default; `warn,mcp_runtime=debug` and the like).
+//! filtered by `RUST_LOG` (`info` by default; `warn,oxmcp=debug` and the like).
 
 use tracing_subscriber::filter::{LevelFilter, Targets};
 use tracing_subscriber::layer::SubscriberExt;

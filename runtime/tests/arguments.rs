@@ -7,8 +7,8 @@
 mod common;
 
 use common::{all_caps, call, send};
-use mcp_runtime::prelude::*;
-use mcp_runtime::{Server, ToolHandler};
+use oxmcp::prelude::*;
+use oxmcp::{Server, ToolHandler};
 use serde_json::{json, Value};
 
 /// A point on the map.

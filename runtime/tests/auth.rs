@@ -7,10 +7,10 @@ mod common;
 
 use common::first_key;
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
-use mcp_runtime::auth::{AuthConfig, JwksFile, JwtVerifier};
-use mcp_runtime::http::{serve_listener, HttpConfig};
-use mcp_runtime::{Server, StateKeys};
 use mcp_tests::support::{get, post};
+use oxmcp::auth::{AuthConfig, JwksFile, JwtVerifier};
+use oxmcp::http::{serve_listener, HttpConfig};
+use oxmcp::{Server, StateKeys};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;
@@ -316,7 +316,7 @@ async fn a_request_state_issued_to_one_subject_is_refused_for_another() {
 /// an unknown `kid` only when the last fetch is older than the refresh interval.
 #[tokio::test]
 async fn a_jwks_url_is_fetched_once_and_refreshed_at_most_every_interval() {
-    use mcp_runtime::auth::JwksUrl;
+    use oxmcp::auth::JwksUrl;
     use std::sync::atomic::{AtomicUsize, Ordering};
     use std::time::Duration;
 

@@ -5,11 +5,11 @@
 mod common;
 
 use common::{meta, send};
-use mcp_runtime::client::Capabilities;
-use mcp_runtime::prelude::*;
-use mcp_runtime::schema::{ContentBlock, InputRequest};
-use mcp_runtime::testing::Rounds;
-use mcp_runtime::{StateKey, StateKeys};
+use oxmcp::client::Capabilities;
+use oxmcp::prelude::*;
+use oxmcp::schema::{ContentBlock, InputRequest};
+use oxmcp::testing::Rounds;
+use oxmcp::{StateKey, StateKeys};
 use serde_json::json;
 
 #[derive(Debug)]
@@ -87,7 +87,7 @@ fn server() -> Server {
         .unwrap()
 }
 
-fn text(r: &mcp_runtime::schema::CallToolResult) -> String {
+fn text(r: &oxmcp::schema::CallToolResult) -> String {
     match &r.content[0] {
         ContentBlock::TextContent(t) => t.text.clone(),
         other => panic!("not text: {other:?}"),
@@ -208,7 +208,7 @@ fn a_generated_key_entry_is_a_ring_of_its_own_and_rotates_in() {
 
 #[tokio::test]
 async fn allowed_hosts_admit_a_public_name_behind_a_proxy() {
-    use mcp_runtime::http::{serve_listener, HttpConfig};
+    use oxmcp::http::{serve_listener, HttpConfig};
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let config = HttpConfig {
@@ -242,7 +242,7 @@ async fn allowed_hosts_admit_a_public_name_behind_a_proxy() {
 
 #[test]
 fn logging_setup_is_one_line_and_safe_to_repeat() {
-    mcp_runtime::logging::init();
-    mcp_runtime::logging::init();
+    oxmcp::logging::init();
+    oxmcp::logging::init();
     tracing::info!("logged to stderr");
 }

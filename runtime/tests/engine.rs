@@ -5,8 +5,8 @@
 mod common;
 
 use common::*;
-use mcp_runtime::prelude::*;
-use mcp_runtime::{StateKey, StateKeys};
+use oxmcp::prelude::*;
+use oxmcp::{StateKey, StateKeys};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 
@@ -142,12 +142,12 @@ struct CountedName(Name);
 static SCHEMAS_BUILT: AtomicUsize = AtomicUsize::new(0);
 
 impl ElicitForm for CountedName {
-    fn requested_schema() -> mcp_runtime::schema::ElicitRequestFormParamsRequestedSchema {
+    fn requested_schema() -> oxmcp::schema::ElicitRequestFormParamsRequestedSchema {
         SCHEMAS_BUILT.fetch_add(1, Ordering::SeqCst);
         Name::requested_schema()
     }
     fn from_content(
-        content: &indexmap::IndexMap<String, mcp_runtime::schema::ElicitResultContentValue>,
+        content: &indexmap::IndexMap<String, oxmcp::schema::ElicitResultContentValue>,
     ) -> Result<Self, String> {
         Name::from_content(content).map(CountedName)
     }

@@ -5,9 +5,9 @@
 mod common;
 
 use common::{all_caps, call, first_key, meta, send};
-use mcp_runtime::prelude::*;
-use mcp_runtime::schema::ContentBlock;
-use mcp_runtime::{BuildError, StateKeys};
+use oxmcp::prelude::*;
+use oxmcp::schema::ContentBlock;
+use oxmcp::{BuildError, StateKeys};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
@@ -250,7 +250,7 @@ async fn the_principal_reaches_handlers_over_http_and_stdio() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     tokio::spawn(async move { axum::serve(listener, router).await });
-    let client = mcp_runtime::client::Client::http(&url);
+    let client = oxmcp::client::Client::http(&url);
     let r = client
         .call_tool("whoami", json!({"punctuation": "!"}))
         .await
@@ -262,11 +262,11 @@ async fn the_principal_reaches_handlers_over_http_and_stdio() {
 
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
-    let config = mcp_runtime::stdio::StdioConfig {
+    let config = oxmcp::stdio::StdioConfig {
         principal: Some(Principal::new("dave")),
         ..Default::default()
     };
-    let serving = tokio::spawn(mcp_runtime::stdio::serve_io_with(
+    let serving = tokio::spawn(oxmcp::stdio::serve_io_with(
         Arc::new(server()),
         read,
         write,

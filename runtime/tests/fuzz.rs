@@ -6,9 +6,9 @@
 mod common;
 
 use common::{all_caps, meta};
-use mcp_runtime::bench::Binding;
-use mcp_runtime::stdio::{serve_io_with, StdioConfig};
-use mcp_runtime::{Server, StateCodec, StateKey, StateKeys};
+use oxmcp::bench::Binding;
+use oxmcp::stdio::{serve_io_with, StdioConfig};
+use oxmcp::{Server, StateCodec, StateKey, StateKeys};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, OnceLock};

@@ -5,9 +5,9 @@
 mod common;
 
 use common::{accept, all_caps, call, first_key, send};
-use mcp_runtime::prelude::*;
-use mcp_runtime::stdio::{serve_io_until, StdioConfig};
-use mcp_runtime::Limits;
+use oxmcp::prelude::*;
+use oxmcp::stdio::{serve_io_until, StdioConfig};
+use oxmcp::Limits;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
@@ -48,8 +48,8 @@ async fn plan_trip(bookings: State<Bookings>, city: String) -> Result<String, To
 /// Logs at info and says so.
 #[mcp_tool]
 async fn chatty() -> String {
-    mcp_runtime::log(
-        mcp_runtime::schema::LoggingLevel::Info,
+    oxmcp::log(
+        oxmcp::schema::LoggingLevel::Info,
         Some("test"),
         json!("hello"),
     );
@@ -65,7 +65,7 @@ struct Finished {
 /// Reports progress, takes `ms`, counts itself finished.
 #[mcp_tool]
 async fn slow(finished: State<Finished>, ms: u64) -> String {
-    mcp_runtime::progress(0.5, Some(1.0), Some("halfway"));
+    oxmcp::progress(0.5, Some(1.0), Some("halfway"));
     tokio::time::sleep(Duration::from_millis(ms)).await;
     finished.count.fetch_add(1, Ordering::SeqCst);
     "slow done".into()
@@ -74,7 +74,7 @@ async fn slow(finished: State<Finished>, ms: u64) -> String {
 /// Ends its stream at once, answers a little later (SSE polling).
 #[mcp_tool]
 async fn polled() -> String {
-    mcp_runtime::close_stream();
+    oxmcp::close_stream();
     tokio::time::sleep(Duration::from_millis(50)).await;
     "polled done".into()
 }
@@ -344,11 +344,11 @@ async fn http(server: Arc<Server>) -> (String, std::net::SocketAddr) {
 async fn http_with(server: Arc<Server>, limits: Limits) -> (String, std::net::SocketAddr) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    let config = mcp_runtime::http::HttpConfig {
+    let config = oxmcp::http::HttpConfig {
         limits,
         ..Default::default()
     };
-    tokio::spawn(mcp_runtime::http::serve_listener(
+    tokio::spawn(oxmcp::http::serve_listener(
         server,
         listener,
         config,
@@ -527,7 +527,7 @@ async fn a_legacy_http_session_serves_the_same_handler_with_real_requests() {
     // The standalone stream carries list changes.
     let mut standalone = Stream::open(addr, &session, "GET", None).await;
     tokio::time::sleep(Duration::from_millis(100)).await;
-    s.notify_list_changed(mcp_runtime::ListKind::Tools);
+    s.notify_list_changed(oxmcp::ListKind::Tools);
     let note = standalone.next().await;
     assert_eq!(note["method"], "notifications/tools/list_changed", "{note}");
     // DELETE ends the session.
@@ -545,7 +545,7 @@ async fn the_modern_flow_completes_over_http_and_stdio_with_the_step_run_once_ea
     // HTTP, with the project's client answering the rounds.
     let s = server();
     let (url, _) = http(s.clone()).await;
-    let client = mcp_tests::support::answering_client(mcp_runtime::client::Client::http(&url));
+    let client = mcp_tests::support::answering_client(oxmcp::client::Client::http(&url));
     let done = client
         .call_tool("plan_trip", json!({"city": "Oslo"}))
         .await
@@ -599,7 +599,7 @@ async fn an_idle_http_session_expires() {
 
 #[tokio::test]
 async fn the_client_falls_back_to_a_legacy_session_and_answers_the_servers_requests() {
-    use mcp_runtime::client::Client;
+    use oxmcp::client::Client;
     // A scripted 2025-era stdio server: no server/discover, an initialize, then a tools/call
     // that asks the client for a form before it answers.
     let (client_end, server_end) = tokio::io::duplex(1 << 16);
@@ -851,7 +851,7 @@ async fn an_unknown_last_event_id_opens_the_standalone_stream() {
     let (priming, _) = stream.event().await.expect("a priming event");
     assert!(priming.is_some());
     tokio::time::sleep(Duration::from_millis(100)).await;
-    s.notify_list_changed(mcp_runtime::ListKind::Tools);
+    s.notify_list_changed(oxmcp::ListKind::Tools);
     assert_eq!(
         stream.next().await["method"],
         "notifications/tools/list_changed"

@@ -4,8 +4,8 @@
 //! server's memory, and a shutdown drains requests in flight and ends listen streams within its
 //! deadline.
 
-use mcp_runtime::http::{serve_listener, HttpConfig};
-use mcp_runtime::{Limits, Server};
+use oxmcp::http::{serve_listener, HttpConfig};
+use oxmcp::{Limits, Server};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
@@ -250,7 +250,7 @@ async fn a_listener_that_stops_reading_is_ended_instead_of_buffered() {
     assert!(String::from_utf8_lossy(&buf[..n]).contains("200"));
     let sent = 100_000;
     for _ in 0..sent {
-        server.notify_list_changed(mcp_runtime::ListKind::Tools);
+        server.notify_list_changed(oxmcp::ListKind::Tools);
         tokio::task::yield_now().await;
     }
     // Now read everything: the stream ends, having carried far fewer than were sent.
@@ -354,11 +354,11 @@ fn stdio(
     );
     let (client, server_end) = tokio::io::duplex(pipe);
     let (read, write) = tokio::io::split(server_end);
-    let config = mcp_runtime::stdio::StdioConfig {
+    let config = oxmcp::stdio::StdioConfig {
         limits,
         ..Default::default()
     };
-    let serving = tokio::spawn(mcp_runtime::stdio::serve_io_until(
+    let serving = tokio::spawn(oxmcp::stdio::serve_io_until(
         server.clone(),
         read,
         write,
@@ -423,7 +423,7 @@ async fn a_stdio_client_that_stops_reading_loses_notifications_but_no_reply() {
     tokio::time::sleep(Duration::from_millis(100)).await;
     let sent = 20_000;
     for _ in 0..sent {
-        server.notify_list_changed(mcp_runtime::ListKind::Tools);
+        server.notify_list_changed(oxmcp::ListKind::Tools);
         tokio::task::yield_now().await;
     }
     send_line(&mut input, &sleep_call(9, 0)).await;

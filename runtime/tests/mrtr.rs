@@ -4,8 +4,8 @@
 mod common;
 
 use common::*;
-use mcp_runtime::prelude::*;
-use mcp_runtime::{StateKey, StateKeys};
+use oxmcp::prelude::*;
+use oxmcp::{StateKey, StateKeys};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

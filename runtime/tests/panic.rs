@@ -4,8 +4,8 @@
 mod common;
 
 use common::{call, send};
-use mcp_runtime::prelude::*;
-use mcp_runtime::StateKeys;
+use oxmcp::prelude::*;
+use oxmcp::StateKeys;
 use serde_json::{json, Value};
 use std::sync::Arc;
 
@@ -19,7 +19,7 @@ async fn boom() -> String {
 /// Reports progress, then panics: the reply must end the stream the progress opened.
 #[mcp_tool]
 async fn boom_after_progress() -> String {
-    mcp_runtime::progress(0.5, Some(1.0), Some("halfway"));
+    oxmcp::progress(0.5, Some(1.0), Some("halfway"));
     tokio::task::yield_now().await;
     panic!("the handler's own bug, mid-stream");
 }
@@ -58,7 +58,7 @@ async fn in_process_a_panic_is_an_internal_error() {
 async fn over_http_json_and_sse_a_panic_is_answered() {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(mcp_runtime::http::serve_listener(
+    tokio::spawn(oxmcp::http::serve_listener(
         Arc::new(server()),
         listener,
         Default::default(),
@@ -115,11 +115,7 @@ async fn over_stdio_a_panic_is_answered_and_the_server_keeps_serving() {
     use tokio::io::{AsyncBufReadExt, AsyncWriteExt, BufReader};
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (read, write) = tokio::io::split(server_end);
-    let serving = tokio::spawn(mcp_runtime::stdio::serve_io(
-        Arc::new(server()),
-        read,
-        write,
-    ));
+    let serving = tokio::spawn(oxmcp::stdio::serve_io(Arc::new(server()), read, write));
     let (client_read, mut client_write) = tokio::io::split(client_end);
     let mut lines = BufReader::new(client_read).lines();
     for (id, tool) in [(1, "boom"), (2, "fine")] {

@@ -4,10 +4,10 @@
 mod common;
 
 use common::*;
-use mcp_runtime::bench::Binding;
-use mcp_runtime::prelude::*;
-use mcp_runtime::{Principal, StateError};
-use mcp_runtime::{StateCodec, StateKey, StateKeys};
+use oxmcp::bench::Binding;
+use oxmcp::prelude::*;
+use oxmcp::{Principal, StateError};
+use oxmcp::{StateCodec, StateKey, StateKeys};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -223,7 +223,7 @@ fn binding(args: &Value) -> Binding<'_> {
 fn sealed_token() -> String {
     let args = json!({"x": 1});
     let journal =
-        mcp_runtime::bench::journal_of([("k", json!({"action": "accept", "content": {"a": "b"}}))]);
+        oxmcp::bench::journal_of([("k", json!({"action": "accept", "content": {"a": "b"}}))]);
     codec().seal(&binding(&args), "fp", &journal).unwrap()
 }
 

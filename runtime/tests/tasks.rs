@@ -5,8 +5,8 @@
 mod common;
 
 use common::{accept, all_caps, meta};
-use mcp_runtime::prelude::*;
-use mcp_runtime::{ElicitForm, Principal};
+use oxmcp::prelude::*;
+use oxmcp::{ElicitForm, Principal};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;

@@ -2,10 +2,10 @@
 //! messages: multi-round MRTR over both transports, bad input that must not take the server
 //! down, listen streams, cancellation, pagination.
 
-use mcp_runtime::client::{Client, ClientError};
-use mcp_runtime::http::{serve_listener, HttpConfig};
-use mcp_runtime::{Server, StateKeys};
 use mcp_tests::support::{answering_client, text, RING_OLD};
+use oxmcp::client::{Client, ClientError};
+use oxmcp::http::{serve_listener, HttpConfig};
+use oxmcp::{Server, StateKeys};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;
@@ -302,7 +302,7 @@ fn serve_in_memory(
 ) {
     let (client_end, server_end) = tokio::io::duplex(64 * 1024);
     let (server_read, server_write) = tokio::io::split(server_end);
-    let serving = tokio::spawn(mcp_runtime::stdio::serve_io_with_limit(
+    let serving = tokio::spawn(oxmcp::stdio::serve_io_with_limit(
         server,
         server_read,
         server_write,
@@ -320,7 +320,7 @@ async fn stdio_is_concurrent_cancellable_and_ends_on_eof() {
             .unwrap(),
     );
     let (serving, (client_read, mut client_write)) =
-        serve_in_memory(server, mcp_runtime::stdio::DEFAULT_MAX_LINE);
+        serve_in_memory(server, oxmcp::stdio::DEFAULT_MAX_LINE);
     let mut lines = BufReader::new(client_read).lines();
     let m = meta();
     // A slow call (progress tool sleeps ~100 ms), then a fast one: the fast one answers first.
@@ -391,7 +391,7 @@ async fn listen_streams_get_the_resource_updates_they_subscribed_to_and_nothing_
             .unwrap(),
     );
     let (_serving, (client_read, mut client_write)) =
-        serve_in_memory(server.clone(), mcp_runtime::stdio::DEFAULT_MAX_LINE);
+        serve_in_memory(server.clone(), oxmcp::stdio::DEFAULT_MAX_LINE);
     let mut lines = BufReader::new(client_read).lines();
     let filter = json!({"resourceSubscriptions": ["test://template/1"], "promptsListChanged": false,
                         "toolsListChanged": true, "somethingElse": true});
@@ -417,8 +417,8 @@ async fn listen_streams_get_the_resource_updates_they_subscribed_to_and_nothing_
     ] {
         server.notify_resource_updated(uri);
     }
-    server.notify_list_changed(mcp_runtime::ListKind::Prompts);
-    server.notify_list_changed(mcp_runtime::ListKind::Tools);
+    server.notify_list_changed(oxmcp::ListKind::Prompts);
+    server.notify_list_changed(oxmcp::ListKind::Tools);
     let mut got = Vec::new();
     for _ in 0..3 {
         let note = next_json(&mut lines).await;
@@ -456,7 +456,7 @@ async fn listen_streams_get_the_resource_updates_they_subscribed_to_and_nothing_
 static WAIT_DROPPED: std::sync::atomic::AtomicBool = std::sync::atomic::AtomicBool::new(false);
 
 /// Never answers; records when the server stops it.
-#[mcp_runtime::mcp_tool]
+#[oxmcp::mcp_tool]
 async fn wait_for_ever() -> String {
     struct Flag;
     impl Drop for Flag {
@@ -478,7 +478,7 @@ async fn stdio_client_cancels_calls_it_stops_waiting_for_and_forwards_notificati
             .unwrap(),
     );
     let (_serving, (client_read, client_write)) =
-        serve_in_memory(server, mcp_runtime::stdio::DEFAULT_MAX_LINE);
+        serve_in_memory(server, oxmcp::stdio::DEFAULT_MAX_LINE);
     let (tx, mut notes) = tokio::sync::mpsc::unbounded_channel();
     let client = Client::over_io(client_read, client_write).notifications(tx);
     // Give up on a call that never ends: dropping its future cancels it on the server.
@@ -588,7 +588,7 @@ async fn client_lists_every_page_of_tools() {
             .unwrap(),
     );
     let (_serving, (client_read, client_write)) =
-        serve_in_memory(server.clone(), mcp_runtime::stdio::DEFAULT_MAX_LINE);
+        serve_in_memory(server.clone(), oxmcp::stdio::DEFAULT_MAX_LINE);
     let client = Client::over_io(client_read, client_write);
     assert_eq!(client.list_tools().await.unwrap().tools.len(), 5);
     let all: Vec<String> = client
@@ -711,7 +711,7 @@ async fn client_keeps_a_result_whose_content_has_a_kind_it_does_not_know() {
         .expect("the call ends")
         .expect("an unknown content kind does not fail the result");
     assert_eq!(text(&result), "here it is");
-    let mcp_runtime::schema::ContentBlock::Unknown(block) = &result.content[1] else {
+    let oxmcp::schema::ContentBlock::Unknown(block) = &result.content[1] else {
         panic!("{:?}", result.content[1]);
     };
     assert_eq!(Value::Object(block.clone()), video);

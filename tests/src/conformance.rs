@@ -2,8 +2,8 @@
 //! Round-Trip Requests, written with this project's macros. Each is a few lines: the engine
 //! turns the awaits into `input_required` rounds and seals the journal into `requestState`.
 
-use mcp_runtime::prelude::*;
-use mcp_runtime::{schema, ElicitForm};
+use oxmcp::prelude::*;
+use oxmcp::{schema, ElicitForm};
 
 /// A one-field form: the user's name.
 #[derive(ElicitForm)]
@@ -180,11 +180,11 @@ pub fn mrtr_fixtures(builder: ServerBuilder) -> ServerBuilder {
         .prompt(test_input_required_result_prompt)
 }
 
-use mcp_runtime::ServerBuilder;
+use oxmcp::ServerBuilder;
 
 // ---- Fixtures without MRTR: content kinds, errors, progress, logging, prompts, resources. ----
 
-use mcp_runtime::schema::{
+use oxmcp::schema::{
     AudioContent, BlobResourceContents, ContentBlock, EmbeddedResource, EmbeddedResourceResource,
     ImageContent, LoggingLevel, PromptMessage, ReadResourceResult, ReadResourceResultContentsItem,
     Role, TextResourceContents,
@@ -287,7 +287,7 @@ pub async fn test_tool_with_progress() -> String {
         if i > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        mcp_runtime::progress(p, Some(100.0), None);
+        oxmcp::progress(p, Some(100.0), None);
     }
     "Progress reported".into()
 }
@@ -300,7 +300,7 @@ pub async fn test_logging_tool() -> String {
         (LoggingLevel::Info, "Tool processing data"),
         (LoggingLevel::Info, "Tool execution completed"),
     ] {
-        mcp_runtime::log(level, Some("conformance"), json!(text));
+        oxmcp::log(level, Some("conformance"), json!(text));
         tokio::time::sleep(std::time::Duration::from_millis(20)).await;
     }
     "Logging completed".into()
@@ -332,14 +332,14 @@ pub async fn test_custom_header(
 /// Announces a tool list change to open `subscriptions/listen` streams.
 #[mcp_tool]
 pub async fn test_trigger_tool_change() -> String {
-    mcp_runtime::notify_list_changed(mcp_runtime::ListKind::Tools);
+    oxmcp::notify_list_changed(oxmcp::ListKind::Tools);
     "Tool list change announced".into()
 }
 
 /// Announces a prompt list change to open `subscriptions/listen` streams.
 #[mcp_tool]
 pub async fn test_trigger_prompt_change() -> String {
-    mcp_runtime::notify_list_changed(mcp_runtime::ListKind::Prompts);
+    oxmcp::notify_list_changed(oxmcp::ListKind::Prompts);
     "Prompt list change announced".into()
 }
 
@@ -348,7 +348,7 @@ pub async fn test_trigger_prompt_change() -> String {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonSchemaTool;
 
-impl mcp_runtime::ToolHandler for JsonSchemaTool {
+impl oxmcp::ToolHandler for JsonSchemaTool {
     fn tool(&self) -> schema::Tool {
         let t = json!({
             "name": "json_schema_2020_12_tool",
@@ -383,8 +383,8 @@ impl mcp_runtime::ToolHandler for JsonSchemaTool {
     fn call(
         &self,
         arguments: Map<String, Value>,
-        _parts: &mcp_runtime::CallParts<'_>,
-    ) -> mcp_runtime::BoxFuture<Result<schema::CallToolResult, schema::Error>> {
+        _parts: &oxmcp::CallParts<'_>,
+    ) -> oxmcp::BoxFuture<Result<schema::CallToolResult, schema::Error>> {
         Box::pin(async move {
             Ok(schema::CallToolResult::text(format!(
                 "Received: {}",
@@ -593,7 +593,7 @@ pub async fn test_tool_with_logging() -> String {
         if i > 0 {
             tokio::time::sleep(std::time::Duration::from_millis(50)).await;
         }
-        mcp_runtime::log(LoggingLevel::Info, Some("conformance"), json!(text));
+        oxmcp::log(LoggingLevel::Info, Some("conformance"), json!(text));
     }
     "Tool with logging executed successfully".into()
 }
@@ -602,7 +602,7 @@ pub async fn test_tool_with_logging() -> String {
 /// `Last-Event-ID` and gets the result there. On a modern request it just answers.
 #[mcp_tool]
 pub async fn test_reconnection() -> String {
-    mcp_runtime::close_stream();
+    oxmcp::close_stream();
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     "Reconnection test completed successfully".into()
 }
@@ -773,7 +773,7 @@ pub struct NameOnly {
 /// Asks two things at once: both requests are pending together.
 #[mcp_tool(task = "optional")]
 pub async fn multi_input() -> Result<String, ToolError> {
-    let (name, confirm) = mcp_runtime::join!(
+    let (name, confirm) = oxmcp::join!(
         elicit::<NameOnly>("Your name?"),
         elicit::<Confirm>("Go ahead?")
     );
@@ -795,7 +795,7 @@ pub async fn test_tool_with_task() -> Result<String, ToolError> {
         Elicited::Accept(n) => n.name,
         _ => "nobody".into(),
     };
-    mcp_runtime::start_task().await;
+    oxmcp::start_task().await;
     tokio::time::sleep(std::time::Duration::from_millis(100)).await;
     Ok(format!("Hello, {name}, from a task"))
 }

@@ -2,25 +2,19 @@
 
 use std::path::PathBuf;
 
-/// The folder holding `<version>/schema.json` and the 2026-07-28 examples: `MCP_SPEC_DIR`, or
-/// `../shared/mcp-spec` beside the repository.
+/// The folder holding `<version>/schema.json` and the 2026-07-28 examples: the repository's own
+/// `schema/` (nothing outside the repository is read).
 pub fn spec_dir() -> PathBuf {
-    match std::env::var_os("MCP_SPEC_DIR") {
-        Some(dir) => PathBuf::from(dir),
-        None => PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-            .join("..")
-            .join("..")
-            .join("shared")
-            .join("mcp-spec"),
-    }
+    PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("..")
+        .join("schema")
 }
 
 /// Every example of 2026-07-28 as (type name, file name, JSON), sorted by type then file.
 pub fn examples() -> Vec<(String, String, serde_json::Value)> {
     let root = spec_dir().join("2026-07-28").join("examples");
     let mut out = Vec::new();
-    let dirs = std::fs::read_dir(&root)
-        .unwrap_or_else(|e| panic!("{}: {e} (set MCP_SPEC_DIR)", root.display()));
+    let dirs = std::fs::read_dir(&root).unwrap_or_else(|e| panic!("{}: {e}", root.display()));
     for dir in dirs.flatten() {
         let type_name = dir.file_name().to_string_lossy().into_owned();
         for file in std::fs::read_dir(dir.path())

@@ -1,8 +1,8 @@
 //! Helpers the transport tests share: key rings, a client that answers every input request
 //! the fixture server makes, child processes and ports, and the Redis the shared-store tests use.
 
-use mcp_runtime::client::{Client, ClientError};
-use mcp_runtime::schema::{ClientCapabilities, InputRequest};
+use oxmcp::client::{Client, ClientError};
+use oxmcp::schema::{ClientCapabilities, InputRequest};
 use serde_json::{json, Value};
 
 /// A key ring of one key.
@@ -17,7 +17,7 @@ pub fn caps() -> ClientCapabilities {
 
 /// Answers forms by field name, sampling with "Paris", roots with one root.
 pub fn answering_client(client: Client) -> Client {
-    client.with_input(caps(), |_key: &str, req: InputRequest| -> mcp_runtime::BoxFuture<Result<Value, ClientError>> {
+    client.with_input(caps(), |_key: &str, req: InputRequest| -> oxmcp::BoxFuture<Result<Value, ClientError>> {
         Box::pin(async move {
             Ok(match req {
                 InputRequest::ElicitRequest(e) => {
@@ -43,9 +43,9 @@ pub fn answering_client(client: Client) -> Client {
 }
 
 /// The text of the first content block.
-pub fn text(r: &mcp_runtime::schema::CallToolResult) -> String {
+pub fn text(r: &oxmcp::schema::CallToolResult) -> String {
     match &r.content[0] {
-        mcp_runtime::schema::ContentBlock::TextContent(t) => t.text.clone(),
+        oxmcp::schema::ContentBlock::TextContent(t) => t.text.clone(),
         other => panic!("not text: {other:?}"),
     }
 }

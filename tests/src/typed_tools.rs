@@ -2,8 +2,8 @@
 //! fields, arrays), for the typed client the generator makes from its `tools/list`: the test
 //! calls it through the generated client and gets the handler's own values back.
 
-use mcp_runtime::prelude::*;
-use mcp_runtime::Server;
+use oxmcp::prelude::*;
+use oxmcp::Server;
 use serde::{Deserialize, Serialize};
 
 /// How to travel.

@@ -1,7 +1,7 @@
 //! The conformance suite's MRTR scenarios, replayed as JSON-RPC messages against the fixture
 //! handlers of `mcp_tests::conformance` (the HTTP run of the real suite is the server's job).
 
-use mcp_runtime::{Server, StateKey, StateKeys};
+use oxmcp::{Server, StateKey, StateKeys};
 use serde_json::{json, Value};
 
 fn server() -> Server {

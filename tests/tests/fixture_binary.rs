@@ -2,10 +2,10 @@
 //! its stdio, and rounds that alternate between separate server processes sharing a key ring,
 //! across a key rotation.
 
-use mcp_runtime::client::{Client, ClientError};
 use mcp_tests::support::{
     answering_client, caps, spawn_http_server, text, ChildGuard, RING_NEW, RING_OLD,
 };
+use oxmcp::client::{Client, ClientError};
 use serde_json::{json, Value};
 use std::process::{Child, Command, Stdio};
 use std::time::Duration;
@@ -56,9 +56,9 @@ async fn rounds_alternate_between_two_processes_and_survive_key_rotation() {
     let (_a, url_a) = spawn_server(RING_OLD);
     let (_b, url_b) = spawn_server(RING_OLD);
     let (_c, url_c) = spawn_server(RING_NEW);
-    let a = Client::http(&url_a).with_input(caps(), mcp_runtime::client::DeclineAll);
-    let b = Client::http(&url_b).with_input(caps(), mcp_runtime::client::DeclineAll);
-    let c = Client::http(&url_c).with_input(caps(), mcp_runtime::client::DeclineAll);
+    let a = Client::http(&url_a).with_input(caps(), oxmcp::client::DeclineAll);
+    let b = Client::http(&url_b).with_input(caps(), oxmcp::client::DeclineAll);
+    let c = Client::http(&url_c).with_input(caps(), oxmcp::client::DeclineAll);
     let step1 = json!({"step1": {"action": "accept", "content": {"name": "Ada"}}});
     let step2 = json!({"step2": {"action": "accept", "content": {"color": "teal"}}});
 

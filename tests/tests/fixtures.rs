@@ -2,7 +2,7 @@
 //! retries, custom `_meta` keys, floats and nulls inside JSON values, empty capability objects,
 //! precise dispatch errors, and open enums.
 
-use mcp_schema as s;
+use oxmcp_schema as s;
 use serde_json::{json, Value};
 
 /// Parse `v` from text as `T`, write it back, and require the same JSON.

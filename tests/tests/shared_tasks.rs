@@ -1,12 +1,13 @@
 //! Tasks and single use shared by two fixture server processes through a real Redis: a task
 //! created on one is polled and answered on the other; a process killed mid-task is taken over
 //! by the other, which finishes it without running its step again; a `requestState` opened on
-//! one process does not open on the other. Redis comes from `MCP_TEST_REDIS_URL` (as `.ci/run`
+//! one process does not open on the other. Run with `cargo test -p mcp-tests --features
+//! redis-tests --test shared_tasks`. Redis comes from `MCP_TEST_REDIS_URL` (as `.ci/run`
 //! starts it), else a `redis-server` started here; without either the tests fail.
 
-use mcp_runtime::client::{Client, ClientError, DeclineAll};
-use mcp_runtime::schema::ClientCapabilities;
 use mcp_tests::support::{redis, spawn_http_server, ChildGuard};
+use oxmcp::client::{Client, ClientError, DeclineAll};
+use oxmcp::schema::ClientCapabilities;
 use serde_json::{json, Value};
 use std::time::{Duration, Instant};
 

@@ -1,7 +1,7 @@
-//! Every example of the 2026-07-28 spec round-trips exactly through its `mcp_schema` type, and
+//! Every example of the 2026-07-28 spec round-trips exactly through its `oxmcp_schema` type, and
 //! every union that contains its type picks the right member.
 
-use mcp_schema as s;
+use oxmcp_schema as s;
 use serde_json::Value;
 use std::collections::BTreeMap;
 

@@ -2,7 +2,7 @@
 //! error instead of being changed on the way through (dropped or last-wins); `null` where the
 //! schema allows any JSON is kept.
 
-use mcp_schema::{ClientRequest, ContentBlock, JSONRPCErrorResponse, TextContent};
+use oxmcp_schema::{ClientRequest, ContentBlock, JSONRPCErrorResponse, TextContent};
 
 fn err<T: serde::de::DeserializeOwned + std::fmt::Debug>(text: &str) -> String {
     serde_json::from_str::<T>(text)

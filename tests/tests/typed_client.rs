@@ -1,4 +1,4 @@
-//! A typed client generated from a server's `tools/list` (`mcp-codegen client`, committed in
+//! A typed client generated from a server's `tools/list` (`oxmcp-codegen client`, committed in
 //! `typed_client/generated.rs` and kept fresh by `typed_client_golden.rs`): it compiles, and
 //! calling the server through it gives back the handler's own values.
 
@@ -8,7 +8,7 @@
 mod generated;
 
 use generated::plan_trip::{args, output};
-use mcp_runtime::client::{Client, ClientError};
+use oxmcp::client::{Client, ClientError};
 use std::sync::Arc;
 
 #[tokio::test]
@@ -16,7 +16,7 @@ async fn the_generated_client_calls_the_server_with_its_own_types() {
     let server = Arc::new(mcp_tests::typed_tools::server());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let addr = listener.local_addr().unwrap();
-    tokio::spawn(mcp_runtime::http::serve_listener(
+    tokio::spawn(oxmcp::http::serve_listener(
         server,
         listener,
         Default::default(),

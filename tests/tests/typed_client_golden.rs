@@ -1,4 +1,4 @@
-//! The typed client module committed in `typed_client/generated.rs` is what `mcp-codegen
+//! The typed client module committed in `typed_client/generated.rs` is what `oxmcp-codegen
 //! client` makes of the fixture server's `tools/list` today (`UPDATE_GOLDEN=1` rewrites it),
 //! and a change to the server's tools is reported by `check` as a diff. The same for the corpus
 //! of tools shaped like real public servers' (`typed_client/corpus_tools.json`). `typed_client.rs`
@@ -20,7 +20,7 @@ async fn tools_list() -> Value {
 
 /// The module `b` generates is the committed one at `relative` (under the crate), or rewritten
 /// there with `UPDATE_GOLDEN=1`.
-fn assert_fresh(b: &mcp_codegen::ClientBuilder, relative: &str) {
+fn assert_fresh(b: &oxmcp_codegen::ClientBuilder, relative: &str) {
     let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(relative);
     if std::env::var_os("UPDATE_GOLDEN").is_some() {
         std::fs::write(&path, b.generate_string().unwrap()).unwrap();
@@ -30,8 +30,8 @@ fn assert_fresh(b: &mcp_codegen::ClientBuilder, relative: &str) {
     }
 }
 
-fn builder(tools: Value) -> mcp_codegen::ClientBuilder {
-    mcp_codegen::ClientBuilder::from_tools_list(tools).struct_name("TripClient")
+fn builder(tools: Value) -> oxmcp_codegen::ClientBuilder {
+    oxmcp_codegen::ClientBuilder::from_tools_list(tools).struct_name("TripClient")
 }
 
 #[tokio::test]
@@ -56,7 +56,7 @@ async fn a_changed_tool_is_reported_as_drift() {
 fn the_committed_corpus_client_is_fresh() {
     let tools = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("tests/typed_client/corpus_tools.json");
-    let b = mcp_codegen::ClientBuilder::from_file(tools).struct_name("CorpusClient");
+    let b = oxmcp_codegen::ClientBuilder::from_file(tools).struct_name("CorpusClient");
     assert_fresh(&b, "tests/typed_client/corpus.rs");
 }
 
@@ -65,14 +65,14 @@ async fn a_live_server_gives_the_same_client_as_its_saved_tools() {
     let server = std::sync::Arc::new(mcp_tests::typed_tools::server());
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
-    tokio::spawn(mcp_runtime::http::serve_listener(
+    tokio::spawn(oxmcp::http::serve_listener(
         server,
         listener,
         Default::default(),
         std::future::pending(),
     ));
     let live = tokio::task::spawn_blocking(move || {
-        mcp_codegen::ClientBuilder::from_url(&url)
+        oxmcp_codegen::ClientBuilder::from_url(&url)
             .unwrap()
             .struct_name("TripClient")
             .generate_string()

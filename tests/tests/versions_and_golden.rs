@@ -12,7 +12,9 @@ mod golden {
 
 #[test]
 fn each_version_module_parses_its_messages() {
-    use mcp_schema::{v2024_11_05 as v1, v2025_03_26 as v2, v2025_06_18 as v3, v2025_11_25 as v4};
+    use oxmcp_schema::{
+        v2024_11_05 as v1, v2025_03_26 as v2, v2025_06_18 as v3, v2025_11_25 as v4,
+    };
     let init = json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": {
         "protocolVersion": "2024-11-05", "capabilities": {"roots": {"listChanged": true}},
         "clientInfo": {"name": "c", "version": "1"}}});

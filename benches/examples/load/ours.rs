@@ -3,8 +3,8 @@
 
 use std::sync::Arc;
 
-use mcp_runtime::prelude::*;
-use mcp_runtime::{ElicitForm, Server};
+use oxmcp::prelude::*;
+use oxmcp::{ElicitForm, Server};
 
 /// One free-text answer.
 #[derive(ElicitForm)]
@@ -46,7 +46,7 @@ pub async fn serve(listener: tokio::net::TcpListener) -> std::io::Result<()> {
         .tool(bench_rounds)
         .build()
         .map_err(std::io::Error::other)?;
-    mcp_runtime::http::serve_listener(
+    oxmcp::http::serve_listener(
         Arc::new(server),
         listener,
         Default::default(),
@@ -61,7 +61,7 @@ pub async fn serve_fixture(listener: tokio::net::TcpListener) -> std::io::Result
     let server = mcp_tests::conformance::server(Server::builder())
         .build()
         .map_err(std::io::Error::other)?;
-    mcp_runtime::http::serve_listener(
+    oxmcp::http::serve_listener(
         Arc::new(server),
         listener,
         Default::default(),

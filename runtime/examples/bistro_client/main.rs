@@ -3,10 +3,10 @@
 //! ```text
 //! # the snapshot of bistro's tools, and the module generated from it (both committed; CI
 //! # checks the module is fresh)
-//! cargo run -p mcp-codegen -- client --tools runtime/examples/bistro_client/tools.json \
+//! cargo run -p oxmcp-codegen -- client --tools runtime/examples/bistro_client/tools.json \
 //!     --struct BistroClient --out runtime/examples/bistro_client/tools.rs
-//! cargo build -p mcp-runtime --example bistro
-//! cargo run -p mcp-runtime --example bistro_client
+//! cargo build -p oxmcp --example bistro
+//! cargo run -p oxmcp --example bistro_client
 //! ```
 //!
 //! It starts bistro over stdio (the binary next to this one), books a table through the typed
@@ -15,9 +15,9 @@
 #[rustfmt::skip]
 mod tools;
 
-use mcp_runtime::client::{Client, ClientError};
-use mcp_runtime::schema::{ClientCapabilities, InputRequest};
-use mcp_runtime::BoxFuture;
+use oxmcp::client::{Client, ClientError};
+use oxmcp::schema::{ClientCapabilities, InputRequest};
+use oxmcp::BoxFuture;
 use serde_json::{json, Value};
 
 /// The user and the model, scripted: Ada books; the model writes a fixed greeting.
@@ -49,7 +49,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         })
         .await?;
     for block in &booked.content {
-        if let mcp_runtime::schema::ContentBlock::TextContent(t) = block {
+        if let oxmcp::schema::ContentBlock::TextContent(t) = block {
             println!("{}", t.text);
         }
     }

@@ -2,7 +2,7 @@
 //! built field by field in the generated types from what the macros know, so a descriptor
 //! cannot come out different from what was declared.
 
-use mcp_schema::{
+use oxmcp_schema::{
     Prompt, PromptArgument, Resource, ResourceTemplate, Tool, ToolAnnotations, ToolInputSchema,
     ToolOutputSchema,
 };

@@ -4,7 +4,7 @@
 //! [`FromCall`], as axum's extractors take theirs from the request.
 
 use crate::wire::BoxFuture;
-use mcp_schema::{Error, RequestMetaObject};
+use oxmcp_schema::{Error, RequestMetaObject};
 use serde_json::{Map, Value};
 use std::any::{Any, TypeId};
 use std::collections::HashMap;

@@ -2,7 +2,7 @@
 //! answer. `#[derive(ElicitForm)]` and `#[derive(ElicitEnum)]` implement these traits.
 
 use indexmap::IndexMap;
-use mcp_schema::{
+use oxmcp_schema::{
     BooleanSchema, ElicitRequestFormParamsRequestedSchema, ElicitResultContentValue, NumberSchema,
     NumberSchemaType, PrimitiveSchemaDefinition, StringSchema, StringSchemaFormat,
     TitledMultiSelectEnumSchema, TitledMultiSelectEnumSchemaItems,

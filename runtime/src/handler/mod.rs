@@ -14,7 +14,7 @@ pub use form::{ElicitEnum, ElicitField, ElicitForm, FieldOptions};
 pub use result::{AskError, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, ToolError};
 
 use crate::wire::BoxFuture;
-use mcp_schema::{
+use oxmcp_schema::{
     CallToolResult, Error, GetPromptResult, Prompt, ReadResourceResult, Resource, ResourceTemplate,
     Tool,
 };

@@ -1,7 +1,7 @@
 //! What handlers return and how it becomes an MCP result: [`ToolError`], [`AskError`],
 //! [`Json`] and the `Into*Result` conversions the macros call.
 
-use mcp_schema::{
+use oxmcp_schema::{
     CallToolResult, ClientCapabilities, ContentBlock, Error, GetPromptResult, PromptMessage,
     ReadResourceResult, ReadResourceResultContentsItem, ResultType, Role, TextContent,
     TextResourceContents,

@@ -155,7 +155,7 @@ pub fn schema_of<T: schemars::JsonSchema>(defs: &mut Defs) -> Value {
 /// Without the `schemars` feature, an argument type that is not built in is this one error.
 #[cfg(not(feature = "schemars"))]
 #[diagnostic::on_unimplemented(
-    message = "the schema of `{Self}` needs mcp-runtime's `schemars` feature",
+    message = "the schema of `{Self}` needs oxmcp's `schemars` feature",
     note = "built-in argument types (String, char, bool, integers, floats, and Option, Vec or string-keyed HashMap and BTreeMap of these) need none; enable `schemars` (or `derive`, for `#[mcp_type]`) for any other"
 )]
 pub trait NeedsSchemarsFeature {}

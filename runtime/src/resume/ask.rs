@@ -5,7 +5,7 @@ use super::engine::{with_call, Suspend};
 use super::state::Recorded;
 use crate::handler::{AskError, ElicitForm};
 use indexmap::IndexMap;
-use mcp_schema::{
+use oxmcp_schema::{
     ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,
     ClientCapabilitiesSampling, CreateMessageRequest, CreateMessageRequestParams,
     CreateMessageResult, ElicitRequest, ElicitResult, ElicitResultAction, ElicitResultContentValue,
@@ -84,7 +84,7 @@ where
             if let Some((t, kept)) = parse(v, false) {
                 match Recorded::of(&kept) {
                     Ok(raw) if raw.get().len() > st.answer_limit => {
-                        let error = mcp_schema::Error::invalid_params(format!(
+                        let error = oxmcp_schema::Error::invalid_params(format!(
                             "the answer to input request `{key}` is {} bytes, over the limit of {} for one answer",
                             raw.get().len(),
                             st.answer_limit
@@ -125,7 +125,7 @@ where
                 tracing::debug!(kind, "unusable answer from a legacy client; asking again");
             }
             Err(AskError::Refused(Box::new(
-                mcp_schema::Error::invalid_params(
+                oxmcp_schema::Error::invalid_params(
                     "the client's answers to the request were unusable",
                 ),
             )))
@@ -536,10 +536,10 @@ pub trait SampledText {
 impl SampledText for CreateMessageResult {
     fn text(&self) -> Option<&str> {
         match &self.content {
-            mcp_schema::CreateMessageResultContent::TextContent(t) => Some(&t.text),
-            mcp_schema::CreateMessageResultContent::Array(blocks) => {
+            oxmcp_schema::CreateMessageResultContent::TextContent(t) => Some(&t.text),
+            oxmcp_schema::CreateMessageResultContent::Array(blocks) => {
                 blocks.iter().find_map(|b| match b {
-                    mcp_schema::SamplingMessageContentBlock::TextContent(t) => {
+                    oxmcp_schema::SamplingMessageContentBlock::TextContent(t) => {
                         Some(t.text.as_str())
                     }
                     _ => None,

@@ -4,7 +4,7 @@
 use super::notify::{log_note, progress_note};
 use crate::handler::{CallParts, FromCall};
 use crate::wire::Notifier;
-use mcp_schema::{Error, LoggingLevel, RequestMetaObject};
+use oxmcp_schema::{Error, LoggingLevel, RequestMetaObject};
 use serde_json::Value;
 use tokio::sync::watch;
 

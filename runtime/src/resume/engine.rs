@@ -7,7 +7,7 @@ use super::events::{Change, Notifier};
 use super::state::Journal;
 use crate::handler::Principal;
 use indexmap::IndexMap;
-use mcp_schema::{ClientCapabilities, InputRequest, InputResponses, RequestMetaObject};
+use oxmcp_schema::{ClientCapabilities, InputRequest, InputResponses, RequestMetaObject};
 use sha2::{Digest, Sha256};
 use std::collections::HashMap;
 use std::future::Future;
@@ -40,7 +40,7 @@ impl Default for RequestInfo {
             principal: None,
             meta: RequestMetaObject::new(
                 ClientCapabilities::default(),
-                mcp_schema::LATEST_PROTOCOL_VERSION,
+                oxmcp_schema::LATEST_PROTOCOL_VERSION,
             ),
         }
     }
@@ -87,7 +87,7 @@ pub(crate) struct CallState {
     /// On a legacy session: asks are real requests to the client, sent through this.
     pub(crate) live: Option<super::live::Live>,
     /// Set when an answer on the request is refused: the round ends with this error.
-    pub(crate) refused: Option<mcp_schema::Error>,
+    pub(crate) refused: Option<oxmcp_schema::Error>,
     /// Where `start_task()` stands in this run.
     pub(crate) task_gate: TaskGate,
     /// Set when the handler reached `start_task()` in a request that becomes a task.
@@ -200,7 +200,7 @@ pub enum Outcome<T> {
     /// with an internal error instead of no answer at all.
     Panicked(String),
     /// An answer on the request was refused (too large): the call is answered with this error.
-    Refused(mcp_schema::Error),
+    Refused(oxmcp_schema::Error),
     /// The handler reached `start_task()` in a request that becomes a task: the journal so
     /// far, from which the task replays.
     Detached {

@@ -5,7 +5,7 @@
 
 use crate::handler::AskError;
 use crate::wire::{lock, Notifier};
-use mcp_schema::{Error, InputRequest};
+use oxmcp_schema::{Error, InputRequest};
 use serde_json::{json, Value};
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};

@@ -5,7 +5,7 @@
 
 use super::engine::with_call;
 use super::events::{encode, Change, ListKind};
-use mcp_schema::{
+use oxmcp_schema::{
     LoggingLevel, LoggingMessageNotification, LoggingMessageNotificationParams,
     ProgressNotification, ProgressNotificationParams, RequestMetaObject,
 };

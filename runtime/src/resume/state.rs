@@ -162,7 +162,7 @@ impl StateKey {
     }
 
     /// A fresh random key as an `MCP_STATE_KEYS` entry, `id:<64 hex digits>`, for
-    /// [`StateKeys::parse`]. Print one with `cargo run -p mcp-runtime --example state-key -- ID`.
+    /// [`StateKeys::parse`]. Print one with `cargo run -p oxmcp --example state-key -- ID`.
     pub fn generate_entry(id: u8) -> Result<String, StateKeyError> {
         let mut secret = Zeroizing::new([0u8; 32]);
         getrandom::getrandom(secret.as_mut())
@@ -197,6 +197,9 @@ impl fmt::Display for StateKeyError {
 }
 
 impl std::error::Error for StateKeyError {}
+
+/// The environment variable [`StateKeys::from_env`] reads: `id:hex` pairs, oldest first.
+pub const STATE_KEYS_ENV: &str = "MCP_STATE_KEYS";
 
 /// The key ring: tokens are sealed with the newest key and opened with whichever key their id
 /// names, so keys can rotate without breaking flows in progress.
@@ -252,6 +255,21 @@ impl StateKeys {
             keys.push(StateKey::new(id, &bytes)?);
         }
         Self::new(keys)
+    }
+
+    /// The ring in the environment variable [`STATE_KEYS_ENV`] (`MCP_STATE_KEYS`), in the form
+    /// [`StateKeys::parse`] reads; `None` when it is unset or empty. A malformed value is an
+    /// error naming the variable, never a silent fallback.
+    pub fn from_env() -> Result<Option<Self>, StateKeyError> {
+        match std::env::var(STATE_KEYS_ENV) {
+            Ok(text) if !text.trim().is_empty() => Self::parse(&text)
+                .map(Some)
+                .map_err(|e| StateKeyError(format!("{STATE_KEYS_ENV}: {e}"))),
+            Ok(_) | Err(std::env::VarError::NotPresent) => Ok(None),
+            Err(std::env::VarError::NotUnicode(_)) => Err(StateKeyError(format!(
+                "{STATE_KEYS_ENV} is not valid UTF-8"
+            ))),
+        }
     }
 
     /// The ring with `key` added as the newest (it seals from now on).
@@ -515,7 +533,7 @@ pub type GuardFuture<'a> =
     std::pin::Pin<Box<dyn std::future::Future<Output = Result<bool, String>> + Send + 'a>>;
 
 /// Single use across instances: a check every instance makes against a store they share (e.g.
-/// `mcp_runtime::redis::RedisReplayGuard`), on top of the in-process [`ReplayGuard`], so a
+/// `oxmcp::redis::RedisReplayGuard`), on top of the in-process [`ReplayGuard`], so a
 /// state opens once whichever instance the retry reaches.
 pub trait SharedReplayGuard: Send + Sync {
     /// Record `token_id` as used until `expires_at` (Unix seconds); `Ok(false)` if any instance

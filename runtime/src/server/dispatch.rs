@@ -6,7 +6,7 @@ use crate::handler::Principal;
 use crate::resume::events::Notifier;
 use crate::resume::live::Live;
 use crate::wire::{Incoming, Reply};
-use mcp_schema::{ClientRequest, Error};
+use oxmcp_schema::{ClientRequest, Error};
 
 impl Server {
     /// Handle one JSON-RPC message given as text; the reply to write back, if any. Never panics
@@ -47,7 +47,7 @@ impl Server {
             // Tasks are a modern extension; a legacy session has none.
             Incoming::Extension(request) if live.is_some() => Some(Reply::error(
                 Some(request.id),
-                mcp_schema::Error::method_not_found(&request.method),
+                oxmcp_schema::Error::method_not_found(&request.method),
             )),
             Incoming::Extension(request) => {
                 Some(Box::pin(self.task_request(*request, principal)).await)
@@ -121,7 +121,7 @@ mod tests {
     use crate::handler::{CallParts, PromptHandler, ResourceHandler, ToolHandler};
     use crate::wire::BoxFuture;
     use crate::Server;
-    use mcp_schema::{
+    use oxmcp_schema::{
         CallToolResult, Error, GetPromptResult, Prompt, ReadResourceResult, Resource,
         ResourceTemplate, Tool,
     };
@@ -229,19 +229,19 @@ mod tests {
         };
         let sizes = [
             match read("tools/call", r#","name":"noop""#) {
-                mcp_schema::ClientRequest::CallToolRequest(r) => {
+                oxmcp_schema::ClientRequest::CallToolRequest(r) => {
                     std::mem::size_of_val(&*server.call_tool(r, None, None, None))
                 }
                 _ => unreachable!(),
             },
             match read("prompts/get", r#","name":"noop""#) {
-                mcp_schema::ClientRequest::GetPromptRequest(r) => {
+                oxmcp_schema::ClientRequest::GetPromptRequest(r) => {
                     std::mem::size_of_val(&*server.get_prompt(r, None, None, None))
                 }
                 _ => unreachable!(),
             },
             match read("resources/read", r#","uri":"noop:x""#) {
-                mcp_schema::ClientRequest::ReadResourceRequest(r) => {
+                oxmcp_schema::ClientRequest::ReadResourceRequest(r) => {
                     std::mem::size_of_val(&*server.read_resource(r, None, None, None))
                 }
                 _ => unreachable!(),

@@ -10,7 +10,7 @@ use super::Server;
 use crate::handler::Principal;
 use crate::resume::live::{Live, Outbound};
 use crate::wire::{lock, Incoming, Notifier, Reply};
-use mcp_schema::{error_codes, Error, LoggingLevel};
+use oxmcp_schema::{error_codes, Error, LoggingLevel};
 use serde_json::{json, Map, Value};
 use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};

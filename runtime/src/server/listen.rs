@@ -4,7 +4,7 @@
 use super::Server;
 use crate::resume::events::{encode, Change, ListKind, Notifier};
 use crate::wire::Reply;
-use mcp_schema::{
+use oxmcp_schema::{
     NotificationMetaObject, NotificationParams, PromptListChangedNotification,
     ResourceListChangedNotification, ResourceUpdatedNotification,
     ResourceUpdatedNotificationParams, SubscriptionFilter, SubscriptionsAcknowledgedNotification,

@@ -1,7 +1,7 @@
 //! `server/discover`, the four listings (paged, with opaque cursors) and `completion/complete`.
 
 use super::{ResourceListing, Server, SUPPORTED_VERSIONS};
-use mcp_schema::{
+use oxmcp_schema::{
     CacheScope, CompleteRequestParams, CompleteRequestParamsRef, CompleteResult,
     CompleteResultCompletion, DiscoverResult, Error, ListPromptsResult,
     ListResourceTemplatesResult, ListResourcesResult, ListToolsResult, PaginatedRequestParams,

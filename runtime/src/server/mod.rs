@@ -21,7 +21,7 @@ use crate::resume::events::{Change, ListKind};
 use crate::resume::state::{FingerprintDigest, StateCodec, StateKeyError, StateKeys};
 use crate::wire::param::header_params;
 use indexmap::IndexMap;
-use mcp_schema::{
+use oxmcp_schema::{
     Implementation, Prompt, Resource, ResourceTemplate, Tool, LATEST_PROTOCOL_VERSION,
 };
 use std::fmt;
@@ -97,6 +97,7 @@ pub struct ServerBuilder {
     prompts: Vec<Arc<dyn PromptHandler>>,
     resources: Vec<Arc<dyn ResourceHandler>>,
     keys: Option<StateKeys>,
+    keys_from_env: bool,
     state_ttl: Duration,
     codec_hook: Option<Box<dyn FnOnce(StateCodec) -> StateCodec>>,
     completion: Option<CompletionFn>,
@@ -111,7 +112,8 @@ pub struct ServerBuilder {
 /// Why a server could not be built.
 #[derive(Debug)]
 pub enum BuildError {
-    /// No random `requestState` key could be made.
+    /// The `requestState` key ring from the environment is malformed, or no random key could
+    /// be made.
     Keys(StateKeyError),
     /// A handler takes `State<T>` for a type no `ServerBuilder::state` registered.
     MissingState {
@@ -153,6 +155,7 @@ impl Server {
             prompts: Vec::new(),
             resources: Vec::new(),
             keys: None,
+            keys_from_env: false,
             state_ttl: StateCodec::DEFAULT_TTL,
             codec_hook: None,
             completion: None,
@@ -247,6 +250,15 @@ impl ServerBuilder {
         self
     }
 
+    /// Take the key ring from `MCP_STATE_KEYS` when it is set (see [`StateKeys::from_env`]);
+    /// when it is not, a random key is made at start (and logged), as without keys. A
+    /// malformed value makes [`ServerBuilder::build`] fail. Keys given with
+    /// [`ServerBuilder::state_keys`] take precedence.
+    pub fn state_keys_from_env(mut self) -> Self {
+        self.keys_from_env = true;
+        self
+    }
+
     /// How long a `requestState` stays valid (default five minutes).
     pub fn state_ttl(mut self, ttl: Duration) -> Self {
         self.state_ttl = ttl;
@@ -326,7 +338,11 @@ impl ServerBuilder {
             })
             .collect();
         Self::check_needs(&self.states, &tools, &prompts, &resources)?;
-        let keys = match self.keys {
+        let from_env = match (&self.keys, self.keys_from_env) {
+            (None, true) => StateKeys::from_env()?,
+            _ => None,
+        };
+        let keys = match self.keys.or(from_env) {
             Some(k) => k,
             None => {
                 tracing::warn!("no state keys configured: using a random key; MRTR flows will not survive a restart or move between instances");

@@ -14,7 +14,7 @@ use crate::resume::state::{
 };
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
-use mcp_schema::{
+use oxmcp_schema::{
     methods, CacheScope, CallToolRequest, CallToolRequestParams, Error, GetPromptRequest,
     GetPromptRequestParams, InputRequiredResult, InputResponses, ReadResourceRequest,
     ReadResourceRequestParams, RequestId, RequestMetaObject, ServerResult,

@@ -6,7 +6,7 @@
 use crate::handler::Principal;
 use crate::resume::state::Journal;
 use indexmap::IndexMap;
-use mcp_schema::{InputRequest, InputResponses, RequestMetaObject};
+use oxmcp_schema::{InputRequest, InputResponses, RequestMetaObject};
 #[cfg(feature = "derive")]
 use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};

@@ -17,7 +17,7 @@ use crate::resume::events::Change;
 use crate::resume::state::Journal;
 use crate::wire::{ExtensionRequest, Reply};
 use indexmap::IndexMap;
-use mcp_schema::{
+use oxmcp_schema::{
     methods, ClientCapabilities, Error, InputResponse, InputResponses, RequestId,
     RequestMetaObject, ServerResult,
 };
@@ -126,7 +126,7 @@ fn task_fields(record: &TaskRecord) -> Map<String, Value> {
 
 /// A result reply carrying `fields` as is.
 fn raw_result(id: RequestId, fields: Map<String, Value>) -> Reply {
-    match mcp_schema::Result::from_typed(&Value::Object(fields)) {
+    match oxmcp_schema::Result::from_typed(&Value::Object(fields)) {
         Ok(result) => Reply::result(id, ServerResult::Result(result)),
         Err(e) => Reply::error(Some(id), Error::internal(e.to_string())),
     }

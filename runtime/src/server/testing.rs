@@ -2,8 +2,8 @@
 //! no client, the same core the transports use.
 //!
 //! ```no_run
-//! # async fn demo(server: mcp_runtime::Server) {
-//! use mcp_runtime::testing::Rounds;
+//! # async fn demo(server: oxmcp::Server) {
+//! use oxmcp::testing::Rounds;
 //! use serde_json::json;
 //!
 //! let mut rounds = Rounds::new(&server);
@@ -20,7 +20,7 @@
 use super::Server;
 use crate::handler::Principal;
 use crate::wire::{META_CAPS, META_VERSION};
-use mcp_schema::{
+use oxmcp_schema::{
     methods, CallToolResult, ClientCapabilities, ClientCapabilitiesElicitation,
     ClientCapabilitiesRoots, ClientCapabilitiesSampling, Error, InputRequest, InputRequiredResult,
     ResultType, LATEST_PROTOCOL_VERSION,

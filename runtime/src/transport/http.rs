@@ -21,7 +21,7 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use mcp_schema::{CallToolRequest, ClientRequest, Error};
+use oxmcp_schema::{CallToolRequest, ClientRequest, Error};
 use std::net::SocketAddr;
 use std::sync::Arc;
 
@@ -286,7 +286,7 @@ fn json_response(status: StatusCode, body: String) -> Response {
 
 /// The HTTP status for a reply with this JSON-RPC error code (none for a result).
 fn status_for(code: Option<i64>) -> StatusCode {
-    use mcp_schema::error_codes::*;
+    use oxmcp_schema::error_codes::*;
     match code {
         Some(METHOD_NOT_FOUND) => StatusCode::NOT_FOUND,
         Some(
@@ -607,7 +607,7 @@ fn unauthorized(auth: &crate::transport::auth::AuthConfig, error: Option<&str>) 
 fn forbidden(
     auth: &crate::transport::auth::AuthConfig,
     scopes: &[&str],
-    id: &mcp_schema::RequestId,
+    id: &oxmcp_schema::RequestId,
 ) -> Response {
     let message = format!("insufficient scope: this tool needs {}", scopes.join(" "));
     let refused = Reply::error(Some(id.clone()), Error::invalid_request(message));

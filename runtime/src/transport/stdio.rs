@@ -11,7 +11,7 @@ use crate::server::Server;
 use crate::transport::Limits;
 use crate::wire::line::{read_line, Line};
 use crate::wire::{lock, request_id, Incoming, Notifier, Reply};
-use mcp_schema::{methods, CancelledNotificationParams, ClientRequest, Error, RequestId};
+use oxmcp_schema::{methods, CancelledNotificationParams, ClientRequest, Error, RequestId};
 use serde_json::Value;
 use std::collections::HashMap;
 use std::sync::{Arc, Mutex};

@@ -7,7 +7,7 @@
 //! said about its shape), then the parameters (-32602).
 
 use super::meta::{META_CAPS, META_VERSION};
-use mcp_schema::{
+use oxmcp_schema::{
     methods, ClientRequest, Error, InputResponse, JSONRPCErrorResponse, JSONRPCMessage,
     JSONRPCNotification, JSONRPCRequest, RequestId, RequestMetaObject, ServerResult,
 };
@@ -309,7 +309,7 @@ fn reject_envelope(value: &Value) -> Incoming {
 }
 
 /// Whether this runtime serves the request's member. `ClientRequest` is `#[non_exhaustive]`: a
-/// member added by a newer mcp-schema is answered as an unknown method when parsed, so the
+/// member added by a newer oxmcp-schema is answered as an unknown method when parsed, so the
 /// accessors below never see one (their fallbacks only keep them total).
 fn known(r: &ClientRequest) -> bool {
     matches!(
@@ -362,7 +362,7 @@ pub(crate) fn request_meta(r: &ClientRequest) -> &RequestMetaObject {
         ClientRequest::CallToolRequest(r) => &r.params.meta,
         ClientRequest::CompleteRequest(r) => &r.params.meta,
         _ => UNKNOWN_META.get_or_init(|| {
-            RequestMetaObject::new(Default::default(), mcp_schema::LATEST_PROTOCOL_VERSION)
+            RequestMetaObject::new(Default::default(), oxmcp_schema::LATEST_PROTOCOL_VERSION)
         }),
     }
 }

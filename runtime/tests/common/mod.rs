@@ -1,7 +1,7 @@
 //! Drive a server purely with JSON-RPC messages.
 #![allow(dead_code)]
 
-use mcp_runtime::Server;
+use oxmcp::Server;
 use serde_json::{json, Value};
 
 /// `_meta` for a client with these capabilities.

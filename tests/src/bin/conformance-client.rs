@@ -5,9 +5,9 @@
 //! in order; `json-schema-2020-12-preservation` asks it to echo one tool's `inputSchema`, as
 //! received, through the other tool.
 
-use mcp_runtime::client::{Client, ClientError};
-use mcp_runtime::schema::{ClientCapabilities, ElicitRequestParams, InputRequest};
-use mcp_runtime::BoxFuture;
+use oxmcp::client::{Client, ClientError};
+use oxmcp::schema::{ClientCapabilities, ElicitRequestParams, InputRequest};
+use oxmcp::BoxFuture;
 use serde_json::{json, Map, Value};
 
 /// A value for one form field or argument, from its schema.
@@ -99,7 +99,7 @@ async fn main() -> std::process::ExitCode {
     }
     if scenario == "json-schema-2020-12-preservation" {
         // The echo tool takes one `schema` argument; the other tool's schema goes through it.
-        let takes_schema = |t: &&mcp_runtime::schema::Tool| {
+        let takes_schema = |t: &&oxmcp::schema::Tool| {
             serde_json::to_value(&t.input_schema)
                 .ok()
                 .is_some_and(|s| s.pointer("/properties/schema").is_some())

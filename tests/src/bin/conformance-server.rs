@@ -13,7 +13,7 @@
 //! makes one thread more than there are cores whenever the clients are busy, and a request then
 //! waits a scheduler slice (about 3 ms) in a preempted worker; see BENCHMARKS.md, "The tail".
 
-use mcp_runtime::{Server, StateKeys};
+use oxmcp::{Server, StateKeys};
 use std::sync::Arc;
 
 fn main() -> std::process::ExitCode {
@@ -111,7 +111,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         .state_keys(keys)
         .task_lease(task_lease);
     if let Some(url) = task_store {
-        use mcp_runtime::redis::{RedisReplayGuard, RedisTaskStore};
+        use oxmcp::redis::{RedisReplayGuard, RedisTaskStore};
         let (store, guard) = match (
             RedisTaskStore::connect(&url).await,
             RedisReplayGuard::connect(&url).await,
@@ -133,11 +133,11 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let mut config = mcp_runtime::http::HttpConfig::default();
+    let mut config = oxmcp::http::HttpConfig::default();
     match (jwks, issuer, audience) {
         (None, None, None) => {}
         (Some(jwks), Some(issuer), Some(audience)) => {
-            use mcp_runtime::auth::{AuthConfig, JwksFile, JwtVerifier};
+            use oxmcp::auth::{AuthConfig, JwksFile, JwtVerifier};
             let verifier =
                 JwtVerifier::new(JwksFile(jwks.into()), issuer.clone(), audience.clone());
             config.auth = Some(
@@ -152,11 +152,11 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         }
     }
     let result = if stdio {
-        mcp_runtime::stdio::serve(server).await
+        oxmcp::stdio::serve(server).await
     } else {
         let addr = format!("127.0.0.1:{port}");
         eprintln!("conformance-server: http://{addr}/mcp");
-        mcp_runtime::http::serve(server, &addr, config).await
+        oxmcp::http::serve(server, &addr, config).await
     };
     match result {
         Ok(()) => std::process::ExitCode::SUCCESS,

@@ -1,10 +1,10 @@
-//! An MCP server over stdio, built with `mcp-runtime`'s `stdio` feature alone: what a desktop
+//! An MCP server over stdio, built with `oxmcp`'s `stdio` feature alone: what a desktop
 //! server needs, with no HTTP stack compiled in (`cargo tree -p mcp-stdio-only` shows no axum or
 //! hyper) and, for tools whose arguments are built-in types, no schemars. Its test drives an
 //! MRTR round over its stdin and stdout. The `derive` feature adds a tool with a structured
 //! argument and output.
 
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 #[derive(ElicitForm)]
 struct Name {

@@ -1,4 +1,4 @@
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 #[mcp_tool]
 async fn tool(value: impl Into<String>) -> String {

@@ -1,4 +1,4 @@
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 #[mcp_tool(nmae = "x", title = "T")]
 fn tool(city: &str, #[arg(descripton = "d")] n: i64) -> String {

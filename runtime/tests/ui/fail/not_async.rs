@@ -1,4 +1,4 @@
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 #[mcp_tool]
 fn add(a: i64, b: i64) -> String {

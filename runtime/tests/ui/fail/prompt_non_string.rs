@@ -1,4 +1,4 @@
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 #[mcp_prompt]
 async fn greet(times: u32) -> String {

@@ -1,4 +1,4 @@
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 #[mcp_resource(uri = "test://items/{id}")]
 async fn item(name: String) -> String {

@@ -1,7 +1,7 @@
 //! Unions are `#[non_exhaustive]`: a match without a wildcard arm would break when a spec
 //! update adds a member, so it does not compile now.
 
-use mcp_runtime::schema::InputRequest;
+use oxmcp::schema::InputRequest;
 
 fn kind(r: &InputRequest) -> u8 {
     match r {

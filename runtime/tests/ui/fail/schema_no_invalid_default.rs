@@ -1,7 +1,7 @@
 //! A struct whose required fields have no valid default (a protocol version, a name) has no
 //! `Default`: it would write `"protocolVersion": ""`. `new` takes the required values instead.
 
-use mcp_runtime::schema::{Implementation, RequestMetaObject};
+use oxmcp::schema::{Implementation, RequestMetaObject};
 
 fn main() {
     let _ = RequestMetaObject::default();

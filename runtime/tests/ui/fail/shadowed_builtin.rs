@@ -1,4 +1,4 @@
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 /// A type of the author's own that takes a built-in type's name.
 #[mcp_type]

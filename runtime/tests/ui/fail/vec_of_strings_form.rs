@@ -1,4 +1,4 @@
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 #[derive(ElicitForm)]
 struct Tags {

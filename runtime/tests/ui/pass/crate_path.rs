@@ -1,6 +1,6 @@
 //! A crate that re-exports the runtime under another path points the macros at it.
 mod toolkit {
-    pub use mcp_runtime as runtime;
+    pub use oxmcp as runtime;
 }
 
 use toolkit::runtime::{mcp_prompt, mcp_resource, mcp_tool};

@@ -1,17 +1,17 @@
 //! State, the caller and the request context may be taken by tools, prompts and resources, in
 //! any position, under full paths too.
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 struct Db;
 
 #[mcp_tool(scopes = ["files:read"])]
-async fn tool(db: State<Db>, name: String, who: Option<Principal>, ctx: mcp_runtime::RequestContext) -> String {
+async fn tool(db: State<Db>, name: String, who: Option<Principal>, ctx: oxmcp::RequestContext) -> String {
     let _ = (&*db, who, ctx.target());
     name
 }
 
 #[mcp_prompt]
-async fn prompt(topic: String, db: mcp_runtime::State<Db>, who: Principal) -> String {
+async fn prompt(topic: String, db: oxmcp::State<Db>, who: Principal) -> String {
     let _ = (&*db, who);
     topic
 }

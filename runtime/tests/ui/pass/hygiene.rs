@@ -1,6 +1,6 @@
 //! Handler arguments may be called anything, including the names the expansion uses for its
 //! own parameters and locals.
-use mcp_runtime::prelude::*;
+use oxmcp::prelude::*;
 
 #[mcp_resource(uri = "file:///{uri}")]
 async fn by_uri(uri: String) -> String {

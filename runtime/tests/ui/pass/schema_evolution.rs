@@ -2,7 +2,7 @@
 //! have a wildcard arm, values are built with `new` (required values only) or `Default` plus
 //! struct-update syntax, and request ids convert from numbers and strings.
 
-use mcp_runtime::schema::{
+use oxmcp::schema::{
     ClientRequest, LoggingLevel, RequestId, RequestMetaObject, Tool, ToolInputSchema,
 };
 
