@@ -1,8 +1,10 @@
 #!/usr/bin/env bash
-# The library crates package (`cargo package`, which builds each from its packaged sources), and
-# the packaged generator works for a build.rs user outside this workspace: a fresh crate in a
+# The publishable crates package (`cargo package`, which builds each from its packaged sources
+# against its packaged siblings), each package ships a README and the license files, and the
+# packaged generator works for a build.rs user outside this workspace: a fresh crate in a
 # temporary directory depends on the unpacked oxmcp-codegen package by path, generates the
-# 2026-07-28 bindings in its build script and tests them.
+# 2026-07-28 bindings in its build script from the schema the package carries (no download, no
+# environment variable) and tests them.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$(pwd)
@@ -15,16 +17,30 @@ target=${CARGO_TARGET_DIR:-$root/target}
 # immutable), so verification builds in a target directory of its own, emptied first.
 pkg_target="$target/package-verify"
 rm -rf "$pkg_target"
-for stale in "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/mcp-{codegen,schema,macros,runtime}-0.1.0; do
-  rm -rf "$stale"
+crates=(oxmcp-schema oxmcp-macros oxmcp oxmcp-codegen)
+version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
+for krate in "${crates[@]}"; do
+  rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/"$krate-$version"
 done
-CARGO_TARGET_DIR="$pkg_target" cargo package -q --allow-dirty -p oxmcp-codegen -p oxmcp-schema -p oxmcp-macros -p oxmcp
+CARGO_TARGET_DIR="$pkg_target" cargo package -q --allow-dirty "${crates[@]/#/-p}"
+for krate in "${crates[@]}"; do
+  listing=$(tar -tzf "$pkg_target/package/$krate-$version.crate")
+  for file in README.md LICENSE-MIT LICENSE-APACHE; do
+    grep -qx "$krate-$version/$file" <<<"$listing" || { echo "$krate-$version.crate lacks $file"; exit 1; }
+  done
+  manifest=$(tar -xzOf "$pkg_target/package/$krate-$version.crate" "$krate-$version/Cargo.toml")
+  grep -q '^repository = ' <<<"$manifest" || { echo "$krate has no repository metadata"; exit 1; }
+done
+# The generator's package carries the schema of every pinned version.
+codegen_listing=$(tar -tzf "$pkg_target/package/oxmcp-codegen-$version.crate")
+for v in $(sed -n 's/.*"version": "\(.*\)".*/\1/p' schema/versions.json); do
+  grep -qx "oxmcp-codegen-$version/schema/$v/schema.json" <<<"$codegen_listing" \
+    || { echo "the oxmcp-codegen package lacks schema/$v/schema.json"; exit 1; }
+done
 
-spec=${MCP_SPEC_DIR:-$root/../shared/mcp-spec}
-spec=$(cd "$spec" && pwd)
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
-tar -xzf "$pkg_target/package/oxmcp-codegen-0.1.0.crate" -C "$work"
+tar -xzf "$pkg_target/package/oxmcp-codegen-$version.crate" -C "$work"
 mkdir -p "$work/user/src"
 cat > "$work/user/Cargo.toml" <<TOML
 [package]
@@ -41,7 +57,7 @@ serde_json = { version = "1", features = ["preserve_order"] }
 indexmap = { version = "2", features = ["serde"] }
 
 [build-dependencies]
-oxmcp-codegen = { path = "../oxmcp-codegen-0.1.0", default-features = false }
+oxmcp-codegen = { path = "../oxmcp-codegen-VERSION", default-features = false }
 TOML
 cat > "$work/user/build.rs" <<'RS'
 fn main() -> Result<(), Box<dyn std::error::Error>> {
@@ -65,12 +81,7 @@ fn packaged_generator_output_parses_a_request() {
     assert_eq!(back, serde_json::from_str::<serde_json::Value>(text).unwrap());
 }
 RS
-# Outside the workspace the schema is found through MCP_SPEC_DIR; without it the build fails with
-# a one-line error that says where it looked.
-if (cd "$work/user" && env -u MCP_SPEC_DIR CARGO_TARGET_DIR="$target/outside-user" cargo build -q 2> "$work/err.txt"); then
-  echo "a build without any schema available succeeded"; exit 1
-fi
-grep -q "no schema.json for 2026-07-28 (looked in $work/user/schema/2026-07-28/schema.json" "$work/err.txt" \
-  || { echo "unexpected error:"; cat "$work/err.txt"; exit 1; }
-(cd "$work/user" && MCP_SPEC_DIR="$spec" CARGO_TARGET_DIR="$target/outside-user" cargo test -q)
-echo "packaged: oxmcp-codegen, oxmcp-schema, oxmcp-macros, oxmcp; the packaged generator built bindings outside the workspace"
+sed -i "s/VERSION/$version/" "$work/user/Cargo.toml"
+# Outside the workspace, with no schema anywhere on disk, the build uses the packaged copy.
+(cd "$work/user" && CARGO_TARGET_DIR="$target/outside-user" cargo test -q)
+echo "packaged with README and licenses: ${crates[*]}; the packaged generator built bindings outside the workspace"

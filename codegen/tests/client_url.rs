@@ -32,9 +32,11 @@ enum Wire {
     ModernSse,
 }
 
-/// A server on an ephemeral loopback port; the requests it saw, as (method or HTTP verb,
-/// Authorization header).
-fn serve(wire: Wire) -> (String, Arc<Mutex<Vec<(String, String)>>>) {
+/// The requests a stand-in server saw, as (method or HTTP verb, Authorization header).
+type Seen = Arc<Mutex<Vec<(String, String)>>>;
+
+/// A server on an ephemeral loopback port, and what it saw.
+fn serve(wire: Wire) -> (String, Seen) {
     let server = tiny_http::Server::http("127.0.0.1:0").unwrap();
     let addr = server.server_addr().to_ip().unwrap();
     let seen = Arc::new(Mutex::new(Vec::new()));

@@ -13,6 +13,7 @@
 //! The crate is built in layers whose imports point one way (see ARCHITECTURE.md):
 //! `wire` <- `handler` <- `resume` <- `server` <- `transport`, and the client on `wire` alone.
 
+#![cfg_attr(docsrs, feature(doc_cfg))]
 // Handlers fail with the protocol's own error object (`oxmcp_schema::Error`, about 170 bytes):
 // boxing it would make every handler signature noisier for no measurable gain on this path.
 #![allow(clippy::result_large_err)]
@@ -30,15 +31,20 @@ mod transport;
 mod wire;
 
 #[cfg(feature = "client")]
+#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
 pub mod client;
 pub mod guide;
 #[cfg(feature = "logging")]
+#[cfg_attr(docsrs, doc(cfg(feature = "logging")))]
 pub mod logging;
 #[cfg(feature = "auth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
 pub use transport::auth;
 #[cfg(feature = "http")]
+#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
 pub use transport::http;
 #[cfg(feature = "stdio")]
+#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
 pub use transport::stdio;
 
 pub use handler::{
@@ -65,6 +71,7 @@ pub use resume::state::{
 pub use server::legacy::LEGACY_VERSIONS;
 /// Tasks and single-use `requestState` shared by every instance through Redis.
 #[cfg(feature = "redis")]
+#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
 pub use server::redis_store as redis;
 pub use server::task_store::{
     InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
@@ -79,10 +86,17 @@ pub use transport::shutdown_signal;
 pub use transport::Limits;
 pub use wire::{BoxFuture, Notifier, Reply};
 
-// The README's Rust blocks are compiled (and the runnable ones run) as doctests.
+// The Rust blocks of the README and of the guides in docs/ are compiled (and the runnable ones
+// run) as doctests.
 #[cfg(doctest)]
 #[doc = include_str!("../../README.md")]
 struct ReadmeDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/server.md")]
+struct ServerGuideDoctests;
+#[cfg(doctest)]
+#[doc = include_str!("../../docs/bindings.md")]
+struct BindingsGuideDoctests;
 
 /// Everything a handler module usually needs.
 pub mod prelude {
@@ -97,6 +111,7 @@ pub mod prelude {
 /// state codec's binding and sealed contents, the codec as the MRTR round uses it, the engine's
 /// outcome. Not a stable API.
 #[cfg(feature = "bench")]
+#[cfg_attr(docsrs, doc(cfg(feature = "bench")))]
 pub mod bench {
     pub use crate::resume::engine::Outcome;
     pub use crate::resume::state::{journal_of, Binding, Bound, BoundCodec, Sealed, TokenId};

@@ -71,14 +71,16 @@ async fn a_live_server_gives_the_same_client_as_its_saved_tools() {
         Default::default(),
         std::future::pending(),
     ));
-    let live = tokio::task::spawn_blocking(move || {
-        oxmcp_codegen::ClientBuilder::from_url(&url)
-            .unwrap()
-            .struct_name("TripClient")
-            .generate_string()
-            .unwrap()
-    })
-    .await
+    // As `oxmcp-codegen client --url` does: every tool listed with the runtime's client.
+    let tools = oxmcp::client::Client::http(&url)
+        .list_all_tools()
+        .await
+        .unwrap();
+    let live = oxmcp_codegen::ClientBuilder::from_tools_list(
+        serde_json::json!({ "tools": serde_json::to_value(&tools).unwrap() }),
+    )
+    .struct_name("TripClient")
+    .generate_string()
     .unwrap();
     let saved = builder(tools_list().await).generate_string().unwrap();
     assert_eq!(live, saved);
