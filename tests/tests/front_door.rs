@@ -164,7 +164,7 @@ fn project_files_speak_of_the_project_only() {
                 hit(&phrase);
             }
         }
-        // A tracker's issue number: "issue 12", "issue #12".
+        // A tracker's issue number: the word, a space, digits (with or without a hash).
         for (i, _) in lower.match_indices("issue ") {
             let rest = lower[i + 6..].trim_start_matches('#');
             if rest.starts_with(|c: char| c.is_ascii_digit()) {
