@@ -78,7 +78,9 @@ pub use server::task_store::{
 };
 pub use server::tasks::TASKS_EXTENSION;
 pub use server::testing;
-pub use server::{BuildError, CompletionFn, Server, ServerBuilder, SUPPORTED_VERSIONS};
+pub use server::{
+    BuildError, CompletionFn, Server, ServerBuilder, QUOTA_EXCEEDED, SUPPORTED_VERSIONS,
+};
 /// Await several asks at once; they are sent to the client in one round.
 pub use tokio::join;
 #[cfg(any(feature = "http", feature = "stdio"))]

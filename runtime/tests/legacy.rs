@@ -583,9 +583,9 @@ async fn an_idle_http_session_expires() {
     };
     let (url, _) = http_with(server(), limits).await;
     let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
-        "protocolVersion": "2025-06-18", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
     let (_, headers, reply) = post(&url, None, init).await;
-    assert_eq!(reply["result"]["protocolVersion"], "2025-06-18");
+    assert_eq!(reply["result"]["protocolVersion"], "2025-11-25");
     let session = headers
         .iter()
         .find(|(k, _)| k == "mcp-session-id")

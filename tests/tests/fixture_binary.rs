@@ -85,8 +85,8 @@ async fn rounds_alternate_between_two_processes_and_survive_key_rotation() {
     }
 }
 
-/// With `--auth-jwks --auth-issuer --auth-audience`, the binary serves its Protected Resource
-/// Metadata and refuses requests without a bearer token.
+/// With `--auth-jwks --auth-issuer --auth-audience` (and `--auth-jwks-refresh-secs`), the
+/// binary serves its Protected Resource Metadata and refuses requests without a bearer token.
 #[tokio::test]
 async fn the_fixture_binary_turns_on_bearer_authentication_with_its_flags() {
     let jwks = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
@@ -99,6 +99,8 @@ async fn the_fixture_binary_turns_on_bearer_authentication_with_its_flags() {
             "https://auth.example.com".into(),
             "--auth-audience".into(),
             format!("http://127.0.0.1:{port}/mcp"),
+            "--auth-jwks-refresh-secs".into(),
+            "60".into(),
         ]
     });
     let metadata = url.replace("/mcp", "/.well-known/oauth-protected-resource/mcp");

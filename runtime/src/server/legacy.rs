@@ -117,11 +117,15 @@ impl Server {
     }
 
     /// Answer a legacy `initialize`: the reply text, and the session it opens (none if the
-    /// server does not serve legacy clients, or the request is malformed).
+    /// server does not serve legacy clients, or the request is malformed). What the session
+    /// keeps of the client (its capabilities and `clientInfo`, both JSON objects) must fit in
+    /// `budget` bytes of JSON, or the `initialize` is refused with -32602: a session holds it
+    /// for its whole life and puts it in every request it serves.
     pub(crate) fn initialize(
         &self,
         message: &Value,
         ask_timeout: Duration,
+        budget: usize,
     ) -> (String, Option<Arc<Session>>) {
         let id = message.get("id");
         let Some(id) = id.filter(|i| i.is_string() || i.is_i64() || i.is_u64()) else {
@@ -139,12 +143,34 @@ impl Server {
                 .with_data(json!({"supported": super::SUPPORTED_VERSIONS, "requested": requested}));
             return (error_text(Some(id), error), None);
         }
-        let params = message.get("params").cloned().unwrap_or_default();
-        let version = negotiate(params.get("protocolVersion").and_then(Value::as_str));
+        let params = message.get("params");
+        let version = negotiate(
+            params
+                .and_then(|p| p.get("protocolVersion"))
+                .and_then(Value::as_str),
+        );
+        let field = |name: &str| match params.and_then(|p| p.get(name)) {
+            None => Ok(json!({})),
+            Some(v @ Value::Object(_)) => Ok(v.clone()),
+            Some(_) => Err(Error::invalid_params(format!(
+                "initialize: {name} must be an object"
+            ))),
+        };
+        let (capabilities, client_info) = match (field("capabilities"), field("clientInfo")) {
+            (Ok(c), Ok(i)) => (c, i),
+            (Err(e), _) | (_, Err(e)) => return (error_text(Some(id), e), None),
+        };
+        let kept = crate::wire::json_len(&capabilities) + crate::wire::json_len(&client_info);
+        if kept > budget {
+            let error = Error::invalid_params(format!(
+                "initialize: capabilities and clientInfo take {kept} bytes; a session keeps at most {budget}"
+            ));
+            return (error_text(Some(id), error), None);
+        }
         let session = Session {
             version: version.to_string(),
-            capabilities: params.get("capabilities").cloned().unwrap_or(json!({})),
-            client_info: params.get("clientInfo").cloned().unwrap_or(json!({})),
+            capabilities,
+            client_info,
             log_level: Mutex::new(None),
             subscriptions: Mutex::default(),
             outbound: Arc::new(Outbound::new(ask_timeout)),

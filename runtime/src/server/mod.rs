@@ -31,6 +31,12 @@ use std::time::Duration;
 /// Protocol versions this server speaks.
 pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
 
+/// The JSON-RPC error code of a refusal for a caller over its quota (tasks kept, sessions held,
+/// requests in flight): a server error in the range JSON-RPC leaves to implementations. The
+/// error's `data.retryAfterMs` says when to try again; over HTTP the answer is 429 with
+/// `Retry-After`.
+pub const QUOTA_EXCEEDED: i64 = -32029;
+
 /// A registered tool: its handler, its descriptor as listed, and the arguments it mirrors in
 /// `Mcp-Param-*` headers.
 struct RegisteredTool {
@@ -107,6 +113,8 @@ pub struct ServerBuilder {
     task_store: Option<Arc<dyn task_store::TaskStore>>,
     task_ttl: Duration,
     task_lease: Duration,
+    task_budget: usize,
+    tasks_per_principal: usize,
 }
 
 /// Why a server could not be built.
@@ -165,6 +173,8 @@ impl Server {
             task_store: None,
             task_ttl: tasks::DEFAULT_TASK_TTL,
             task_lease: tasks::DEFAULT_TASK_LEASE,
+            task_budget: tasks::DEFAULT_TASK_BUDGET,
+            tasks_per_principal: tasks::DEFAULT_TASKS_PER_PRINCIPAL,
         }
     }
 }
@@ -197,6 +207,22 @@ impl ServerBuilder {
     /// next instance asked about it once this has passed.
     pub fn task_lease(mut self, lease: Duration) -> Self {
         self.task_lease = lease;
+        self
+    }
+
+    /// The most a task keeps of its call: the JSON of its arguments (default 256 KiB). A
+    /// `tools/call` that would create a task with larger arguments is refused with -32602: a
+    /// task holds its arguments until it ends, and a store copies its record on every change.
+    pub fn task_budget(mut self, bytes: usize) -> Self {
+        self.task_budget = bytes;
+        self
+    }
+
+    /// How many live tasks one principal may keep (default 256); past that, its `tools/call`
+    /// that would create one is refused with [`QUOTA_EXCEEDED`] and a retry hint, and other
+    /// principals go on creating theirs. Without authentication every caller is one principal.
+    pub fn tasks_per_principal(mut self, n: usize) -> Self {
+        self.tasks_per_principal = n.max(1);
         self
     }
 
@@ -370,12 +396,15 @@ impl ServerBuilder {
             closing: tokio::sync::watch::channel(false).0,
             states: self.states,
             legacy: self.legacy,
-            tasks: Arc::new(tasks::TaskEngine::new(
-                self.task_store
-                    .unwrap_or_else(|| Arc::new(task_store::InMemoryTaskStore::default())),
-                self.task_ttl,
-                self.task_lease,
-            )),
+            tasks: Arc::new(
+                tasks::TaskEngine::new(
+                    self.task_store
+                        .unwrap_or_else(|| Arc::new(task_store::InMemoryTaskStore::default())),
+                    self.task_ttl,
+                    self.task_lease,
+                )
+                .with_budget(self.task_budget, self.tasks_per_principal),
+            ),
         })
     }
 }

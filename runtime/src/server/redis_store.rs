@@ -18,6 +18,20 @@ redis.call('SET', KEYS[1], ARGV[2], 'KEEPTTL')
 return 1
 ";
 
+/// Keeps a new task within its owner's share: `KEYS[1]` the task, `KEYS[2]` the owner's sorted
+/// set of task ids by expiry; `ARGV` the record, its TTL in ms, now, its expiry, the share, the
+/// id. Drops the owner's expired entries, refuses (0) when the share is held, refuses (-1) an id
+/// that exists, else stores the task and counts it (1).
+const INSERT_WITHIN: &str = r"
+redis.call('ZREMRANGEBYSCORE', KEYS[2], '-inf', ARGV[3])
+if redis.call('ZCARD', KEYS[2]) >= tonumber(ARGV[5]) then return 0 end
+if not redis.call('SET', KEYS[1], ARGV[1], 'NX', 'PX', ARGV[2]) then return -1 end
+redis.call('ZADD', KEYS[2], ARGV[4], ARGV[6])
+local left = redis.call('PTTL', KEYS[2])
+if left < tonumber(ARGV[2]) then redis.call('PEXPIRE', KEYS[2], ARGV[2]) end
+return 1
+";
+
 /// How often an update is retried when other instances keep writing the same task first.
 const MAX_ATTEMPTS: usize = 32;
 
@@ -40,6 +54,7 @@ pub struct RedisTaskStore {
     connection: MultiplexedConnection,
     prefix: String,
     cas: redis::Script,
+    insert_within: redis::Script,
 }
 
 impl std::fmt::Debug for RedisTaskStore {
@@ -58,6 +73,7 @@ impl RedisTaskStore {
             connection,
             prefix: "mcp:task:".into(),
             cas: redis::Script::new(COMPARE_AND_SET),
+            insert_within: redis::Script::new(INSERT_WITHIN),
         })
     }
 
@@ -112,6 +128,41 @@ impl TaskStore for RedisTaskStore {
             match set {
                 Some(_) => Ok(()),
                 None => Err(TaskStoreError::Unavailable(
+                    "a task with this id exists already".into(),
+                )),
+            }
+        })
+    }
+
+    fn insert_within(&self, record: TaskRecord, per_owner: usize) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let text = serde_json::to_string(&record).map_err(unavailable)?;
+            let now = now_ms();
+            let expiry = record.created_ms.saturating_add(record.ttl_ms);
+            let ttl = expiry.saturating_sub(now).max(1);
+            let owner = format!(
+                "{}owner:{}",
+                self.prefix,
+                record.owner.as_deref().unwrap_or("")
+            );
+            let mut con = self.connection.clone();
+            let outcome: i64 = self
+                .insert_within
+                .key(self.key(&record.id))
+                .key(owner)
+                .arg(text)
+                .arg(ttl)
+                .arg(now)
+                .arg(expiry)
+                .arg(per_owner)
+                .arg(&record.id)
+                .invoke_async(&mut con)
+                .await
+                .map_err(unavailable)?;
+            match outcome {
+                1 => Ok(()),
+                0 => Err(TaskStoreError::OwnerFull),
+                _ => Err(TaskStoreError::Unavailable(
                     "a task with this id exists already".into(),
                 )),
             }

@@ -139,6 +139,8 @@ impl TaskRecord {
 pub enum TaskStoreError {
     /// The store holds as many tasks as it may.
     Full,
+    /// The task's owner keeps as many live tasks as it may ([`TaskStore::insert_within`]).
+    OwnerFull,
     /// The store could not be reached or answered nonsense.
     Unavailable(String),
 }
@@ -147,6 +149,7 @@ impl fmt::Display for TaskStoreError {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
         match self {
             TaskStoreError::Full => write!(f, "too many tasks are kept; try again later"),
+            TaskStoreError::OwnerFull => write!(f, "this caller keeps too many tasks"),
             TaskStoreError::Unavailable(why) => write!(f, "the task store is unavailable: {why}"),
         }
     }
@@ -176,6 +179,20 @@ pub trait TaskStore: Send + Sync + 'static {
         id: &'a str,
         change: TaskChange<'a>,
     ) -> StoreFuture<'a, Option<TaskRecord>>;
+    /// Keep a new task unless its owner (`record.owner`; anonymous callers are one owner)
+    /// already keeps `per_owner` live tasks, then [`TaskStoreError::OwnerFull`], checked and
+    /// inserted atomically. The default has no per-owner count and inserts: a store that
+    /// implements it makes one caller's tasks leave room for the others'.
+    fn insert_within(&self, record: TaskRecord, per_owner: usize) -> StoreFuture<'_, ()> {
+        let _ = per_owner;
+        self.insert(record)
+    }
+    /// Drop the tasks that have expired now, rather than when they are next touched (the
+    /// server calls it every so often). The default does nothing: a store whose entries expire
+    /// by themselves (as Redis keys do) needs no sweep.
+    fn sweep(&self) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
 }
 
 /// Milliseconds since the Unix epoch, now.
@@ -197,6 +214,8 @@ struct Tasks {
     map: HashMap<String, TaskRecord>,
     /// Ids in creation order, with their expiry, to drop expired tasks cheaply.
     order: VecDeque<(u64, String)>,
+    /// Live tasks per owner (`None`: anonymous).
+    owned: HashMap<Option<String>, usize>,
 }
 
 impl InMemoryTaskStore {
@@ -225,27 +244,53 @@ impl Tasks {
             if let Some((_, id)) = self.order.pop_front() {
                 // A record whose TTL was changed since is checked against its own expiry.
                 if self.map.get(&id).is_some_and(|r| r.expired(now)) {
-                    self.map.remove(&id);
+                    if let Some(record) = self.map.remove(&id) {
+                        if let Some(n) = self.owned.get_mut(&record.owner) {
+                            *n -= 1;
+                            if *n == 0 {
+                                self.owned.remove(&record.owner);
+                            }
+                        }
+                    }
                 }
             }
         }
     }
 }
 
-impl TaskStore for InMemoryTaskStore {
-    fn insert(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+impl InMemoryTaskStore {
+    /// Keep `record` unless the store, or its owner's share when `per_owner` is given, is full.
+    fn keep(&self, record: TaskRecord, per_owner: Option<usize>) -> Result<(), TaskStoreError> {
         let mut tasks = crate::wire::lock(&self.inner);
         let now = now_ms();
         tasks.expire(now);
-        let outcome = if tasks.map.len() >= self.capacity {
-            Err(TaskStoreError::Full)
-        } else {
-            let expiry = record.created_ms.saturating_add(record.ttl_ms);
-            tasks.order.push_back((expiry, record.id.clone()));
-            tasks.map.insert(record.id.clone(), record);
-            Ok(())
-        };
-        Box::pin(std::future::ready(outcome))
+        if tasks.map.len() >= self.capacity {
+            return Err(TaskStoreError::Full);
+        }
+        let held = tasks.owned.get(&record.owner).copied().unwrap_or(0);
+        if per_owner.is_some_and(|max| held >= max) {
+            return Err(TaskStoreError::OwnerFull);
+        }
+        *tasks.owned.entry(record.owner.clone()).or_insert(0) += 1;
+        let expiry = record.created_ms.saturating_add(record.ttl_ms);
+        tasks.order.push_back((expiry, record.id.clone()));
+        tasks.map.insert(record.id.clone(), record);
+        Ok(())
+    }
+}
+
+impl TaskStore for InMemoryTaskStore {
+    fn insert(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(self.keep(record, None)))
+    }
+
+    fn insert_within(&self, record: TaskRecord, per_owner: usize) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(self.keep(record, Some(per_owner))))
+    }
+
+    fn sweep(&self) -> StoreFuture<'_, ()> {
+        crate::wire::lock(&self.inner).expire(now_ms());
+        Box::pin(std::future::ready(Ok(())))
     }
 
     fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {

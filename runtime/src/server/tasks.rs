@@ -38,6 +38,15 @@ const POLL_INTERVAL_MS: u64 = 500;
 /// How long an instance holds a running task without renewing, by default.
 pub(crate) const DEFAULT_TASK_LEASE: Duration = Duration::from_secs(30);
 
+/// The most JSON a task keeps of its arguments, by default.
+pub(crate) const DEFAULT_TASK_BUDGET: usize = 256 * 1024;
+
+/// How many live tasks one principal may keep, by default.
+pub(crate) const DEFAULT_TASKS_PER_PRINCIPAL: usize = 256;
+
+/// How long a caller over its task quota is told to wait.
+const QUOTA_RETRY_MS: u64 = 60_000;
+
 /// The tasks of one server: the store, and the runs this process is driving.
 pub(crate) struct TaskEngine {
     pub(crate) store: Arc<dyn TaskStore>,
@@ -47,6 +56,12 @@ pub(crate) struct TaskEngine {
     /// This instance's name in leases (random).
     instance: String,
     running: Mutex<HashMap<String, tokio::task::AbortHandle>>,
+    /// The most JSON a task keeps of its arguments.
+    budget: usize,
+    /// How many live tasks one principal may keep.
+    per_owner: usize,
+    /// Set once the background sweep of expired tasks runs.
+    sweeping: std::sync::OnceLock<()>,
 }
 
 impl TaskEngine {
@@ -57,7 +72,42 @@ impl TaskEngine {
             lease: lease.max(Duration::from_millis(100)),
             instance: new_task_id().unwrap_or_else(|| format!("pid-{}", std::process::id())),
             running: Mutex::default(),
+            budget: DEFAULT_TASK_BUDGET,
+            per_owner: DEFAULT_TASKS_PER_PRINCIPAL,
+            sweeping: std::sync::OnceLock::new(),
         }
+    }
+
+    /// With this argument budget and per-principal quota.
+    pub(crate) fn with_budget(mut self, budget: usize, per_owner: usize) -> Self {
+        self.budget = budget;
+        self.per_owner = per_owner.max(1);
+        self
+    }
+
+    /// Sweep expired tasks out of the store every so often in the background (once a task
+    /// exists), for as long as this engine exists.
+    fn start_sweeping(self: &Arc<Self>) {
+        if self.sweeping.set(()).is_err() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let every = (self.ttl / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+        let weak = Arc::downgrade(self);
+        runtime.spawn(async move {
+            let mut ticker = tokio::time::interval(every);
+            loop {
+                ticker.tick().await;
+                let Some(engine) = weak.upgrade() else {
+                    return;
+                };
+                if let Err(e) = engine.store.sweep().await {
+                    tracing::warn!(error = %e, "expired tasks could not be swept");
+                }
+            }
+        });
     }
 
     fn lease_ms(&self) -> u64 {
@@ -162,6 +212,16 @@ impl Server {
                 Error::invalid_params(format!("unknown tool: {tool}")),
             );
         };
+        let kept = crate::wire::json_len(&arguments);
+        if kept > self.tasks.budget {
+            return Reply::error(
+                Some(id),
+                Error::invalid_params(format!(
+                    "the arguments take {kept} bytes; a task keeps at most {} (ServerBuilder::task_budget)",
+                    self.tasks.budget
+                )),
+            );
+        }
         let Some(task_id) = new_task_id() else {
             return Reply::error(Some(id), Error::internal("no random task id could be made"));
         };
@@ -188,8 +248,26 @@ impl Server {
             lease_until_ms: now + self.tasks.lease_ms(),
         };
         // Durable before the client hears of it: an immediate tasks/get must find it.
-        if let Err(e) = self.tasks.store.insert(record.clone()).await {
-            return Reply::error(Some(id), Error::internal(e.to_string()));
+        self.tasks.start_sweeping();
+        match self
+            .tasks
+            .store
+            .insert_within(record.clone(), self.tasks.per_owner)
+            .await
+        {
+            Ok(()) => {}
+            Err(super::task_store::TaskStoreError::OwnerFull) => {
+                let error = Error::new(
+                    super::QUOTA_EXCEEDED,
+                    format!(
+                        "this caller keeps {} tasks already; try again when one expires",
+                        self.tasks.per_owner
+                    ),
+                )
+                .with_data(json!({"retryAfterMs": QUOTA_RETRY_MS}));
+                return Reply::error(Some(id), error);
+            }
+            Err(e) => return Reply::error(Some(id), Error::internal(e.to_string())),
         }
         let mut fields = task_fields(&record);
         fields.insert("resultType".into(), json!("task"));
@@ -274,8 +352,7 @@ impl Server {
                             return false;
                         }
                         r.status = TaskStatus::Cancelled;
-                        r.pending.clear();
-                        r.answers.clear();
+                        release(r);
                         r.updated_ms = now_ms();
                         r.run += 1;
                         true
@@ -386,6 +463,20 @@ fn detailed(record: &TaskRecord) -> Map<String, Value> {
         TaskStatus::Working | TaskStatus::Cancelled => {}
     }
     fields
+}
+
+/// What a task no longer needs once it has ended: its arguments, journal, pending requests,
+/// answers and request metadata (a finished task is never run again; its result or error
+/// stays, for `tasks/get`, until the task expires).
+fn release(r: &mut TaskRecord) {
+    r.arguments = Map::new();
+    r.journal.clear();
+    r.pending.clear();
+    r.answers.clear();
+    r.meta = RequestMetaObject::new(
+        ClientCapabilities::default(),
+        r.meta.protocol_version.clone(),
+    );
 }
 
 /// Run task `task_id` (its run number `run`) in the background of this process.
@@ -510,17 +601,19 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             Outcome::Done(Ok(result)) => {
                 r.status = TaskStatus::Completed;
                 r.result = crate::wire::to_value_text(result).ok();
-                r.journal.clear();
+                release(r);
             }
             Outcome::Done(Err(error)) | Outcome::Refused(error) => {
                 r.status = TaskStatus::Failed;
                 r.error = crate::wire::to_value_text(error).ok();
+                release(r);
             }
             Outcome::Panicked(_) => {
                 r.status = TaskStatus::Failed;
                 r.error =
                     crate::wire::to_value_text(&Error::internal("the handler failed unexpectedly"))
                         .ok();
+                release(r);
             }
             Outcome::Suspended {
                 requests, journal, ..

@@ -183,13 +183,24 @@ const DEFAULT_ALGORITHMS: [Algorithm; 9] = [
     Algorithm::EdDSA,
 ];
 
-/// The keys of a JWKS by `kid`, and when they were last fetched.
+/// A key of the set, with the one algorithm it declares (`alg`), if it declares one.
+#[derive(Clone)]
+struct CachedKey {
+    key: Arc<DecodingKey>,
+    alg: Option<Algorithm>,
+}
+
+/// The keys of a JWKS by `kid`, when they were last fetched, and a generation that changes
+/// whenever the set does (tokens verified with an older set are checked again).
 #[derive(Default)]
 struct KeyCache {
-    keys: HashMap<String, Arc<DecodingKey>>,
+    keys: HashMap<String, CachedKey>,
     /// The only key, when the set has exactly one: tokens without `kid` may use it.
-    only: Option<Arc<DecodingKey>>,
+    only: Option<CachedKey>,
     fetched: Option<Instant>,
+    /// The SHA-256 of the set as last fetched, and how many different sets were seen.
+    digest: [u8; 32],
+    generation: u64,
 }
 
 /// What a [`JwtVerifier`] checks.
@@ -200,6 +211,7 @@ struct Settings {
     leeway: u64,
     algorithms: Vec<Algorithm>,
     min_refresh: Duration,
+    max_age: Duration,
 }
 
 /// Where a [`JwtVerifier`] gets its keys, and the keys it has.
@@ -220,24 +232,25 @@ pub struct JwtVerifier {
 /// At most this many verified tokens are remembered; past it the cache starts over.
 const VERIFIED_CAPACITY: usize = 4096;
 
-/// Tokens verified recently, by SHA-256, with the caller and until when they are valid.
+/// Tokens verified recently, by SHA-256, with the caller, until when they are valid, and the
+/// generation of the key set they were verified with.
 #[derive(Default)]
-struct Verified(std::sync::Mutex<HashMap<[u8; 32], (Principal, u64)>>);
+struct Verified(std::sync::Mutex<HashMap<[u8; 32], (Principal, u64, u64)>>);
 
 impl Verified {
-    fn get(&self, digest: &[u8; 32], now: u64) -> Option<Principal> {
+    fn get(&self, digest: &[u8; 32], now: u64, generation: u64) -> Option<Principal> {
         let map = crate::wire::lock(&self.0);
         map.get(digest)
-            .filter(|(_, until)| now < *until)
-            .map(|(p, _)| p.clone())
+            .filter(|(_, until, seen)| now < *until && *seen == generation)
+            .map(|(p, _, _)| p.clone())
     }
 
-    fn put(&self, digest: [u8; 32], principal: Principal, until: u64) {
+    fn put(&self, digest: [u8; 32], principal: Principal, until: u64, generation: u64) {
         let mut map = crate::wire::lock(&self.0);
         if map.len() >= VERIFIED_CAPACITY {
             map.clear();
         }
-        map.insert(digest, (principal, until));
+        map.insert(digest, (principal, until, generation));
     }
 }
 
@@ -257,8 +270,10 @@ impl fmt::Debug for JwtVerifier {
 
 impl JwtVerifier {
     /// Tokens must be issued by `issuer` (`iss`) for `audience` (`aud`: the canonical URI of
-    /// this MCP endpoint) and signed by a key of `source`. Leeway 60 s, refresh at most every
-    /// 30 s, the asymmetric algorithms RS*, PS*, ES256, ES384 and EdDSA.
+    /// this MCP endpoint) and signed by a key of `source` with the algorithm the key declares
+    /// (when it declares one), with a `typ` of `at+jwt` or `JWT` when they name one. Leeway
+    /// 60 s, the key set fetched again after 5 minutes and at most every 30 s, the asymmetric
+    /// algorithms RS*, PS*, ES256, ES384 and EdDSA.
     pub fn new(
         source: impl JwksSource,
         issuer: impl Into<String>,
@@ -271,6 +286,7 @@ impl JwtVerifier {
                 leeway: 60,
                 algorithms: DEFAULT_ALGORITHMS.to_vec(),
                 min_refresh: Duration::from_secs(30),
+                max_age: Duration::from_secs(5 * 60),
             }),
             keys: Arc::new(Keys {
                 source: Box::new(source),
@@ -303,16 +319,28 @@ impl JwtVerifier {
         self
     }
 
+    /// How long a fetched key set is trusted (default 5 minutes): past that it is fetched
+    /// again before the next token is verified, so a key the authorization server removed stops
+    /// being accepted within this time even if no token names an unknown `kid`. Tokens already
+    /// verified are checked again once the set changes.
+    pub fn max_key_age(mut self, age: Duration) -> Self {
+        Arc::make_mut(&mut self.settings).max_age = age;
+        self
+    }
+
     /// Verify `token` and read its caller. A token verified before is answered from a cache
-    /// (keyed by its SHA-256, kept until its `exp`): clients send the same access token with
-    /// every request, and a signature check costs 100-400 µs.
+    /// (keyed by its SHA-256, kept until its `exp` and while the key set is the one it was
+    /// verified with): clients send the same access token with every request, and a signature
+    /// check costs 100-400 µs.
     pub async fn verify_jwt(&self, token: &str) -> Result<Principal, AuthError> {
         let digest: [u8; 32] = Sha256::digest(token.as_bytes()).into();
         let now = unix_now();
-        if let Some(p) = self.verified.get(&digest, now) {
+        let generation = self.keys.fresh(&self.settings).await;
+        if let Some(p) = self.verified.get(&digest, now, generation) {
             return Ok(p);
         }
         let principal = self.verify_jwt_uncached(token).await?;
+        let generation = self.keys.generation();
         let exp = principal
             .claims
             .get("exp")
@@ -322,6 +350,7 @@ impl JwtVerifier {
             digest,
             principal.clone(),
             exp.saturating_add(self.settings.leeway),
+            generation,
         );
         Ok(principal)
     }
@@ -334,10 +363,29 @@ impl JwtVerifier {
         if !settings.algorithms.contains(&header.alg) {
             return Err(AuthError(format!("algorithm {:?} not allowed", header.alg)));
         }
-        let key = self
+        // RFC 9068 access tokens say `at+jwt`; many issuers say `JWT`. Any other declared type
+        // (an ID token's, a logout token's) is not an access token.
+        if let Some(typ) = header.typ.as_deref() {
+            let typ = typ.strip_prefix("application/").unwrap_or(typ);
+            if !typ.eq_ignore_ascii_case("at+jwt") && !typ.eq_ignore_ascii_case("jwt") {
+                return Err(AuthError(format!(
+                    "token type {typ:?} is not an access token"
+                )));
+            }
+        }
+        self.keys.fresh(settings).await;
+        let cached = self
             .keys
             .key(header.kid.as_deref(), settings.min_refresh)
             .await?;
+        // One algorithm per key (RFC 8725): a key that declares its algorithm takes no other.
+        if cached.alg.is_some_and(|alg| alg != header.alg) {
+            return Err(AuthError(format!(
+                "the key declares {:?}; the token uses {:?}",
+                cached.alg, header.alg
+            )));
+        }
+        let key = cached.key;
         let mut validation = Validation::new(header.alg);
         validation.algorithms = vec![header.alg];
         validation.leeway = settings.leeway;
@@ -352,7 +400,7 @@ impl JwtVerifier {
 }
 
 impl Keys {
-    fn cached(&self, kid: Option<&str>) -> Option<Arc<DecodingKey>> {
+    fn cached(&self, kid: Option<&str>) -> Option<CachedKey> {
         let cache = self.cache.read().unwrap_or_else(|p| p.into_inner());
         match kid {
             Some(kid) => cache.keys.get(kid).cloned(),
@@ -360,13 +408,42 @@ impl Keys {
         }
     }
 
+    /// The generation of the key set held now.
+    fn generation(&self) -> u64 {
+        self.cache
+            .read()
+            .unwrap_or_else(|p| p.into_inner())
+            .generation
+    }
+
+    /// Fetch the key set again if it is older than its maximum age (and the last try is at
+    /// least `min_refresh` old); the generation held afterwards. A failed fetch keeps the keys
+    /// held, is logged, and is tried again after `min_refresh`.
+    async fn fresh(&self, settings: &Settings) -> u64 {
+        let stale = |cache: &KeyCache| {
+            cache
+                .fetched
+                .is_some_and(|t| t.elapsed() >= settings.max_age.max(settings.min_refresh))
+        };
+        {
+            let cache = self.cache.read().unwrap_or_else(|p| p.into_inner());
+            if !stale(&cache) {
+                return cache.generation;
+            }
+        }
+        let _one_at_a_time = self.refreshing.lock().await;
+        let still_stale = stale(&self.cache.read().unwrap_or_else(|p| p.into_inner()));
+        if still_stale {
+            if let Err(e) = self.refresh().await {
+                tracing::warn!(error = %e, "the key set could not be fetched again; keeping the keys held");
+            }
+        }
+        self.generation()
+    }
+
     /// The key for `kid`, fetching the key set again if it is unknown and the last fetch is at
     /// least `min_refresh` old.
-    async fn key(
-        &self,
-        kid: Option<&str>,
-        min_refresh: Duration,
-    ) -> Result<Arc<DecodingKey>, AuthError> {
+    async fn key(&self, kid: Option<&str>, min_refresh: Duration) -> Result<CachedKey, AuthError> {
         if let Some(key) = self.cached(kid) {
             return Ok(key);
         }
@@ -386,23 +463,48 @@ impl Keys {
     }
 
     async fn refresh(&self) -> Result<(), AuthError> {
-        let parsed = self.source.fetch().await.and_then(|t| {
-            serde_json::from_str::<JwkSet>(&t).map_err(|e| AuthError(format!("invalid JWKS: {e}")))
+        let fetched = self.source.fetch().await;
+        let parsed = fetched.as_ref().map_err(Clone::clone).and_then(|t| {
+            serde_json::from_str::<JwkSet>(t).map_err(|e| AuthError(format!("invalid JWKS: {e}")))
         });
         let mut cache = self.cache.write().unwrap_or_else(|p| p.into_inner());
         cache.fetched = Some(Instant::now());
         // On failure the keys we had are kept, and the next try waits for the interval.
         let set = parsed?;
+        let digest: [u8; 32] = Sha256::digest(fetched.unwrap_or_default().as_bytes()).into();
+        if digest != cache.digest {
+            cache.digest = digest;
+            cache.generation += 1;
+        }
         let usable: Vec<_> = set
             .keys
             .iter()
-            .filter(|k| k.common.public_key_use != Some(PublicKeyUse::Encryption))
+            // A key for encryption, or for another algorithm family's MAC, never signs here.
+            .filter(|k| matches!(k.common.public_key_use, None | Some(PublicKeyUse::Signature)))
             .filter(|k| !matches!(k.common.key_algorithm, Some(a) if is_hmac(a)))
-            .filter_map(|k| match DecodingKey::from_jwk(k) {
-                Ok(key) => Some((k.common.key_id.clone(), Arc::new(key))),
-                Err(e) => {
-                    tracing::warn!(kid = ?k.common.key_id, error = %e, "unusable key in JWKS");
-                    None
+            .filter_map(|k| {
+                let alg = match k.common.key_algorithm {
+                    None => None,
+                    Some(a) => match a.to_string().parse::<Algorithm>() {
+                        Ok(alg) => Some(alg),
+                        Err(_) => {
+                            tracing::warn!(kid = ?k.common.key_id, alg = %a, "a JWKS key for no signature algorithm; left out");
+                            return None;
+                        }
+                    },
+                };
+                match DecodingKey::from_jwk(k) {
+                    Ok(key) => Some((
+                        k.common.key_id.clone(),
+                        CachedKey {
+                            key: Arc::new(key),
+                            alg,
+                        },
+                    )),
+                    Err(e) => {
+                        tracing::warn!(kid = ?k.common.key_id, error = %e, "unusable key in JWKS");
+                        None
+                    }
                 }
             })
             .collect();

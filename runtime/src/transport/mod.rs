@@ -9,8 +9,6 @@ pub(crate) mod event_log;
 #[cfg(feature = "http")]
 pub mod http;
 #[cfg(feature = "http")]
-pub(crate) mod session;
-#[cfg(feature = "http")]
 pub(crate) mod sse;
 #[cfg(feature = "stdio")]
 pub mod stdio;
@@ -57,6 +55,22 @@ pub struct Limits {
     /// HTTP legacy sessions: the SSE `retry` hint, how long a client waits before it reconnects
     /// to a stream that ended without its response (default 1 s).
     pub retry_hint: Duration,
+    /// Legacy sessions, both transports: the most a session keeps of its client, the JSON of
+    /// the capabilities and `clientInfo` its `initialize` declared (default 64 KiB); a larger
+    /// `initialize` is refused with -32602.
+    pub session_bytes: usize,
+    /// HTTP legacy sessions one caller may hold open at once (default 256); past that its
+    /// `initialize` gets 429 with `Retry-After`. A caller is the authenticated principal, or
+    /// without authentication the client's address: behind a proxy without authentication,
+    /// every client shares the proxy's address, so raise it there.
+    pub sessions_per_caller: usize,
+    /// HTTP: requests (streams included) one caller may have in flight at once (default 256);
+    /// past that a request gets 429 with `Retry-After`. Callers as for `sessions_per_caller`.
+    pub requests_per_caller: usize,
+    /// HTTP: the most JSON values a request body may hold (default 100,000); a body with more
+    /// gets 413 before it is parsed. Parsed, each value costs tens of bytes however few it
+    /// took in the text, so this bounds what a body can make the server allocate.
+    pub max_json_values: usize,
 }
 
 impl Default for Limits {
@@ -72,6 +86,10 @@ impl Default for Limits {
             session_idle: Duration::from_secs(30 * 60),
             resume_window: Duration::from_secs(60),
             retry_hint: Duration::from_secs(1),
+            session_bytes: 64 * 1024,
+            sessions_per_caller: 256,
+            requests_per_caller: 256,
+            max_json_values: 100_000,
         }
     }
 }

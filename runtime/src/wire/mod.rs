@@ -51,3 +51,70 @@ pub(crate) fn to_value_text(
 ) -> serde_json::Result<serde_json::Value> {
     from_value_text(value)
 }
+
+/// The length of `value` as JSON text, without keeping the text.
+pub(crate) fn json_len(value: &(impl serde_core::Serialize + ?Sized)) -> usize {
+    struct Count(usize);
+    impl std::io::Write for Count {
+        fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+            self.0 += buf.len();
+            Ok(buf.len())
+        }
+        fn flush(&mut self) -> std::io::Result<()> {
+            Ok(())
+        }
+    }
+    let mut count = Count(0);
+    let _ = serde_json::to_writer(&mut count, value);
+    count.0
+}
+
+/// Whether the JSON text `bytes` holds more than `limit` values (objects, arrays and the
+/// scalars in them, counted by their separators outside strings), so a small body cannot be
+/// read into a huge tree: parsed, every value costs tens of bytes however few it took in the
+/// text. A text of at most `limit` bytes cannot hold more, and is not scanned.
+pub(crate) fn json_values_over(bytes: &[u8], limit: usize) -> bool {
+    if bytes.len() <= limit {
+        return false;
+    }
+    let (mut count, mut in_string, mut escaped) = (1usize, false, false);
+    for &b in bytes {
+        if in_string {
+            match (escaped, b) {
+                (true, _) => escaped = false,
+                (false, b'\\') => escaped = true,
+                (false, b'"') => in_string = false,
+                _ => {}
+            }
+            continue;
+        }
+        match b {
+            b'"' => in_string = true,
+            b'{' | b'[' | b',' => {
+                count += 1;
+                if count > limit {
+                    return true;
+                }
+            }
+            _ => {}
+        }
+    }
+    false
+}
+
+#[cfg(test)]
+mod values_tests {
+    use super::json_values_over;
+
+    #[test]
+    fn values_are_counted_outside_strings() {
+        assert!(!json_values_over(b"[1,2,3]", 3));
+        assert!(json_values_over(b"[1,2,3,4,5,6,7,8]", 5));
+        // Separators inside strings, escaped quotes included, do not count.
+        let text = br#"{"a": "x,y,[z]{\",,,,,,,,,,\"}"}"#;
+        assert!(!json_values_over(text, 3));
+        let many = format!("[{}0]", "0,".repeat(1000));
+        assert!(json_values_over(many.as_bytes(), 500));
+        assert!(!json_values_over(many.as_bytes(), 2000));
+    }
+}

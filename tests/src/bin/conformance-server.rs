@@ -3,7 +3,9 @@
 //! `MCP_STATE_KEYS` (`id:hex,...`, oldest first) sets the `requestState` key ring.
 //! `--auth-jwks PATH --auth-issuer ISS --auth-audience AUD` turn on bearer authentication over
 //! HTTP: JWT access tokens signed by a key of the JWKS file, issued by ISS for AUD (the
-//! endpoint's canonical URI, also the resource of the Protected Resource Metadata).
+//! endpoint's canonical URI, also the resource of the Protected Resource Metadata);
+//! `--auth-jwks-refresh-secs N` sets how long the key set is trusted before it is read again
+//! (default 300).
 //! `--task-store redis://HOST:PORT` keeps tasks (and single use of `requestState`) in Redis, so
 //! several processes share them; `--task-lease-ms N` sets how long a process holds a running
 //! task without renewing (default 30000).
@@ -47,6 +49,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
     let (mut jwks, mut issuer, mut audience) = (None, None, None);
     let mut task_store: Option<String> = None;
     let mut task_lease = std::time::Duration::from_secs(30);
+    let mut jwks_max_age = std::time::Duration::from_secs(300);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -73,6 +76,13 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
                     return std::process::ExitCode::from(2);
                 }
             },
+            "--auth-jwks-refresh-secs" => match it.next().and_then(|p| p.parse().ok()) {
+                Some(secs) => jwks_max_age = std::time::Duration::from_secs(secs),
+                None => {
+                    eprintln!("--auth-jwks-refresh-secs needs a number of seconds");
+                    return std::process::ExitCode::from(2);
+                }
+            },
             "--task-lease-ms" => match it.next().and_then(|p| p.parse().ok()) {
                 Some(ms) => task_lease = std::time::Duration::from_millis(ms),
                 None => {
@@ -89,7 +99,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
             },
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--threads N]"
+                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD [--auth-jwks-refresh-secs N]] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--threads N]"
                 );
                 return std::process::ExitCode::from(2);
             }
@@ -139,7 +149,9 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         (Some(jwks), Some(issuer), Some(audience)) => {
             use oxmcp::auth::{AuthConfig, JwksFile, JwtVerifier};
             let verifier =
-                JwtVerifier::new(JwksFile(jwks.into()), issuer.clone(), audience.clone());
+                JwtVerifier::new(JwksFile(jwks.into()), issuer.clone(), audience.clone())
+                    .min_refresh_interval(jwks_max_age.min(std::time::Duration::from_secs(30)))
+                    .max_key_age(jwks_max_age);
             config.auth = Some(
                 AuthConfig::new(verifier, audience)
                     .authorization_server(issuer)

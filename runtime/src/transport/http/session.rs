@@ -6,13 +6,20 @@
 //! the session. Requests without the header get 400, unknown or expired sessions 404. Streams
 //! carry event ids and can be resumed with `Last-Event-ID` ([`event_log`](super::event_log)).
 //!
+//! A session belongs to the caller that opened it: every later request, GET and DELETE must come
+//! from the same principal (issuer and subject), or it is answered as for an unknown session.
+//! What a session keeps of its client is bounded (`Limits::session_bytes`), each caller holds at
+//! most `Limits::sessions_per_caller`, and idle sessions are swept in the background.
+//!
 //! Sessions live in this process: a deployment with several instances must route a session's
 //! requests to the instance that opened it (sticky sessions on `Mcp-Session-Id`); modern
 //! requests need no such thing.
 
-use crate::handler::Principal;
+use super::config::App;
+use super::edge::{header_str, insufficient_scope, Caller};
+use super::quota::{CallerKey, InFlight};
+use super::respond::{json_response, Refusal};
 use crate::server::legacy::{is_legacy_initialize, Session};
-use crate::server::Server;
 use crate::transport::event_log::{self, parse_event_id, EventLog};
 use crate::transport::sse::AbortOnDrop;
 use crate::transport::Limits;
@@ -21,8 +28,8 @@ use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
 use axum::response::{IntoResponse, Response};
 use serde_json::{json, Value};
 use std::collections::HashMap;
-use std::sync::{Arc, Mutex};
-use std::time::Instant;
+use std::sync::{Arc, Mutex, OnceLock, Weak};
+use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 
 /// The `Mcp-Session-Id` header.
@@ -34,6 +41,10 @@ const KEPT_FINISHED: usize = 16;
 /// One HTTP session.
 struct Entry {
     session: Arc<Session>,
+    /// The principal that opened it (its binding key), `None` when anonymous.
+    owner: Option<String>,
+    /// Who it counts against in `Limits::sessions_per_caller`.
+    counted: Option<CallerKey>,
     last_used: Mutex<Instant>,
     streams: Mutex<Streams>,
     /// The session's requests being served, by JSON-RPC id (as JSON text), for
@@ -51,23 +62,49 @@ struct Streams {
 }
 
 /// The legacy sessions of one HTTP endpoint.
-#[derive(Default)]
 pub(crate) struct Sessions {
-    map: Mutex<HashMap<String, Arc<Entry>>>,
+    inner: Mutex<Table>,
+    /// How long a session may sit unused.
+    idle: Duration,
+    /// Set once the background sweep of idle sessions runs.
+    sweeping: OnceLock<()>,
 }
 
-fn error_response(status: StatusCode, id: Option<&Value>, message: &str) -> Response {
-    let body = json!({"jsonrpc": "2.0", "id": id.cloned().unwrap_or(Value::Null),
-                      "error": {"code": -32600, "message": message}});
-    (
-        status,
-        [(
-            header::CONTENT_TYPE,
-            HeaderValue::from_static("application/json"),
-        )],
-        body.to_string(),
-    )
-        .into_response()
+/// The sessions by id, and how many each caller holds.
+#[derive(Default)]
+struct Table {
+    map: HashMap<String, Arc<Entry>>,
+    per_caller: HashMap<CallerKey, usize>,
+}
+
+impl Table {
+    /// Drop the session `id`: its calls and streams end, and its caller's count goes down.
+    fn remove(&mut self, id: &str) -> Option<Arc<Entry>> {
+        let entry = self.map.remove(id)?;
+        if let Some(key) = &entry.counted {
+            if let Some(n) = self.per_caller.get_mut(key) {
+                *n -= 1;
+                if *n == 0 {
+                    self.per_caller.remove(key);
+                }
+            }
+        }
+        entry.close();
+        Some(entry)
+    }
+
+    /// Drop every session idle for longer than `idle`.
+    fn sweep(&mut self, idle: Duration) {
+        let stale: Vec<String> = self
+            .map
+            .iter()
+            .filter(|(_, e)| lock(&e.last_used).elapsed() > idle)
+            .map(|(id, _)| id.clone())
+            .collect();
+        for id in stale {
+            self.remove(&id);
+        }
+    }
 }
 
 fn json_ok(body: String, session_id: Option<&str>) -> Response {
@@ -94,135 +131,204 @@ fn new_id() -> Option<String> {
 }
 
 impl Sessions {
-    /// The live session `id` names, touched; none if unknown or idle past the limit (then it
-    /// is dropped).
-    fn get(&self, id: &str, limits: &Limits) -> Option<Arc<Entry>> {
-        let mut map = lock(&self.map);
-        let entry = map.get(id)?.clone();
+    pub(crate) fn new(limits: &Limits) -> Arc<Sessions> {
+        Arc::new(Sessions {
+            inner: Mutex::default(),
+            idle: limits.session_idle,
+            sweeping: OnceLock::new(),
+        })
+    }
+
+    /// The live session `id` names, if `caller` opened it, touched. A session idle past the
+    /// limit is dropped; one opened by someone else is refused exactly as an unknown one, so a
+    /// leaked id tells nothing and reaches nothing.
+    fn get(&self, id: &str, caller: &Caller) -> Result<Arc<Entry>, Refusal> {
+        let mut table = lock(&self.inner);
+        let entry = table.map.get(id).cloned().ok_or(Refusal::UnknownSession)?;
         let mut last = lock(&entry.last_used);
-        if last.elapsed() > limits.session_idle {
+        if last.elapsed() > self.idle {
             drop(last);
-            map.remove(id);
-            entry.close();
-            return None;
+            table.remove(id);
+            return Err(Refusal::UnknownSession);
+        }
+        if entry.owner != caller.binding() {
+            return Err(Refusal::UnknownSession);
         }
         *last = Instant::now();
         drop(last);
-        Some(entry)
+        Ok(entry)
     }
 
-    /// Keep `session` under a new id; none if the limit is reached.
-    fn insert(&self, session: Arc<Session>, limits: &Limits) -> Option<String> {
-        let mut map = lock(&self.map);
-        if map.len() >= limits.max_sessions {
+    /// Keep `session` for `caller` under a new id; refused when the caller holds its share
+    /// (429) or the endpoint holds as many as it may (503).
+    fn insert(
+        self: &Arc<Self>,
+        session: Arc<Session>,
+        caller: &Caller,
+        limits: &Limits,
+    ) -> Result<String, Refusal> {
+        self.start_sweeping();
+        let mut table = lock(&self.inner);
+        if table.map.len() >= limits.max_sessions {
             // Idle sessions go first.
-            map.retain(|_, e| {
-                let live = lock(&e.last_used).elapsed() <= limits.session_idle;
-                if !live {
-                    e.close();
-                }
-                live
-            });
-            if map.len() >= limits.max_sessions {
-                return None;
+            table.sweep(self.idle);
+            if table.map.len() >= limits.max_sessions {
+                return Err(Refusal::Full {
+                    what: "sessions",
+                    retry_after: Duration::from_secs(60),
+                });
             }
         }
-        let id = new_id()?;
-        map.insert(
+        if let Some(key) = &caller.key {
+            let held = table.per_caller.get(key).copied().unwrap_or(0);
+            if held >= limits.sessions_per_caller.max(1) {
+                table.sweep(self.idle);
+                let held = table.per_caller.get(key).copied().unwrap_or(0);
+                if held >= limits.sessions_per_caller.max(1) {
+                    return Err(Refusal::Quota {
+                        what: "sessions",
+                        retry_after: Duration::from_secs(60),
+                    });
+                }
+            }
+        }
+        let id = new_id().ok_or(Refusal::Full {
+            what: "sessions (no random id could be made)",
+            retry_after: Duration::from_secs(1),
+        })?;
+        if let Some(key) = &caller.key {
+            *table.per_caller.entry(key.clone()).or_insert(0) += 1;
+        }
+        table.map.insert(
             id.clone(),
             Arc::new(Entry {
                 session,
+                owner: caller.binding(),
+                counted: caller.key.clone(),
                 last_used: Mutex::new(Instant::now()),
                 streams: Mutex::default(),
                 calls: Mutex::default(),
             }),
         );
-        Some(id)
+        Ok(id)
+    }
+
+    /// Sweep idle sessions every so often in the background (once a session exists, so a
+    /// router built outside a runtime spawns nothing), for as long as these sessions exist.
+    fn start_sweeping(self: &Arc<Self>) {
+        if self.sweeping.set(()).is_err() {
+            return;
+        }
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let every = (self.idle / 4).clamp(Duration::from_millis(50), Duration::from_secs(60));
+        let weak: Weak<Sessions> = Arc::downgrade(self);
+        runtime.spawn(async move {
+            let mut ticker = tokio::time::interval(every);
+            loop {
+                ticker.tick().await;
+                let Some(sessions) = weak.upgrade() else {
+                    return;
+                };
+                lock(&sessions.inner).sweep(sessions.idle);
+            }
+        });
     }
 
     /// A POST that the modern path could not read as a request of its own, with no session
-    /// header: a legacy `initialize` opens a session, a 2025-era request (no modern `_meta`, no
-    /// 2026 version header) is told to initialize first; anything else stays with the modern
-    /// path, which answers it.
+    /// header: a legacy `initialize` opens a session for `caller`, a 2025-era request (no modern
+    /// `_meta`, no 2026 version header) is told to initialize first; anything else stays with
+    /// the modern path, which answers it.
     pub(crate) fn post_without_session(
-        &self,
-        server: &Server,
-        limits: &Limits,
+        self: &Arc<Self>,
+        app: &App,
         headers: &HeaderMap,
         body: &[u8],
+        caller: &Caller,
     ) -> Option<Response> {
+        let limits = &app.config.limits;
         let message = serde_json::from_slice::<Value>(body).ok()?;
         if is_legacy_initialize(&message) {
-            let (reply, opened) = server.initialize(&message, limits.ask_timeout);
+            let (reply, opened) =
+                app.server
+                    .initialize(&message, limits.ask_timeout, limits.session_bytes);
             let Some(session) = opened else {
                 return Some(json_ok(reply, None));
             };
-            return Some(match self.insert(session, limits) {
-                Some(id) => json_ok(reply, Some(&id)),
-                None => error_response(
-                    StatusCode::SERVICE_UNAVAILABLE,
-                    message.get("id"),
-                    "too many sessions; try again later",
-                ),
+            return Some(match self.insert(session, caller, limits) {
+                Ok(id) => json_ok(reply, Some(&id)),
+                Err(refused) => refused.into_response(),
             });
         }
-        let version = headers
-            .get("mcp-protocol-version")
-            .and_then(|v| v.to_str().ok());
+        let version = header_str(headers, "mcp-protocol-version");
         let legacy_header = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
         let modern_meta = message
             .pointer("/params/_meta")
             .and_then(|m| m.get(crate::wire::META_VERSION))
             .is_some();
         let request = message.get("method").is_some() && message.get("id").is_some();
-        (legacy_header && request && !modern_meta && server.serves_legacy()).then(|| {
-            error_response(
-                StatusCode::BAD_REQUEST,
-                message.get("id"),
-                "missing Mcp-Session-Id: initialize first",
-            )
-        })
+        (legacy_header && request && !modern_meta && app.server.serves_legacy())
+            .then(|| Refusal::NoSession.into_response())
     }
 
-    /// A POST in the session `session_id` names: its requests are answered as JSON or on an SSE
-    /// stream, its responses and notifications accepted.
+    /// A POST in the session `session_id` names, from `caller`: its requests are answered as
+    /// JSON or on an SSE stream, its responses and notifications accepted. The version header,
+    /// when sent, must be the session's; a batch is refused; a `tools/call` needs the tool's
+    /// scopes, as on the stateless path.
     pub(crate) async fn post_in_session(
         &self,
-        server: &Arc<Server>,
-        limits: &Limits,
+        app: &App,
+        headers: &HeaderMap,
         session_id: &str,
         body: &[u8],
-        principal: Option<Principal>,
+        caller: Caller,
+        in_flight: Option<InFlight>,
     ) -> Response {
-        let Some(entry) = self.get(session_id, limits) else {
-            return error_response(
-                StatusCode::NOT_FOUND,
-                None,
-                "unknown or expired session; initialize again",
-            );
+        let limits = &app.config.limits;
+        let entry = match self.get(session_id, &caller) {
+            Ok(entry) => entry,
+            Err(refused) => return refused.into_response(),
         };
+        if let Err(refused) = check_version(headers, &entry) {
+            return refused.into_response();
+        }
+        if body.iter().find(|b| !b.is_ascii_whitespace()) == Some(&b'[') {
+            return Refusal::Batch.into_response();
+        }
         let message = match serde_json::from_slice::<Value>(body) {
             Ok(message) => message,
             Err(e) => {
                 let body = json!({"jsonrpc": "2.0", "id": null,
                     "error": {"code": -32700, "message": format!("parse error: {e}")}});
-                let mut response = json_ok(body.to_string(), None);
-                *response.status_mut() = StatusCode::BAD_REQUEST;
-                return response;
+                return json_response(StatusCode::BAD_REQUEST, body.to_string());
             }
         };
+        let method = message.get("method").and_then(Value::as_str);
+        if method == Some(oxmcp_schema::methods::TOOLS_CALL) {
+            let tool = message
+                .pointer("/params/name")
+                .and_then(Value::as_str)
+                .unwrap_or("");
+            let needed = app.server.tool_scopes(tool);
+            if !needed.is_empty() && app.authenticates() && !caller.has_scopes(needed) {
+                let id = message.get("id").cloned().unwrap_or(Value::Null);
+                return insufficient_scope(app, id, needed).into_response();
+            }
+        }
         let request_id = match (message.get("method"), message.get("id")) {
             (Some(_), Some(id)) => Some(id.to_string()),
             _ => None,
         };
-        if message.get("method").and_then(Value::as_str) == Some("notifications/cancelled") {
+        if method == Some("notifications/cancelled") {
             entry.cancel(message.pointer("/params/requestId"));
         }
         let (cut_tx, cut_rx) = watch::channel(0u32);
         let (out, rx) = Notifier::channel(limits.queue);
         let out = out.with_cut(cut_tx);
-        let (server, session) = (server.clone(), entry.session.clone());
+        let (server, session) = (app.server.clone(), entry.session.clone());
         let (done_tx, done_rx) = oneshot::channel::<Option<String>>();
+        let principal = caller.principal;
         let Some(key) = request_id else {
             // Responses and notifications: accepted.
             server
@@ -237,6 +343,8 @@ impl Sessions {
             let deregister = Deregister(entry.clone(), key.clone());
             let task = tokio::spawn(async move {
                 let _deregister = deregister;
+                // The call counts against its caller for as long as it runs.
+                let _in_flight = in_flight;
                 let reply = server
                     .handle_legacy(&session, message, principal.as_ref(), out)
                     .await;
@@ -248,38 +356,27 @@ impl Sessions {
         respond(&entry, limits, rx, done_rx, task, cut_rx).await
     }
 
-    /// GET: the standalone SSE stream of a session, or with `Last-Event-ID` the rest of the
-    /// stream that event belongs to.
-    pub(crate) fn get_stream(
-        &self,
-        server: &Arc<Server>,
-        limits: &Limits,
-        headers: &HeaderMap,
-    ) -> Option<Response> {
-        let session_id = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok())?;
-        let Some(entry) = self.get(session_id, limits) else {
-            return Some(error_response(
-                StatusCode::NOT_FOUND,
-                None,
-                "unknown or expired session",
-            ));
+    /// GET: the standalone SSE stream of the caller's session, or with `Last-Event-ID` the
+    /// rest of the stream that event belongs to; 405 without a session header.
+    pub(crate) fn get_stream(&self, app: &App, headers: &HeaderMap, caller: &Caller) -> Response {
+        let Some(session_id) = header_str(headers, SESSION_HEADER) else {
+            return Refusal::MethodNotAllowed.into_response();
         };
-        let resume = headers
-            .get("last-event-id")
-            .and_then(|v| v.to_str().ok())
-            .and_then(parse_event_id);
+        let limits = &app.config.limits;
+        let entry = match self.get(session_id, caller) {
+            Ok(entry) => entry,
+            Err(refused) => return refused.into_response(),
+        };
+        if let Err(refused) = check_version(headers, &entry) {
+            return refused.into_response();
+        }
+        let resume = header_str(headers, "last-event-id").and_then(parse_event_id);
         if let Some((stream, after)) = resume {
             let log = lock(&entry.streams).logs.get(&stream).cloned();
             // A stream with something left to send is resumed; one that is gone or has nothing
             // more gives way to a new standalone stream.
             if let Some(log) = log.filter(|log| !log.exhausted_after(after)) {
-                return Some(event_log::read(
-                    log,
-                    after,
-                    None,
-                    limits.retry_hint,
-                    limits.resume_window,
-                ));
+                return event_log::read(log, after, None, limits.retry_hint, limits.resume_window);
             }
         }
         let (out, mut rx) = Notifier::channel(limits.queue);
@@ -293,7 +390,8 @@ impl Sessions {
                 }
             }
         }
-        let (server, session, writer_log) = (server.clone(), entry.session.clone(), log.clone());
+        let (server, session, writer_log) =
+            (app.server.clone(), entry.session.clone(), log.clone());
         let writer = tokio::spawn(async move {
             let forward = server.forward_changes(&session, &out);
             let drain = async {
@@ -308,26 +406,31 @@ impl Sessions {
             writer_log.finish();
         });
         log.set_writer(writer.abort_handle());
-        Some(event_log::read(
-            log,
-            0,
-            None,
-            limits.retry_hint,
-            limits.resume_window,
-        ))
+        event_log::read(log, 0, None, limits.retry_hint, limits.resume_window)
     }
 
-    /// DELETE: end a session.
-    pub(crate) fn delete(&self, headers: &HeaderMap) -> Option<Response> {
-        let session_id = headers.get(SESSION_HEADER).and_then(|v| v.to_str().ok())?;
-        let removed = lock(&self.map).remove(session_id);
-        Some(match removed {
-            Some(entry) => {
-                entry.close();
-                StatusCode::NO_CONTENT.into_response()
-            }
-            None => error_response(StatusCode::NOT_FOUND, None, "unknown or expired session"),
-        })
+    /// DELETE: end the caller's session; 405 without a session header.
+    pub(crate) fn delete(&self, headers: &HeaderMap, caller: &Caller) -> Response {
+        let Some(session_id) = header_str(headers, SESSION_HEADER) else {
+            return Refusal::MethodNotAllowed.into_response();
+        };
+        if let Err(refused) = self.get(session_id, caller) {
+            return refused.into_response();
+        }
+        lock(&self.inner).remove(session_id);
+        StatusCode::NO_CONTENT.into_response()
+    }
+}
+
+/// The version header of a request in a session, when sent, must name the session's version
+/// (the 2025 transport answers any other with 400).
+fn check_version(headers: &HeaderMap, entry: &Entry) -> Result<(), Refusal> {
+    match header_str(headers, "mcp-protocol-version") {
+        Some(sent) if sent != entry.session.version => Err(Refusal::SessionVersion {
+            sent: sent.to_string(),
+            session: entry.session.version.clone(),
+        }),
+        _ => Ok(()),
     }
 }
 

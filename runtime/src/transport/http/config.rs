@@ -1,0 +1,64 @@
+//! The HTTP transport's settings, and the state every route shares.
+
+use super::quota::Quotas;
+use super::session::Sessions;
+use crate::server::Server;
+use crate::transport::Limits;
+use std::sync::Arc;
+
+/// Settings of the HTTP transport.
+#[derive(Debug, Clone)]
+pub struct HttpConfig {
+    /// The endpoint path (default `/mcp`).
+    pub path: String,
+    /// Largest accepted request body in bytes (default 4 MiB).
+    pub max_body: usize,
+    /// Host names accepted in `Host` (default: localhost, 127.0.0.1, `[::1]`), against DNS
+    /// rebinding. Behind a reverse proxy, list the public host name. Empty means any.
+    pub allowed_hosts: Vec<String>,
+    /// Host names accepted in `Origin`, when a browser sends one (default: the same local
+    /// names). Empty means any.
+    pub allowed_origins: Vec<String>,
+    /// Bearer-token authentication (none by default: every request is served anonymously, or
+    /// as the `Principal` an application layer puts in the request's extensions).
+    #[cfg(feature = "auth")]
+    pub auth: Option<crate::transport::auth::AuthConfig>,
+    /// Timeouts, the connection limit, the notification queue, quotas and the shutdown deadline.
+    pub limits: Limits,
+}
+
+impl Default for HttpConfig {
+    fn default() -> Self {
+        HttpConfig {
+            path: "/mcp".into(),
+            max_body: 4 * 1024 * 1024,
+            allowed_hosts: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            allowed_origins: vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()],
+            #[cfg(feature = "auth")]
+            auth: None,
+            limits: Limits::default(),
+        }
+    }
+}
+
+/// What every route of one endpoint shares: the server, the settings, the 2025-era sessions and
+/// the per-caller counters.
+pub(crate) struct App {
+    pub(crate) server: Arc<Server>,
+    pub(crate) config: HttpConfig,
+    /// Legacy (2025-era) sessions opened by `initialize`.
+    pub(crate) sessions: Arc<Sessions>,
+    /// Requests in flight per caller.
+    pub(crate) quotas: Arc<Quotas>,
+}
+
+impl App {
+    pub(crate) fn new(server: Arc<Server>, config: HttpConfig) -> Arc<App> {
+        Arc::new(App {
+            server,
+            sessions: Sessions::new(&config.limits),
+            quotas: Arc::default(),
+            config,
+        })
+    }
+}

@@ -1,0 +1,344 @@
+//! The checks every request passes at the HTTP edge, whatever its route and era, each an
+//! extractor with a typed [`Refusal`]: [`CheckedHost`] (`Host` and `Origin` against DNS
+//! rebinding), [`Caller`] (the bearer token when authentication is on, and who quotas count),
+//! the body within its limits ([`read_body`]), and [`Route`] (which era the headers claim).
+//! Nothing reaches a session, a stream or a handler before they pass.
+
+use super::config::{App, HttpConfig};
+use super::quota::{CallerKey, InFlight};
+use super::respond::Refusal;
+use super::session::SESSION_HEADER;
+use crate::handler::Principal;
+use axum::body::{Body, Bytes};
+use axum::extract::FromRequestParts;
+use axum::http::request::Parts;
+use axum::http::{header, HeaderMap};
+use std::net::{IpAddr, SocketAddr};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// The address of the connection a request came on, put in its extensions by
+/// [`serve_listener`](super::serve_listener). A router mounted elsewhere may give
+/// `axum::extract::ConnectInfo<SocketAddr>` instead.
+#[derive(Debug, Clone, Copy)]
+pub(crate) struct Peer(pub(crate) SocketAddr);
+
+/// A value of a request header, trimmed, if it is text.
+pub(crate) fn header_str<'a>(headers: &'a HeaderMap, name: &str) -> Option<&'a str> {
+    headers
+        .get(name)
+        .and_then(|v| v.to_str().ok())
+        .map(str::trim)
+}
+
+/// The host of an authority `host[:port]` or `[v6][:port]`, if it is well formed: a port, when
+/// present, is digits only, and a name holds only the characters DNS names and IPv4 addresses
+/// use (so `localhost:80@evil.com` is refused, not read as `localhost`).
+fn authority_host(authority: &str) -> Option<&str> {
+    let (host, port) = if authority.starts_with('[') {
+        let end = authority.find(']')?;
+        let (host, rest) = authority.split_at(end + 1);
+        let port = match rest {
+            "" => None,
+            rest => Some(rest.strip_prefix(':')?),
+        };
+        (host, port)
+    } else {
+        match authority.split_once(':') {
+            Some((host, port)) => (host, Some(port)),
+            None => (authority, None),
+        }
+    };
+    let port_ok =
+        port.is_none_or(|p| !p.is_empty() && p.len() <= 5 && p.bytes().all(|b| b.is_ascii_digit()));
+    let name_ok = !host.is_empty()
+        && (host.starts_with('[')
+            || host
+                .bytes()
+                .all(|b| b.is_ascii_alphanumeric() || matches!(b, b'-' | b'.' | b'_')));
+    (port_ok && name_ok).then_some(host)
+}
+
+/// Whether the `Host` value is allowed.
+fn host_allowed(value: &str, allowed: &[String]) -> bool {
+    authority_host(value).is_some_and(|host| allowed.iter().any(|a| a.eq_ignore_ascii_case(host)))
+}
+
+/// Whether the `Origin` value is allowed: `http` or `https`, then an allowed authority and
+/// nothing else.
+fn origin_allowed(value: &str, allowed: &[String]) -> bool {
+    let authority = value
+        .strip_prefix("http://")
+        .or_else(|| value.strip_prefix("https://"));
+    authority.is_some_and(|a| host_allowed(a, allowed))
+}
+
+/// `Host` and `Origin` checked against DNS rebinding: exactly one `Host` (HTTP/1.1 requires it;
+/// two are malformed), and every `Host` and `Origin` value well formed and allowed.
+pub(crate) struct CheckedHost;
+
+impl FromRequestParts<Arc<App>> for CheckedHost {
+    type Rejection = Refusal;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Refusal> {
+        check_host(&parts.headers, &app.config)
+    }
+}
+
+fn check_host(headers: &HeaderMap, config: &HttpConfig) -> Result<CheckedHost, Refusal> {
+    if !config.allowed_hosts.is_empty() {
+        match headers.get_all(header::HOST).iter().count() {
+            1 => {}
+            0 => return Err(Refusal::BadHost("missing Host header")),
+            _ => return Err(Refusal::BadHost("more than one Host header")),
+        }
+        for v in headers.get_all(header::HOST) {
+            if !host_allowed(v.to_str().unwrap_or(""), &config.allowed_hosts) {
+                return Err(Refusal::NotAllowed("host"));
+            }
+        }
+    }
+    if !config.allowed_origins.is_empty() {
+        for v in headers.get_all(header::ORIGIN) {
+            if !origin_allowed(v.to_str().unwrap_or(""), &config.allowed_origins) {
+                return Err(Refusal::NotAllowed("origin"));
+            }
+        }
+    }
+    Ok(CheckedHost)
+}
+
+/// Who is calling: the principal of a valid bearer token when authentication is on (a request
+/// without one is refused with 401), else the `Principal` an application layer put in the
+/// request's extensions; and who the request counts against for quotas.
+pub(crate) struct Caller {
+    pub(crate) principal: Option<Principal>,
+    pub(crate) key: Option<CallerKey>,
+}
+
+impl FromRequestParts<Arc<App>> for Caller {
+    type Rejection = Refusal;
+
+    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Refusal> {
+        #[cfg(feature = "auth")]
+        let principal = match &app.config.auth {
+            Some(auth) => Some(Box::pin(authenticate(auth, &parts.headers)).await?),
+            None => parts.extensions.remove::<Principal>(),
+        };
+        #[cfg(not(feature = "auth"))]
+        let principal = {
+            let _ = app;
+            parts.extensions.remove::<Principal>()
+        };
+        let peer: Option<IpAddr> = parts
+            .extensions
+            .get::<Peer>()
+            .map(|p| p.0.ip())
+            .or_else(|| {
+                parts
+                    .extensions
+                    .get::<axum::extract::ConnectInfo<SocketAddr>>()
+                    .map(|c| c.0.ip())
+            });
+        let key = CallerKey::of(principal.as_ref(), peer);
+        Ok(Caller { principal, key })
+    }
+}
+
+impl Caller {
+    /// Count this request in flight for its caller, or refuse it when the caller already has
+    /// `Limits::requests_per_caller` (429).
+    pub(crate) fn enter(&self, app: &App) -> Result<Option<InFlight>, Refusal> {
+        let Some(key) = self.key.clone() else {
+            return Ok(None);
+        };
+        match app
+            .quotas
+            .enter(key, app.config.limits.requests_per_caller.max(1))
+        {
+            Some(guard) => Ok(Some(guard)),
+            None => Err(Refusal::Quota {
+                what: "requests in flight",
+                retry_after: Duration::from_secs(1),
+            }),
+        }
+    }
+
+    /// The binding key of the principal (issuer and subject), which a session is bound to.
+    pub(crate) fn binding(&self) -> Option<String> {
+        self.principal.as_ref().map(Principal::binding_key)
+    }
+
+    /// Whether the principal holds every scope in `needed`.
+    pub(crate) fn has_scopes(&self, needed: &[&str]) -> bool {
+        needed
+            .iter()
+            .all(|s| self.principal.as_ref().is_some_and(|p| p.has_scope(s)))
+    }
+}
+
+/// The caller of a request with a bearer token, or the 401 that refuses it.
+#[cfg(feature = "auth")]
+async fn authenticate(
+    auth: &crate::transport::auth::AuthConfig,
+    headers: &HeaderMap,
+) -> Result<Principal, Refusal> {
+    let mut values = headers.get_all(header::AUTHORIZATION).iter();
+    let token = match (values.next(), values.next()) {
+        (Some(v), None) => v.to_str().ok().and_then(|v| {
+            let (scheme, token) = v.split_once(' ')?;
+            scheme
+                .eq_ignore_ascii_case("bearer")
+                .then(|| token.trim().to_string())
+        }),
+        _ => None,
+    };
+    let Some(token) = token.filter(|t| !t.is_empty()) else {
+        return Err(Refusal::Unauthorized {
+            challenge: Some(auth.challenge(None)),
+        });
+    };
+    auth.verifier.verify(token).await.map_err(|e| {
+        tracing::info!(reason = %e, "refused a bearer token");
+        Refusal::Unauthorized {
+            challenge: Some(auth.challenge(Some("invalid_token"))),
+        }
+    })
+}
+
+/// The 403 for a caller without the scopes a request needs.
+pub(crate) fn insufficient_scope(app: &App, id: serde_json::Value, needed: &[&str]) -> Refusal {
+    #[cfg(feature = "auth")]
+    let challenge = app
+        .config
+        .auth
+        .as_ref()
+        .map(|auth| auth.insufficient_scope(needed));
+    #[cfg(not(feature = "auth"))]
+    let challenge = {
+        let _ = app;
+        None
+    };
+    Refusal::InsufficientScope {
+        id,
+        scopes: needed.join(" "),
+        challenge,
+    }
+}
+
+/// Which path a request takes, from its headers alone: a request whose `MCP-Protocol-Version`
+/// names a version that is not 2025-era is judged as 2026-07-28 whatever session header it
+/// carries; otherwise a request naming a session goes to it.
+pub(crate) enum Route<'a> {
+    /// The stateless path (which also opens sessions with a 2025-era `initialize`).
+    Stateless,
+    /// The 2025-era session this id names.
+    Session(&'a str),
+}
+
+impl<'a> Route<'a> {
+    pub(crate) fn of(headers: &'a HeaderMap) -> Route<'a> {
+        let version = header_str(headers, "mcp-protocol-version");
+        let legacy = version.is_none_or(|v| crate::LEGACY_VERSIONS.contains(&v));
+        match header_str(headers, SESSION_HEADER) {
+            Some(id) if legacy => Route::Session(id),
+            _ => Route::Stateless,
+        }
+    }
+}
+
+/// The request body, within the size limit, the JSON value limit and the body timeout; or the
+/// refusal (413, 408, 400). A declared length over the limit is refused before any of the body
+/// is read (and before `100 Continue` is sent); a slow body is cut off.
+pub(crate) async fn read_body(
+    config: &HttpConfig,
+    headers: &HeaderMap,
+    body: Body,
+) -> Result<Bytes, Refusal> {
+    let declared = headers
+        .get(header::CONTENT_LENGTH)
+        .and_then(|v| v.to_str().ok())
+        .and_then(|v| v.trim().parse::<u64>().ok());
+    if declared.is_some_and(|n| n > config.max_body as u64) {
+        return Err(Refusal::TooLarge(config.max_body));
+    }
+    let read = axum::body::to_bytes(body, config.max_body);
+    let bytes = match tokio::time::timeout(config.limits.body_timeout, read).await {
+        Ok(Ok(bytes)) => bytes,
+        Ok(Err(e)) => {
+            // Over the limit as it arrived (a chunked body), or the peer went away.
+            let over = std::error::Error::source(&e)
+                .is_some_and(|s| s.is::<http_body_util::LengthLimitError>());
+            return Err(if over {
+                Refusal::TooLarge(config.max_body)
+            } else {
+                Refusal::BodyUnreadable
+            });
+        }
+        Err(_) => return Err(Refusal::BodyTooSlow),
+    };
+    let limit = config.limits.max_json_values;
+    if crate::wire::json_values_over(&bytes, limit) {
+        return Err(Refusal::TooManyValues(limit));
+    }
+    Ok(bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn allowed() -> Vec<String> {
+        vec!["localhost".into(), "127.0.0.1".into(), "[::1]".into()]
+    }
+
+    #[test]
+    fn hosts_are_parsed_not_prefixed() {
+        let a = allowed();
+        for ok in [
+            "localhost",
+            "localhost:8080",
+            "127.0.0.1:1",
+            "[::1]",
+            "[::1]:443",
+            "LOCALHOST",
+        ] {
+            assert!(host_allowed(ok, &a), "{ok}");
+        }
+        for bad in [
+            "localhost:80@evil.com",
+            "localhost:",
+            "localhost:8o",
+            "localhost:123456",
+            "evil.com",
+            "localhost@evil.com",
+            "[::1]evil",
+            "[::1]:x",
+            "",
+        ] {
+            assert!(!host_allowed(bad, &a), "{bad}");
+        }
+    }
+
+    #[test]
+    fn origins_need_a_scheme_and_a_clean_authority() {
+        let a = allowed();
+        for ok in [
+            "http://localhost",
+            "https://localhost:3000",
+            "http://[::1]:8080",
+        ] {
+            assert!(origin_allowed(ok, &a), "{ok}");
+        }
+        for bad in [
+            "http://localhost:evil.com",
+            "http://localhost/path",
+            "null",
+            "localhost",
+            "ftp://localhost",
+            "http://evil.com",
+        ] {
+            assert!(!origin_allowed(bad, &a), "{bad}");
+        }
+    }
+}

@@ -1,0 +1,310 @@
+//! Streamable HTTP: one endpoint for 2026-07-28 (every message its own POST, answered with
+//! `application/json` or, when the handler sends notifications, a per-request SSE stream ending
+//! with the response) and for 2025-era sessions (`initialize`, `Mcp-Session-Id`, the GET stream,
+//! DELETE).
+//!
+//! Every request passes the same edge, whatever its route and era, before anything reaches a
+//! session, a stream or a handler ([`edge`]): `Host` and `Origin` (403), the bearer token when
+//! authentication is on (401), the caller's quota of requests in flight (429), the body within
+//! its size and JSON value limits (413, 408); then its headers decide the era ([`edge::Route`]).
+//! The stateless path ([`modern`]) checks `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+//! against the body (400, -32020) and the caller's scopes (403); a session ([`session`]) must
+//! belong to the caller (404 otherwise) and checks its version header and scopes too. Error codes
+//! map to HTTP statuses: -32601 is 404; parse, request, params, header, capability and version
+//! errors are 400.
+
+mod config;
+mod edge;
+mod modern;
+mod quota;
+mod respond;
+mod session;
+
+pub use config::HttpConfig;
+
+use crate::server::Server;
+use axum::body::Body;
+use axum::extract::{FromRequestParts, State};
+use axum::http::{HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use axum::routing::post;
+use axum::Router;
+use config::App;
+use edge::{read_body, Caller, CheckedHost, Peer, Route};
+use respond::json_response;
+use std::net::SocketAddr;
+use std::sync::Arc;
+
+impl App {
+    /// Whether requests must carry a bearer token.
+    pub(crate) fn authenticates(&self) -> bool {
+        #[cfg(feature = "auth")]
+        return self.config.auth.is_some();
+        #[cfg(not(feature = "auth"))]
+        return false;
+    }
+}
+
+/// An axum router serving `server` at `config.path`, to mount in an existing app or serve.
+pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
+    router_of(App::new(server, config))
+}
+
+/// The router of an app: POST, GET and DELETE at its path, and the protected-resource metadata
+/// when it authenticates.
+fn router_of(app: Arc<App>) -> Router {
+    let path = app.config.path.clone();
+    #[cfg(feature = "auth")]
+    let metadata = app
+        .config
+        .auth
+        .as_ref()
+        .map(|a| (a.metadata_path(), a.metadata()));
+    let router = Router::new().route(
+        &path,
+        post(post_message).get(get_stream).delete(end_session),
+    );
+    #[cfg(feature = "auth")]
+    let router = match metadata {
+        Some((at, document)) => {
+            let body = document.to_string();
+            router.route(
+                &at,
+                axum::routing::get(
+                    move || async move { json_response(StatusCode::OK, body.clone()) },
+                ),
+            )
+        }
+        None => router,
+    };
+    router.with_state(app)
+}
+
+/// Serve `server` on `addr` until ctrl-c or SIGTERM, then shut down gracefully (see
+/// [`serve_listener`]).
+pub async fn serve(server: Arc<Server>, addr: &str, config: HttpConfig) -> std::io::Result<()> {
+    let listener = tokio::net::TcpListener::bind(addr).await?;
+    serve_listener(
+        server,
+        listener,
+        config,
+        crate::transport::shutdown_signal(),
+    )
+    .await
+}
+
+/// Serve on an already bound listener until `shutdown` completes. Each connection gets the
+/// header/idle timeout of `config.limits`, and at most `max_connections` are served at once.
+/// On shutdown the server stops accepting, ends its `subscriptions/listen` streams, lets
+/// requests in flight finish and closes idle connections; connections still busy after
+/// `shutdown_grace` are cut off.
+pub async fn serve_listener(
+    server: Arc<Server>,
+    listener: tokio::net::TcpListener,
+    config: HttpConfig,
+    shutdown: impl std::future::Future<Output = ()> + Send + 'static,
+) -> std::io::Result<()> {
+    use hyper_util::rt::{TokioIo, TokioTimer};
+    let addr: Option<SocketAddr> = listener.local_addr().ok();
+    tracing::info!(?addr, path = %config.path, "serving MCP over streamable HTTP");
+    let limits = config.limits.clone();
+    let endpoint = Endpoint::new(App::new(server.clone(), config));
+    let mut http = hyper::server::conn::http1::Builder::new();
+    // The header timeout also runs while a kept-alive connection waits for its next request,
+    // so idle connections are closed too.
+    http.timer(TokioTimer::new())
+        .header_read_timeout(limits.header_timeout)
+        .keep_alive(true);
+    let slots = Arc::new(tokio::sync::Semaphore::new(limits.max_connections.max(1)));
+    let graceful = hyper_util::server::graceful::GracefulShutdown::new();
+    let mut shutdown = std::pin::pin!(shutdown);
+    let mut connections = tokio::task::JoinSet::new();
+    loop {
+        // Finished connections are reaped as the loop goes.
+        while connections.try_join_next().is_some() {}
+        // A connection slot first, so that a flood of connections waits in the backlog rather
+        // than taking descriptors the served ones need.
+        let slot = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            slot = slots.clone().acquire_owned() => match slot {
+                Ok(slot) => slot,
+                Err(_) => break,
+            },
+        };
+        let (tcp, peer) = tokio::select! {
+            biased;
+            () = &mut shutdown => break,
+            accepted = listener.accept() => match accepted {
+                Ok(accepted) => accepted,
+                Err(e) => {
+                    // Out of descriptors or a connection reset before it was accepted: wait a
+                    // little and go on, as a listener must.
+                    tracing::warn!(error = %e, "accept failed");
+                    tokio::time::sleep(std::time::Duration::from_millis(50)).await;
+                    continue;
+                }
+            },
+        };
+        // Small JSON-RPC replies must not wait for Nagle's algorithm.
+        if let Err(e) = tcp.set_nodelay(true) {
+            tracing::debug!(error = %e, "TCP_NODELAY not set");
+        }
+        let connection =
+            graceful.watch(http.serve_connection(TokioIo::new(tcp), endpoint.on(peer)));
+        connections.spawn(async move {
+            if let Err(e) = connection.await {
+                tracing::debug!(error = %e, "connection ended with an error");
+            }
+            drop(slot);
+        });
+    }
+    drop(listener);
+    server.close_streams();
+    tracing::info!("shutting down: waiting for requests in flight");
+    if tokio::time::timeout(limits.shutdown_grace, graceful.shutdown())
+        .await
+        .is_err()
+    {
+        tracing::warn!(
+            grace = ?limits.shutdown_grace,
+            "requests still in flight after the shutdown deadline were cut off"
+        );
+    }
+    connections.shutdown().await;
+    Ok(())
+}
+
+/// What [`serve_listener`] serves on each connection: a POST to the MCP path goes straight to
+/// [`post_message`], everything else through the router. The POST is every MCP message, and the
+/// router's dispatch costs it allocations of its own (the matched path's parameters in the
+/// request's extensions, a `Content-Length` value that hyper writes without one); the router
+/// still answers every other method and path as it does when mounted with
+/// [`Server::into_router`]. Each request carries the connection's address, which quotas count
+/// anonymous callers by.
+#[derive(Clone)]
+struct Endpoint {
+    app: Arc<App>,
+    rest: hyper_util::service::TowerToHyperService<Router>,
+    peer: Option<SocketAddr>,
+}
+
+impl Endpoint {
+    fn new(app: Arc<App>) -> Self {
+        let rest = hyper_util::service::TowerToHyperService::new(router_of(app.clone()));
+        Self {
+            app,
+            rest,
+            peer: None,
+        }
+    }
+
+    /// This endpoint for a connection from `peer`.
+    fn on(&self, peer: SocketAddr) -> Self {
+        Self {
+            peer: Some(peer),
+            ..self.clone()
+        }
+    }
+}
+
+impl hyper::service::Service<axum::http::Request<hyper::body::Incoming>> for Endpoint {
+    type Response = Response;
+    type Error = std::convert::Infallible;
+    type Future =
+        std::pin::Pin<Box<dyn std::future::Future<Output = Result<Response, Self::Error>> + Send>>;
+
+    fn call(&self, mut request: axum::http::Request<hyper::body::Incoming>) -> Self::Future {
+        if let Some(peer) = self.peer {
+            request.extensions_mut().insert(Peer(peer));
+        }
+        if request.method() == axum::http::Method::POST
+            && request.uri().path() == self.app.config.path
+        {
+            let app = self.app.clone();
+            Box::pin(async move { Ok(post_message(State(app), request.map(Body::new)).await) })
+        } else {
+            Box::pin(self.rest.call(request))
+        }
+    }
+}
+
+/// POST: one JSON-RPC message, through the edge, then to its era's path. It takes the request
+/// whole: the `HeaderMap` and `Extension` extractors would clone the headers (an allocation per
+/// value) and the caller on every request, where moving them out of the request costs nothing.
+async fn post_message(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
+    let (mut parts, body) = request.into_parts();
+    if let Err(refused) = CheckedHost::from_request_parts(&mut parts, &app).await {
+        return refused.into_response();
+    }
+    let caller = match Caller::from_request_parts(&mut parts, &app).await {
+        Ok(caller) => caller,
+        Err(refused) => return refused.into_response(),
+    };
+    let in_flight = match caller.enter(&app) {
+        Ok(guard) => guard,
+        Err(refused) => return refused.into_response(),
+    };
+    let headers = parts.headers;
+    let body = match read_body(&app.config, &headers, body).await {
+        Ok(body) => body,
+        Err(refused) => return refused.into_response(),
+    };
+    match Route::of(&headers) {
+        Route::Session(id) => {
+            let id = id.to_string();
+            let sessions = app.sessions.clone();
+            sessions
+                .post_in_session(&app, &headers, &id, &body, caller, in_flight)
+                .await
+        }
+        Route::Stateless => modern::post(app, headers, &body, caller, in_flight).await,
+    }
+}
+
+/// GET: a 2025-era session's standalone stream, for the caller that opened it; without a
+/// session, not allowed (2026-07-28 has no GET stream).
+async fn get_stream(
+    State(app): State<Arc<App>>,
+    _host: CheckedHost,
+    caller: Caller,
+    headers: HeaderMap,
+) -> Response {
+    app.sessions.get_stream(&app, &headers, &caller)
+}
+
+/// DELETE: end the caller's 2025-era session; without a session, not allowed.
+async fn end_session(
+    State(app): State<Arc<App>>,
+    _host: CheckedHost,
+    caller: Caller,
+    headers: HeaderMap,
+) -> Response {
+    app.sessions.delete(&headers, &caller)
+}
+
+impl Server {
+    /// Serve streamable HTTP at `http://{addr}/mcp` until ctrl-c (bind `127.0.0.1:PORT` unless
+    /// the server must be reachable from elsewhere; then set `allowed_hosts` accordingly).
+    pub async fn serve_http(self, addr: &str) -> std::io::Result<()> {
+        serve(Arc::new(self), addr, HttpConfig::default()).await
+    }
+
+    /// Serve streamable HTTP on `addr` with these settings (path, allowed hosts and origins,
+    /// body limit, authentication) until ctrl-c.
+    pub async fn serve_http_with(self, addr: &str, config: HttpConfig) -> std::io::Result<()> {
+        serve(Arc::new(self), addr, config).await
+    }
+
+    /// An axum router serving this server at `/mcp`, to merge into an existing app. An
+    /// application's own tower layer may put a `Principal` in the request's extensions: the
+    /// handlers see it as the caller.
+    pub fn into_router(self) -> Router {
+        router(Arc::new(self), HttpConfig::default())
+    }
+
+    /// [`Server::into_router`] with these settings.
+    pub fn into_router_with(self, config: HttpConfig) -> Router {
+        router(Arc::new(self), config)
+    }
+}

@@ -1,0 +1,200 @@
+//! The stateless (2026-07-28) POST: the MCP headers checked against the body (400, -32020),
+//! the caller's scopes for a `tools/call` (403), then the server core, answered as JSON or, when
+//! the handler sends notifications, as an SSE stream ending with the response. What the modern
+//! read cannot take may be 2025-era: an `initialize` opens a session.
+
+use super::config::App;
+use super::edge::{header_str, insufficient_scope, Caller};
+use super::quota::InFlight;
+use super::respond::reply_response;
+use crate::server::Server;
+use crate::transport::sse::{event_stream, AbortOnDrop};
+use crate::wire::param::{decode_param, param_text};
+use crate::wire::{
+    name_field, request_head, request_id, request_meta, Incoming, Notifier, Reply, RequestHead,
+};
+use axum::http::{header, HeaderMap, StatusCode};
+use axum::response::{IntoResponse, Response};
+use oxmcp_schema::{CallToolRequest, ClientRequest, Error};
+use std::sync::Arc;
+
+/// One stateless POST from `caller`, its body already read within the limits.
+pub(crate) async fn post(
+    app: Arc<App>,
+    headers: HeaderMap,
+    body: &[u8],
+    caller: Caller,
+    in_flight: Option<InFlight>,
+) -> Response {
+    let incoming = app.server.read(body);
+    // What the modern path cannot read may be 2025-era: an `initialize`, or a request that
+    // needs its session. Modern requests never get here.
+    if let Incoming::Rejected(_) = &incoming {
+        let legacy = app
+            .sessions
+            .post_without_session(&app, &headers, body, &caller);
+        if let Some(response) = legacy {
+            return response;
+        }
+    }
+    if let Err(refused) = check_request(&app.server, &headers, &incoming) {
+        return reply_response(&refused);
+    }
+    if let Incoming::Request(request) = &incoming {
+        if let ClientRequest::CallToolRequest(call) = &**request {
+            let needed = app.server.tool_scopes(&call.params.name);
+            if !needed.is_empty() && app.authenticates() && !caller.has_scopes(needed) {
+                let id = serde_json::to_value(request_id(request)).unwrap_or_default();
+                return insufficient_scope(&app, id, needed).into_response();
+            }
+        }
+    }
+    let principal = caller.principal;
+    if let Incoming::Request(request) = &incoming {
+        let wants_stream = headers
+            .get(header::ACCEPT)
+            .and_then(|v| v.to_str().ok())
+            .is_some_and(|a| a.contains("text/event-stream"));
+        let meta = request_meta(request);
+        let may_notify = meta.progress_token.is_some() || meta.log_level.is_some();
+        let listen = matches!(**request, ClientRequest::SubscriptionsListenRequest(_));
+        if listen || (wants_stream && may_notify) {
+            return Box::pin(stream_response(app, incoming, principal, in_flight)).await;
+        }
+    }
+    match app.server.handle(incoming, principal.as_ref(), None).await {
+        Some(reply) => reply_response(&reply),
+        // Notifications and responses: accepted, nothing to say.
+        None => StatusCode::ACCEPTED.into_response(),
+    }
+}
+
+/// Check the `Mcp-Param-*` headers of a `tools/call` against its arguments.
+fn check_param_headers(
+    server: &Server,
+    headers: &HeaderMap,
+    call: &CallToolRequest,
+) -> Result<(), String> {
+    let args = call.params.arguments.as_ref();
+    for (arg, header) in server.header_params(&call.params.name) {
+        let name = format!("mcp-param-{}", header.to_ascii_lowercase());
+        let body_value = args.and_then(|a| a.get(arg)).map(param_text);
+        match (header_str(headers, &name), body_value) {
+            (None, Some(_)) => return Err(format!("missing Mcp-Param-{header} header")),
+            (Some(raw), Some(b)) => {
+                if decode_param(raw)? != b {
+                    return Err(format!(
+                        "Mcp-Param-{header} header does not match argument `{arg}`"
+                    ));
+                }
+            }
+            (Some(_), None) => {
+                return Err(format!(
+                    "Mcp-Param-{header} header without argument `{arg}`"
+                ))
+            }
+            (None, None) => {}
+        }
+    }
+    Ok(())
+}
+
+/// Compare the MCP headers with the request; the mismatch, if any.
+fn check_headers(headers: &HeaderMap, head: RequestHead<'_>) -> Result<(), String> {
+    match (header_str(headers, "mcp-protocol-version"), head.version) {
+        (None, _) => return Err("missing MCP-Protocol-Version header".into()),
+        (Some(h), Some(v)) if h != v => {
+            return Err(format!(
+                "MCP-Protocol-Version header `{h}` does not match _meta `{v}`"
+            ))
+        }
+        _ => {}
+    }
+    let method = head.method;
+    match header_str(headers, "mcp-method") {
+        None => return Err("missing Mcp-Method header".into()),
+        Some(h) if h != method => {
+            return Err(format!(
+                "Mcp-Method header `{h}` does not match method `{method}`"
+            ))
+        }
+        _ => {}
+    }
+    if let Some(field) = name_field(method) {
+        match (header_str(headers, "mcp-name"), head.name) {
+            (None, Some(_)) => return Err("missing Mcp-Name header".into()),
+            (Some(h), Some(b)) if h != b => {
+                return Err(format!(
+                    "Mcp-Name header `{h}` does not match params.{field} `{b}`"
+                ))
+            }
+            _ => {}
+        }
+    }
+    Ok(())
+}
+
+/// The header checks of a request, as the error reply they fail with.
+fn check_request(server: &Server, headers: &HeaderMap, incoming: &Incoming) -> Result<(), Reply> {
+    let (id, checked) = match incoming {
+        Incoming::Request(r) => {
+            let checked = check_headers(headers, request_head(r)).and_then(|()| match &**r {
+                ClientRequest::CallToolRequest(call) => check_param_headers(server, headers, call),
+                _ => Ok(()),
+            });
+            (Some(request_id(r)), checked)
+        }
+        Incoming::Extension(r) => (Some(&r.id), check_headers(headers, r.head())),
+        Incoming::Rejected(rejected) => match &rejected.head {
+            Some(head) => (rejected.id.as_ref(), check_headers(headers, head.head())),
+            None => return Ok(()),
+        },
+        Incoming::Notification(_) | Incoming::Response => return Ok(()),
+    };
+    checked.map_err(|why| Reply::error(id.cloned(), Error::header_mismatch(why)))
+}
+
+/// What a streaming-capable request produced first.
+enum First {
+    /// A notification: the answer is an SSE stream that starts with it.
+    Note(String),
+    /// The reply, before any notification.
+    Reply(Option<Reply>),
+}
+
+/// Answer on an SSE stream: notifications as they come, then the response, then the end. A
+/// reply that comes before any notification (an error decided before anything was streamed, or
+/// a quick result) is answered as plain JSON instead, with the HTTP status of its error. The
+/// request counts against its caller for as long as the stream is open.
+async fn stream_response(
+    app: Arc<App>,
+    incoming: Incoming,
+    principal: Option<crate::handler::Principal>,
+    in_flight: Option<InFlight>,
+) -> Response {
+    let (tx, mut rx) = Notifier::channel(app.config.limits.queue);
+    let server = app.server.clone();
+    let (done_tx, mut done_rx) = tokio::sync::oneshot::channel::<Option<Reply>>();
+    let task = AbortOnDrop(tokio::spawn(async move {
+        let _in_flight = in_flight;
+        let reply = server.handle(incoming, principal.as_ref(), Some(tx)).await;
+        let _ = done_tx.send(reply);
+    }));
+    // The notification sender is dropped with the call, before the reply is sent: a closed
+    // channel without a notification means the reply is on its way.
+    let first = tokio::select! {
+        biased;
+        note = rx.recv() => match note {
+            Some(note) => First::Note(note),
+            None => First::Reply((&mut done_rx).await.ok().flatten()),
+        },
+        reply = &mut done_rx => First::Reply(reply.ok().flatten()),
+    };
+    let note = match first {
+        First::Note(note) => note,
+        First::Reply(Some(reply)) => return reply_response(&reply),
+        First::Reply(None) => return StatusCode::ACCEPTED.into_response(),
+    };
+    let reply = async move { done_rx.await.ok().flatten().map(|r| r.to_json()) };
+    event_stream(note, rx, task, reply)
+}

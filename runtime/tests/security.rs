@@ -1,0 +1,652 @@
+//! The adversarial suite: every request authorized on every route and era, sessions bound to the
+//! principal that opened them, bounded memory, per-caller quotas, and the JWKS rules, against the
+//! fixture server over HTTP with authentication on and tokens of several principals signed here
+//! (the keys of `tests/keys`). Each test names what an attacker tried.
+
+use http_body_util::{BodyExt, Full};
+use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
+use oxmcp::auth::{AuthConfig, JwksFile, JwtVerifier};
+use oxmcp::http::{serve_listener, HttpConfig};
+use oxmcp::{Limits, Server, StateKeys};
+use serde_json::{json, Value};
+use std::path::PathBuf;
+use std::sync::Arc;
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+const ISSUER: &str = "https://auth.example.com";
+
+fn keys_dir() -> PathBuf {
+    PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("tests/keys")
+}
+
+fn now() -> i64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map_or(0, |d| d.as_secs() as i64)
+}
+
+/// A token for `sub` with `scope`, signed with `alg` by the test key `kid`, of type `typ`.
+fn token_with(sub: &str, scope: &str, aud: &str, alg: Algorithm, typ: Option<&str>) -> String {
+    let (kid, pem) = match alg {
+        Algorithm::ES256 => ("ec-1", "ec.pem"),
+        _ => ("rsa-1", "rsa.pem"),
+    };
+    let pem = std::fs::read(keys_dir().join(pem)).unwrap();
+    let key = match alg {
+        Algorithm::ES256 => EncodingKey::from_ec_pem(&pem).unwrap(),
+        _ => EncodingKey::from_rsa_pem(&pem).unwrap(),
+    };
+    let mut header = Header::new(alg);
+    header.kid = Some(kid.into());
+    header.typ = typ.map(str::to_string);
+    let claims = json!({"sub": sub, "iss": ISSUER, "aud": aud, "scope": scope,
+                        "exp": now() + 300, "iat": now()});
+    encode(&header, &claims, &key).unwrap()
+}
+
+fn token(sub: &str, scope: &str, aud: &str) -> String {
+    token_with(sub, scope, aud, Algorithm::RS256, Some("at+jwt"))
+}
+
+/// The fixture server with bearer authentication and `limits`, built by `build`: its URL.
+async fn start_with(
+    limits: Limits,
+    build: impl FnOnce(oxmcp::ServerBuilder) -> oxmcp::ServerBuilder,
+) -> String {
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let verifier = JwtVerifier::new(JwksFile(keys_dir().join("jwks.json")), ISSUER, url.clone());
+    let server = build(mcp_tests::conformance::server(Server::builder()))
+        .state_keys(StateKeys::parse(&format!("1:{}", "ab".repeat(32))).unwrap())
+        .build()
+        .unwrap();
+    let config = HttpConfig {
+        auth: Some(
+            AuthConfig::new(verifier, url.clone())
+                .authorization_server(ISSUER)
+                .scopes_supported(["admin"]),
+        ),
+        limits,
+        ..HttpConfig::default()
+    };
+    tokio::spawn(serve_listener(
+        Arc::new(server),
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    url
+}
+
+async fn start() -> String {
+    start_with(Limits::default(), |b| b).await
+}
+
+/// One HTTP exchange: status, headers (lowercase names), body (JSON, or `null`; an event stream
+/// is read up to its first `data:` line).
+async fn exchange(
+    method: &str,
+    url: &str,
+    headers: &[(&str, &str)],
+    body: Option<Value>,
+) -> (u16, Vec<(String, String)>, Value) {
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http();
+    let mut req = hyper::Request::builder()
+        .method(method)
+        .uri(url)
+        .header("content-type", "application/json")
+        .header("accept", "application/json, text/event-stream");
+    for (k, v) in headers {
+        req = req.header(*k, *v);
+    }
+    let bytes = body.map(|b| b.to_string()).unwrap_or_default();
+    let resp = client
+        .request(
+            req.body(Full::new(hyper::body::Bytes::from(bytes)))
+                .unwrap(),
+        )
+        .await
+        .unwrap();
+    let status = resp.status().as_u16();
+    let headers: Vec<(String, String)> = resp
+        .headers()
+        .iter()
+        .map(|(k, v)| (k.as_str().to_string(), v.to_str().unwrap_or("").to_string()))
+        .collect();
+    let sse = headers
+        .iter()
+        .any(|(k, v)| k == "content-type" && v.starts_with("text/event-stream"));
+    let mut body = resp.into_body();
+    let mut text = Vec::new();
+    while let Some(frame) = body.frame().await {
+        let Ok(frame) = frame else { break };
+        if let Some(data) = frame.data_ref() {
+            text.extend_from_slice(data);
+        }
+        if sse && String::from_utf8_lossy(&text).contains("\ndata: {") {
+            break;
+        }
+    }
+    let text = String::from_utf8_lossy(&text).into_owned();
+    let json = if sse {
+        text.lines()
+            .filter_map(|l| l.strip_prefix("data: "))
+            .find_map(|d| serde_json::from_str(d).ok())
+            .unwrap_or(Value::Null)
+    } else {
+        serde_json::from_str(&text).unwrap_or(Value::Null)
+    };
+    (status, headers, json)
+}
+
+fn header<'a>(headers: &'a [(String, String)], name: &str) -> Option<&'a str> {
+    headers
+        .iter()
+        .find(|(k, _)| k == name)
+        .map(|(_, v)| v.as_str())
+}
+
+/// Open a 2025-11-25 session with `bearer`: its id.
+async fn open_session(url: &str, bearer: &str) -> String {
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"elicitation": {}},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let auth = format!("Bearer {bearer}");
+    let (status, headers, reply) = exchange(
+        "POST",
+        url,
+        &[
+            ("authorization", &auth),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        Some(init),
+    )
+    .await;
+    assert_eq!(status, 200, "{reply}");
+    header(&headers, "mcp-session-id")
+        .expect("a session id")
+        .to_string()
+}
+
+/// POST `message` in `session` as the holder of `bearer` (none: no token), with the 2025 headers.
+async fn in_session(
+    url: &str,
+    bearer: Option<&str>,
+    session: &str,
+    message: Value,
+) -> (u16, Vec<(String, String)>, Value) {
+    let auth = bearer.map(|b| format!("Bearer {b}"));
+    let mut headers = vec![
+        ("mcp-protocol-version", "2025-11-25"),
+        ("mcp-session-id", session),
+    ];
+    if let Some(a) = &auth {
+        headers.push(("authorization", a.as_str()));
+    }
+    exchange("POST", url, &headers, Some(message)).await
+}
+
+fn call(id: i64, tool: &str) -> Value {
+    json!({"jsonrpc": "2.0", "id": id, "method": "tools/call",
+           "params": {"name": tool, "arguments": {}}})
+}
+
+#[tokio::test]
+async fn scopes_are_checked_inside_a_legacy_session() {
+    let url = start().await;
+    let bob = token("bob", "", &url);
+    let session = open_session(&url, &bob).await;
+    let (status, headers, reply) =
+        in_session(&url, Some(&bob), &session, call(1, "test_admin_only")).await;
+    assert_eq!(status, 403, "{reply}");
+    assert!(
+        header(&headers, "www-authenticate").is_some_and(|h| h.contains("insufficient_scope")),
+        "{headers:?}"
+    );
+    assert_eq!(reply["id"], 1, "{reply}");
+    // With the scope, the same call in a session runs.
+    let alice = token("alice", "admin", &url);
+    let session = open_session(&url, &alice).await;
+    let (status, _, reply) =
+        in_session(&url, Some(&alice), &session, call(2, "test_admin_only")).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "admin: alice");
+}
+
+#[tokio::test]
+async fn a_request_with_2026_headers_is_judged_as_2026_whatever_session_it_names() {
+    let url = start().await;
+    let bob = token("bob", "", &url);
+    let session = open_session(&url, &bob).await;
+    let auth = format!("Bearer {bob}");
+    // The headers say test_whoami (what a policy proxy reads), the body calls test_admin_only.
+    let body = json!({"jsonrpc": "2.0", "id": 7, "method": "tools/call", "params": {
+        "name": "test_admin_only", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let (status, _, reply) = exchange(
+        "POST",
+        &url,
+        &[
+            ("authorization", &auth),
+            ("mcp-session-id", &session),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "test_whoami"),
+        ],
+        Some(body),
+    )
+    .await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(reply["error"]["code"], -32020, "{reply}");
+}
+
+#[tokio::test]
+async fn get_and_delete_need_a_token_and_an_allowed_host() {
+    let url = start().await;
+    let alice = token("alice", "", &url);
+    let session = open_session(&url, &alice).await;
+    for method in ["GET", "DELETE"] {
+        let (status, headers, _) = exchange(
+            method,
+            &url,
+            &[
+                ("mcp-session-id", &session),
+                ("last-event-id", "1-0"),
+                ("mcp-protocol-version", "2025-11-25"),
+            ],
+            None,
+        )
+        .await;
+        assert_eq!(status, 401, "{method} without a token");
+        assert!(header(&headers, "www-authenticate").is_some(), "{method}");
+    }
+    let auth = format!("Bearer {alice}");
+    let (status, _, _) = exchange(
+        "DELETE",
+        &url,
+        &[
+            ("authorization", &auth),
+            ("mcp-session-id", &session),
+            ("host", "evil.example"),
+        ],
+        None,
+    )
+    .await;
+    assert_eq!(status, 403, "DELETE from another Host");
+    // The session survived all of it.
+    let ping = json!({"jsonrpc": "2.0", "id": 3, "method": "ping"});
+    let (status, _, reply) = in_session(&url, Some(&alice), &session, ping).await;
+    assert_eq!(status, 200, "{reply}");
+}
+
+#[tokio::test]
+async fn a_session_belongs_to_the_principal_that_opened_it() {
+    let url = start().await;
+    let alice = token("alice", "admin", &url);
+    let mallory = token("mallory", "admin", &url);
+    let session = open_session(&url, &alice).await;
+    // Alice's call waits on an elicitation her client has not answered.
+    let ask = json!({"jsonrpc": "2.0", "id": 5, "method": "tools/call",
+                     "params": {"name": "test_elicitation", "arguments": {"message": "Who?"}}});
+    let (status, _, request) = in_session(&url, Some(&alice), &session, ask).await;
+    assert_eq!(status, 200);
+    assert_eq!(request["method"], "elicitation/create", "{request}");
+    let asked = request["id"].clone();
+    // Mallory, with a valid token of her own and Alice's session id, reaches nothing.
+    let answer = json!({"jsonrpc": "2.0", "id": asked,
+                        "result": {"action": "accept", "content": {"username": "m", "email": "m@x"}}});
+    let cancel = json!({"jsonrpc": "2.0", "method": "notifications/cancelled",
+                        "params": {"requestId": 5}});
+    for message in [call(1, "test_whoami"), answer, cancel] {
+        let (status, _, reply) = in_session(&url, Some(&mallory), &session, message).await;
+        assert_eq!(status, 404, "{reply}");
+    }
+    let auth = format!("Bearer {mallory}");
+    for method in ["GET", "DELETE"] {
+        let (status, _, _) = exchange(
+            method,
+            &url,
+            &[("authorization", &auth), ("mcp-session-id", &session)],
+            None,
+        )
+        .await;
+        assert_eq!(status, 404, "{method} by another principal");
+    }
+    // Alice's session and her waiting call are untouched: she answers and gets her result.
+    let answer = json!({"jsonrpc": "2.0", "id": request["id"],
+                        "result": {"action": "accept", "content": {"username": "Ada", "email": "ada@example.com"}}});
+    let (status, _, _) = in_session(&url, Some(&alice), &session, answer).await;
+    assert_eq!(status, 202);
+    let (status, _, reply) = in_session(&url, Some(&alice), &session, call(6, "test_whoami")).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "alice");
+}
+
+#[tokio::test]
+async fn inside_a_session_the_version_header_must_be_the_sessions_and_a_batch_is_refused() {
+    let url = start().await;
+    let alice = token("alice", "", &url);
+    let session = open_session(&url, &alice).await;
+    let auth = format!("Bearer {alice}");
+    let ping = json!({"jsonrpc": "2.0", "id": 1, "method": "ping"});
+    for version in ["1999-01-01", "2025-06-18"] {
+        let (status, _, reply) = exchange(
+            "POST",
+            &url,
+            &[
+                ("authorization", &auth),
+                ("mcp-session-id", &session),
+                ("mcp-protocol-version", version),
+            ],
+            Some(ping.clone()),
+        )
+        .await;
+        assert_eq!(status, 400, "{version}: {reply}");
+    }
+    let batch = json!([ping.clone(), {"jsonrpc": "2.0", "id": 2, "method": "ping"}]);
+    let (status, _, reply) = in_session(&url, Some(&alice), &session, batch).await;
+    assert_eq!(status, 400, "{reply}");
+    assert_eq!(reply["error"]["code"], -32600, "{reply}");
+    let (status, _, _) = in_session(&url, Some(&alice), &session, ping).await;
+    assert_eq!(status, 200);
+}
+
+#[tokio::test]
+async fn malformed_hosts_and_origins_are_refused_not_prefix_matched() {
+    let url = start().await;
+    let alice = token("alice", "", &url);
+    let auth = format!("Bearer {alice}");
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "server/discover", "params": {
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let base = [
+        ("authorization", auth.as_str()),
+        ("mcp-protocol-version", "2026-07-28"),
+        ("mcp-method", "server/discover"),
+    ];
+    let with = |extra: (&'static str, &'static str)| {
+        let mut h = base.to_vec();
+        h.push(extra);
+        h
+    };
+    let (status, _, _) = exchange("POST", &url, &base, Some(body.clone())).await;
+    assert_eq!(status, 200);
+    let (status, _, _) = exchange(
+        "POST",
+        &url,
+        &with(("host", "localhost:80@evil.com")),
+        Some(body.clone()),
+    )
+    .await;
+    assert_eq!(status, 403, "a Host whose port is not digits");
+    let (status, _, _) = exchange(
+        "POST",
+        &url,
+        &with(("origin", "http://localhost:evil.com")),
+        Some(body),
+    )
+    .await;
+    assert_eq!(status, 403, "an Origin whose port is not digits");
+}
+
+#[tokio::test]
+async fn one_principal_filling_its_quotas_leaves_others_room() {
+    let limits = Limits {
+        sessions_per_caller: 3,
+        requests_per_caller: 2,
+        ..Limits::default()
+    };
+    let url = start_with(limits, |b| b.tasks_per_principal(3)).await;
+    let mallory = token("mallory", "", &url);
+    let alice = token("alice", "", &url);
+    // Sessions.
+    for _ in 0..3 {
+        open_session(&url, &mallory).await;
+    }
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let auth = format!("Bearer {mallory}");
+    let (status, headers, reply) = exchange(
+        "POST",
+        &url,
+        &[
+            ("authorization", &auth),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        Some(init),
+    )
+    .await;
+    assert_eq!(status, 429, "{reply}");
+    assert!(header(&headers, "retry-after").is_some());
+    assert_eq!(reply["error"]["code"], oxmcp::QUOTA_EXCEEDED);
+    open_session(&url, &alice).await;
+    // Tasks.
+    let task = |bearer: &str| {
+        let auth = format!("Bearer {bearer}");
+        let url = url.clone();
+        async move {
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+                "name": "slow_compute", "arguments": {"seconds": 30},
+                "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                          "io.modelcontextprotocol/clientCapabilities": {
+                              "extensions": {"io.modelcontextprotocol/tasks": {}}}}}});
+            exchange(
+                "POST",
+                &url,
+                &[
+                    ("authorization", &auth),
+                    ("mcp-protocol-version", "2026-07-28"),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", "slow_compute"),
+                ],
+                Some(body),
+            )
+            .await
+        }
+    };
+    for _ in 0..3 {
+        let (status, _, reply) = task(&mallory).await;
+        assert_eq!(status, 200, "{reply}");
+        assert_eq!(reply["result"]["resultType"], "task", "{reply}");
+    }
+    let (status, headers, reply) = task(&mallory).await;
+    assert_eq!(status, 429, "{reply}");
+    assert_eq!(reply["error"]["code"], oxmcp::QUOTA_EXCEEDED, "{reply}");
+    assert!(reply["error"]["data"]["retryAfterMs"].as_u64().is_some());
+    assert!(header(&headers, "retry-after").is_some());
+    let (status, _, reply) = task(&alice).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["resultType"], "task", "{reply}");
+    // Requests in flight: two long calls of Mallory's hold her share.
+    let slow = |bearer: String, url: String| async move {
+        let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+            "name": "slow_compute", "arguments": {"seconds": 3},
+            "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}}}});
+        let auth = format!("Bearer {bearer}");
+        exchange(
+            "POST",
+            &url,
+            &[
+                ("authorization", &auth),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", "tools/call"),
+                ("mcp-name", "slow_compute"),
+            ],
+            Some(body),
+        )
+        .await
+    };
+    let held: Vec<_> = (0..2)
+        .map(|_| tokio::spawn(slow(mallory.clone(), url.clone())))
+        .collect();
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    let (status, headers, _) = slow(mallory.clone(), url.clone()).await;
+    assert_eq!(status, 429);
+    assert!(header(&headers, "retry-after").is_some());
+    let whoami = json!({"jsonrpc": "2.0", "id": 9, "method": "tools/call", "params": {
+        "name": "test_whoami", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let auth = format!("Bearer {alice}");
+    let (status, _, reply) = exchange(
+        "POST",
+        &url,
+        &[
+            ("authorization", &auth),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "test_whoami"),
+        ],
+        Some(whoami),
+    )
+    .await;
+    assert_eq!(status, 200, "{reply}");
+    for h in held {
+        assert_eq!(h.await.unwrap().0, 200);
+    }
+}
+
+#[tokio::test]
+async fn a_large_initialize_or_task_argument_is_refused_with_a_clear_error() {
+    let url = start().await;
+    let alice = token("alice", "", &url);
+    let auth = format!("Bearer {alice}");
+    // One 3 MiB string: a single value, so it is parsed, then refused by the session budget.
+    let big = "x".repeat(3 << 20);
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {},
+        "clientInfo": {"name": big, "version": "1"}}});
+    let (_, headers, reply) = exchange(
+        "POST",
+        &url,
+        &[
+            ("authorization", &auth),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        Some(init),
+    )
+    .await;
+    assert!(header(&headers, "mcp-session-id").is_none(), "no session");
+    assert_eq!(reply["error"]["code"], -32602, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("a session keeps at most"),
+        "{reply}"
+    );
+    // A million small values: refused before it is parsed.
+    let many: Vec<u8> = vec![0; 1 << 20];
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {"x": many},
+        "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, _, reply) = exchange(
+        "POST",
+        &url,
+        &[
+            ("authorization", &auth),
+            ("mcp-protocol-version", "2025-11-25"),
+        ],
+        Some(init),
+    )
+    .await;
+    assert_eq!(status, 413, "{reply}");
+    // A task whose arguments exceed the task budget.
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "slow_compute", "arguments": {"seconds": 1, "label": big},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {
+                      "extensions": {"io.modelcontextprotocol/tasks": {}}}}}});
+    let (status, _, reply) = exchange(
+        "POST",
+        &url,
+        &[
+            ("authorization", &auth),
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "slow_compute"),
+        ],
+        Some(body),
+    )
+    .await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("a task keeps at most"),
+        "{reply}"
+    );
+}
+
+/// A JWKS file the test rewrites, and a verifier that trusts it for `max_age`.
+fn rotating_jwks(max_age: Duration) -> (tempfile::TempDir, PathBuf, JwtVerifier) {
+    let dir = tempfile::tempdir().unwrap();
+    let file = dir.path().join("jwks.json");
+    std::fs::copy(keys_dir().join("jwks.json"), &file).unwrap();
+    let verifier = JwtVerifier::new(
+        JwksFile(file.clone()),
+        ISSUER,
+        "https://mcp.example.com/mcp",
+    )
+    .min_refresh_interval(max_age)
+    .max_key_age(max_age);
+    (dir, file, verifier)
+}
+
+#[tokio::test]
+async fn a_key_removed_from_the_jwks_stops_being_trusted_without_an_unknown_kid() {
+    let (_dir, file, verifier) = rotating_jwks(Duration::from_millis(300));
+    let aud = "https://mcp.example.com/mcp";
+    let rsa = token("alice", "", aud);
+    let ec = token_with("bob", "", aud, Algorithm::ES256, Some("at+jwt"));
+    assert!(verifier.verify_jwt(&rsa).await.is_ok());
+    assert!(verifier.verify_jwt(&ec).await.is_ok());
+    // The authorization server drops rsa-1; nobody ever sends a token with an unknown kid.
+    let mut set: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+    set["keys"]
+        .as_array_mut()
+        .unwrap()
+        .retain(|k| k["kid"] != "rsa-1");
+    std::fs::write(&file, set.to_string()).unwrap();
+    tokio::time::sleep(Duration::from_millis(500)).await;
+    let refused = verifier.verify_jwt(&rsa).await;
+    assert!(
+        refused.is_err(),
+        "a token of a removed key, once verified, is refused"
+    );
+    assert!(
+        verifier.verify_jwt(&ec).await.is_ok(),
+        "the other key still works"
+    );
+}
+
+#[tokio::test]
+async fn a_key_takes_only_its_declared_algorithm_and_tokens_must_be_access_tokens() {
+    let (_dir, _file, verifier) = rotating_jwks(Duration::from_secs(300));
+    let aud = "https://mcp.example.com/mcp";
+    // rsa-1 declares RS256: a PS256 token signed by the same key is refused.
+    let ps = token_with("alice", "", aud, Algorithm::PS256, Some("at+jwt"));
+    let err = verifier.verify_jwt_uncached(&ps).await.unwrap_err();
+    assert!(err.to_string().contains("declares"), "{err}");
+    for typ in [
+        Some("at+jwt"),
+        Some("JWT"),
+        Some("application/at+jwt"),
+        None,
+    ] {
+        let t = token_with("alice", "", aud, Algorithm::RS256, typ);
+        assert!(verifier.verify_jwt_uncached(&t).await.is_ok(), "{typ:?}");
+    }
+    for typ in ["dpop+jwt", "logout+jwt", "id_token"] {
+        let t = token_with("alice", "", aud, Algorithm::RS256, Some(typ));
+        let err = verifier.verify_jwt_uncached(&t).await.unwrap_err();
+        assert!(
+            err.to_string().contains("not an access token"),
+            "{typ}: {err}"
+        );
+    }
+}
