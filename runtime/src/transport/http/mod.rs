@@ -4,11 +4,11 @@
 //! DELETE).
 //!
 //! Every request passes the same edge, whatever its route and era, before anything reaches a
-//! session, a stream or a handler ([`edge`]): `Host` and `Origin` (403), the bearer token when
+//! session, a stream or a handler (module `edge`): `Host` and `Origin` (403), the bearer token when
 //! authentication is on (401), the caller's quota of requests in flight (429), the body within
-//! its size and JSON value limits (413, 408); then its headers decide the era ([`edge::Route`]).
-//! The stateless path ([`modern`]) checks `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
-//! against the body (400, -32020) and the caller's scopes (403); a session ([`session`]) must
+//! its size and JSON value limits (413, 408); then its headers decide the era.
+//! The stateless path (module `modern`) checks `MCP-Protocol-Version`, `Mcp-Method` and `Mcp-Name`
+//! against the body (400, -32020) and the caller's scopes (403); a session (module `session`) must
 //! belong to the caller (404 otherwise) and checks its version header and scopes too. Error codes
 //! map to HTTP statuses: -32601 is 404; parse, request, params, header, capability and version
 //! errors are 400.
