@@ -108,7 +108,9 @@ mod values_tests {
 
     #[test]
     fn values_are_counted_outside_strings() {
-        assert!(!json_values_over(b"[1,2,3]", 3));
+        // The array and its three numbers.
+        assert!(!json_values_over(b"[1,2,3]", 4));
+        assert!(json_values_over(b"[1,2,3]", 3));
         assert!(json_values_over(b"[1,2,3,4,5,6,7,8]", 5));
         // Separators inside strings, escaped quotes included, do not count.
         let text = br#"{"a": "x,y,[z]{\",,,,,,,,,,\"}"}"#;

@@ -1,7 +1,6 @@
 //! The HTTP transport's settings, and the state every route shares.
 
 use super::quota::Quotas;
-use super::session::Sessions;
 use crate::server::Server;
 use crate::transport::Limits;
 use std::sync::Arc;
@@ -41,24 +40,21 @@ impl Default for HttpConfig {
     }
 }
 
-/// What every route of one endpoint shares: the server, the settings, the 2025-era sessions and
-/// the per-caller counters.
-pub(crate) struct App {
+/// What every route of one endpoint shares but its 2025-era sessions: the server, the settings
+/// and the per-caller counters.
+pub(crate) struct Core {
     pub(crate) server: Arc<Server>,
     pub(crate) config: HttpConfig,
-    /// Legacy (2025-era) sessions opened by `initialize`.
-    pub(crate) sessions: Arc<Sessions>,
     /// Requests in flight per caller.
     pub(crate) quotas: Arc<Quotas>,
 }
 
-impl App {
-    pub(crate) fn new(server: Arc<Server>, config: HttpConfig) -> Arc<App> {
-        Arc::new(App {
-            server,
-            sessions: Sessions::new(&config.limits),
-            quotas: Arc::default(),
-            config,
-        })
+impl Core {
+    /// Whether requests must carry a bearer token.
+    pub(crate) fn authenticates(&self) -> bool {
+        #[cfg(feature = "auth")]
+        return self.config.auth.is_some();
+        #[cfg(not(feature = "auth"))]
+        return false;
     }
 }

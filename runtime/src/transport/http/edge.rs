@@ -4,18 +4,20 @@
 //! the body within its limits ([`read_body`]), and [`Route`] (which era the headers claim).
 //! Nothing reaches a session, a stream or a handler before they pass.
 
-use super::config::{App, HttpConfig};
+use super::config::{Core, HttpConfig};
 use super::quota::{CallerKey, InFlight};
 use super::respond::Refusal;
-use super::session::SESSION_HEADER;
 use crate::handler::Principal;
 use axum::body::{Body, Bytes};
-use axum::extract::FromRequestParts;
+use axum::extract::{FromRef, FromRequestParts};
 use axum::http::request::Parts;
 use axum::http::{header, HeaderMap};
 use std::net::{IpAddr, SocketAddr};
 use std::sync::Arc;
 use std::time::Duration;
+
+/// The `Mcp-Session-Id` header, which names a 2025-era session.
+pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// The address of the connection a request came on, put in its extensions by
 /// [`serve_listener`](super::serve_listener). A router mounted elsewhere may give
@@ -77,11 +79,14 @@ fn origin_allowed(value: &str, allowed: &[String]) -> bool {
 /// two are malformed), and every `Host` and `Origin` value well formed and allowed.
 pub(crate) struct CheckedHost;
 
-impl FromRequestParts<Arc<App>> for CheckedHost {
+impl<S: Send + Sync> FromRequestParts<S> for CheckedHost
+where
+    Arc<Core>: FromRef<S>,
+{
     type Rejection = Refusal;
 
-    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Refusal> {
-        check_host(&parts.headers, &app.config)
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Refusal> {
+        check_host(&parts.headers, &Arc::<Core>::from_ref(state).config)
     }
 }
 
@@ -116,10 +121,14 @@ pub(crate) struct Caller {
     pub(crate) key: Option<CallerKey>,
 }
 
-impl FromRequestParts<Arc<App>> for Caller {
+impl<S: Send + Sync> FromRequestParts<S> for Caller
+where
+    Arc<Core>: FromRef<S>,
+{
     type Rejection = Refusal;
 
-    async fn from_request_parts(parts: &mut Parts, app: &Arc<App>) -> Result<Self, Refusal> {
+    async fn from_request_parts(parts: &mut Parts, state: &S) -> Result<Self, Refusal> {
+        let app = Arc::<Core>::from_ref(state);
         #[cfg(feature = "auth")]
         let principal = match &app.config.auth {
             Some(auth) => Some(Box::pin(authenticate(auth, &parts.headers)).await?),
@@ -148,7 +157,7 @@ impl FromRequestParts<Arc<App>> for Caller {
 impl Caller {
     /// Count this request in flight for its caller, or refuse it when the caller already has
     /// `Limits::requests_per_caller` (429).
-    pub(crate) fn enter(&self, app: &App) -> Result<Option<InFlight>, Refusal> {
+    pub(crate) fn enter(&self, app: &Core) -> Result<Option<InFlight>, Refusal> {
         let Some(key) = self.key.clone() else {
             return Ok(None);
         };
@@ -207,7 +216,7 @@ async fn authenticate(
 }
 
 /// The 403 for a caller without the scopes a request needs.
-pub(crate) fn insufficient_scope(app: &App, id: serde_json::Value, needed: &[&str]) -> Refusal {
+pub(crate) fn insufficient_scope(app: &Core, id: serde_json::Value, needed: &[&str]) -> Refusal {
     #[cfg(feature = "auth")]
     let challenge = app
         .config

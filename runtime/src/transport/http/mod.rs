@@ -24,24 +24,44 @@ pub use config::HttpConfig;
 
 use crate::server::Server;
 use axum::body::Body;
+use axum::extract::FromRef;
 use axum::extract::{FromRequestParts, State};
 use axum::http::{HeaderMap, StatusCode};
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
-use config::App;
+use config::Core;
 use edge::{read_body, Caller, CheckedHost, Peer, Route};
+use quota::Quotas;
 use respond::json_response;
+use session::Sessions;
 use std::net::SocketAddr;
 use std::sync::Arc;
 
+/// What every route of one endpoint shares: the core (server, settings, quotas) and the
+/// 2025-era sessions. The router's state; cheap to clone.
+#[derive(Clone)]
+pub(crate) struct App {
+    core: Arc<Core>,
+    sessions: Arc<Sessions>,
+}
+
 impl App {
-    /// Whether requests must carry a bearer token.
-    pub(crate) fn authenticates(&self) -> bool {
-        #[cfg(feature = "auth")]
-        return self.config.auth.is_some();
-        #[cfg(not(feature = "auth"))]
-        return false;
+    fn new(server: Arc<Server>, config: HttpConfig) -> App {
+        App {
+            sessions: Sessions::new(&config.limits),
+            core: Arc::new(Core {
+                server,
+                config,
+                quotas: Arc::new(Quotas::default()),
+            }),
+        }
+    }
+}
+
+impl FromRef<App> for Arc<Core> {
+    fn from_ref(app: &App) -> Arc<Core> {
+        app.core.clone()
     }
 }
 
@@ -52,10 +72,11 @@ pub fn router(server: Arc<Server>, config: HttpConfig) -> Router {
 
 /// The router of an app: POST, GET and DELETE at its path, and the protected-resource metadata
 /// when it authenticates.
-fn router_of(app: Arc<App>) -> Router {
-    let path = app.config.path.clone();
+fn router_of(app: App) -> Router {
+    let path = app.core.config.path.clone();
     #[cfg(feature = "auth")]
     let metadata = app
+        .core
         .config
         .auth
         .as_ref()
@@ -184,13 +205,13 @@ pub async fn serve_listener(
 /// anonymous callers by.
 #[derive(Clone)]
 struct Endpoint {
-    app: Arc<App>,
+    app: App,
     rest: hyper_util::service::TowerToHyperService<Router>,
     peer: Option<SocketAddr>,
 }
 
 impl Endpoint {
-    fn new(app: Arc<App>) -> Self {
+    fn new(app: App) -> Self {
         let rest = hyper_util::service::TowerToHyperService::new(router_of(app.clone()));
         Self {
             app,
@@ -219,7 +240,7 @@ impl hyper::service::Service<axum::http::Request<hyper::body::Incoming>> for End
             request.extensions_mut().insert(Peer(peer));
         }
         if request.method() == axum::http::Method::POST
-            && request.uri().path() == self.app.config.path
+            && request.uri().path() == self.app.core.config.path
         {
             let app = self.app.clone();
             Box::pin(async move { Ok(post_message(State(app), request.map(Body::new)).await) })
@@ -232,7 +253,7 @@ impl hyper::service::Service<axum::http::Request<hyper::body::Incoming>> for End
 /// POST: one JSON-RPC message, through the edge, then to its era's path. It takes the request
 /// whole: the `HeaderMap` and `Extension` extractors would clone the headers (an allocation per
 /// value) and the caller on every request, where moving them out of the request costs nothing.
-async fn post_message(State(app): State<Arc<App>>, request: axum::extract::Request) -> Response {
+async fn post_message(State(app): State<App>, request: axum::extract::Request) -> Response {
     let (mut parts, body) = request.into_parts();
     if let Err(refused) = CheckedHost::from_request_parts(&mut parts, &app).await {
         return refused.into_response();
@@ -241,41 +262,43 @@ async fn post_message(State(app): State<Arc<App>>, request: axum::extract::Reque
         Ok(caller) => caller,
         Err(refused) => return refused.into_response(),
     };
-    let in_flight = match caller.enter(&app) {
+    let core = app.core.clone();
+    let in_flight = match caller.enter(&core) {
         Ok(guard) => guard,
         Err(refused) => return refused.into_response(),
     };
     let headers = parts.headers;
-    let body = match read_body(&app.config, &headers, body).await {
+    let body = match read_body(&core.config, &headers, body).await {
         Ok(body) => body,
         Err(refused) => return refused.into_response(),
     };
     match Route::of(&headers) {
         Route::Session(id) => {
             let id = id.to_string();
-            let sessions = app.sessions.clone();
-            sessions
-                .post_in_session(&app, &headers, &id, &body, caller, in_flight)
+            app.sessions
+                .post_in_session(&core, &headers, &id, &body, caller, in_flight)
                 .await
         }
-        Route::Stateless => modern::post(app, headers, &body, caller, in_flight).await,
+        Route::Stateless => {
+            modern::post(core, &app.sessions, headers, &body, caller, in_flight).await
+        }
     }
 }
 
 /// GET: a 2025-era session's standalone stream, for the caller that opened it; without a
 /// session, not allowed (2026-07-28 has no GET stream).
 async fn get_stream(
-    State(app): State<Arc<App>>,
+    State(app): State<App>,
     _host: CheckedHost,
     caller: Caller,
     headers: HeaderMap,
 ) -> Response {
-    app.sessions.get_stream(&app, &headers, &caller)
+    app.sessions.get_stream(&app.core, &headers, &caller)
 }
 
 /// DELETE: end the caller's 2025-era session; without a session, not allowed.
 async fn end_session(
-    State(app): State<Arc<App>>,
+    State(app): State<App>,
     _host: CheckedHost,
     caller: Caller,
     headers: HeaderMap,

@@ -3,10 +3,11 @@
 //! the handler sends notifications, as an SSE stream ending with the response. What the modern
 //! read cannot take may be 2025-era: an `initialize` opens a session.
 
-use super::config::App;
+use super::config::Core;
 use super::edge::{header_str, insufficient_scope, Caller};
 use super::quota::InFlight;
 use super::respond::reply_response;
+use super::session::Sessions;
 use crate::server::Server;
 use crate::transport::sse::{event_stream, AbortOnDrop};
 use crate::wire::param::{decode_param, param_text};
@@ -20,7 +21,8 @@ use std::sync::Arc;
 
 /// One stateless POST from `caller`, its body already read within the limits.
 pub(crate) async fn post(
-    app: Arc<App>,
+    app: Arc<Core>,
+    sessions: &Arc<Sessions>,
     headers: HeaderMap,
     body: &[u8],
     caller: Caller,
@@ -30,9 +32,7 @@ pub(crate) async fn post(
     // What the modern path cannot read may be 2025-era: an `initialize`, or a request that
     // needs its session. Modern requests never get here.
     if let Incoming::Rejected(_) = &incoming {
-        let legacy = app
-            .sessions
-            .post_without_session(&app, &headers, body, &caller);
+        let legacy = sessions.post_without_session(&app, &headers, body, &caller);
         if let Some(response) = legacy {
             return response;
         }
@@ -167,7 +167,7 @@ enum First {
 /// a quick result) is answered as plain JSON instead, with the HTTP status of its error. The
 /// request counts against its caller for as long as the stream is open.
 async fn stream_response(
-    app: Arc<App>,
+    app: Arc<Core>,
     incoming: Incoming,
     principal: Option<crate::handler::Principal>,
     in_flight: Option<InFlight>,

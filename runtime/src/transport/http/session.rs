@@ -15,8 +15,8 @@
 //! requests to the instance that opened it (sticky sessions on `Mcp-Session-Id`); modern
 //! requests need no such thing.
 
-use super::config::App;
-use super::edge::{header_str, insufficient_scope, Caller};
+use super::config::Core;
+use super::edge::{header_str, insufficient_scope, Caller, SESSION_HEADER};
 use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::server::legacy::{is_legacy_initialize, Session};
@@ -32,8 +32,6 @@ use std::sync::{Arc, Mutex, OnceLock, Weak};
 use std::time::{Duration, Instant};
 use tokio::sync::{mpsc, oneshot, watch};
 
-/// The `Mcp-Session-Id` header.
-pub(crate) const SESSION_HEADER: &str = "mcp-session-id";
 
 /// Finished streams of a session kept for a reconnection although nobody read their end.
 const KEPT_FINISHED: usize = 16;
@@ -242,7 +240,7 @@ impl Sessions {
     /// the modern path, which answers it.
     pub(crate) fn post_without_session(
         self: &Arc<Self>,
-        app: &App,
+        app: &Core,
         headers: &HeaderMap,
         body: &[u8],
         caller: &Caller,
@@ -278,7 +276,7 @@ impl Sessions {
     /// scopes, as on the stateless path.
     pub(crate) async fn post_in_session(
         &self,
-        app: &App,
+        app: &Core,
         headers: &HeaderMap,
         session_id: &str,
         body: &[u8],
@@ -358,7 +356,7 @@ impl Sessions {
 
     /// GET: the standalone SSE stream of the caller's session, or with `Last-Event-ID` the
     /// rest of the stream that event belongs to; 405 without a session header.
-    pub(crate) fn get_stream(&self, app: &App, headers: &HeaderMap, caller: &Caller) -> Response {
+    pub(crate) fn get_stream(&self, app: &Core, headers: &HeaderMap, caller: &Caller) -> Response {
         let Some(session_id) = header_str(headers, SESSION_HEADER) else {
             return Refusal::MethodNotAllowed.into_response();
         };
