@@ -7,7 +7,7 @@
 
 use oxmcp::prelude::*;
 use oxmcp::redis::RedisTaskStore;
-use oxmcp::{InMemoryTaskStore, TaskStore};
+use oxmcp::tasks::{InMemoryTaskStore, TaskStore};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -89,7 +89,7 @@ fn form_answer(i: usize) -> Value {
 
 /// `requestState` journals: (slug, label, journal) for 1, 3 and 10 form answers and one 4 KiB
 /// sampling answer.
-pub fn journals() -> Vec<(&'static str, &'static str, oxmcp::Journal)> {
+pub fn journals() -> Vec<(&'static str, &'static str, oxmcp::state::Journal)> {
     let forms = |n: usize| {
         oxmcp::bench::journal_of((0..n).map(|i| (format!("elicit-3fa2b1c0-{i}"), form_answer(i))))
     };
@@ -108,11 +108,13 @@ pub fn journals() -> Vec<(&'static str, &'static str, oxmcp::Journal)> {
 }
 
 /// The codec and the arguments of the binding the state benchmarks seal for.
-pub fn state_setup() -> (oxmcp::StateCodec, Value) {
-    let keys = oxmcp::StateKeys::new(vec![oxmcp::StateKey::new(1, &[7u8; 32]).expect("32 bytes")])
-        .expect("one key");
+pub fn state_setup() -> (oxmcp::state::StateCodec, Value) {
+    let keys = oxmcp::state::StateKeys::new(vec![
+        oxmcp::state::StateKey::new(1, &[7u8; 32]).expect("32 bytes")
+    ])
+    .expect("one key");
     (
-        oxmcp::StateCodec::new(keys),
+        oxmcp::state::StateCodec::new(keys),
         json!({"restaurant": "Chez Rust", "party": 4}),
     )
 }

@@ -131,10 +131,10 @@ fn form(input: TokenStream) -> syn::Result<TokenStream> {
             }
         }
         // Spanned on the type, so "not a primitive form field" points at the offending type.
-        let field_trait = quote_spanned!(ty.span()=> <#ty as #rt::ElicitField>);
+        let field_trait = quote_spanned!(ty.span()=> <#ty as #rt::handler::ElicitField>);
         props.push(quote! {
             {
-                let opts = #rt::FieldOptions { #(#tokens)* ..::core::default::Default::default() };
+                let opts = #rt::handler::FieldOptions { #(#tokens)* ..::core::default::Default::default() };
                 properties.insert(::std::string::String::from(#wire), #field_trait::schema(&opts));
                 if #field_trait::REQUIRED {
                     required.push(::std::string::String::from(#wire));
@@ -223,8 +223,8 @@ fn enumeration(input: TokenStream) -> syn::Result<TokenStream> {
                 match self { #(#to)* }
             }
         }
-        impl #rt::ElicitField for #name {
-            fn schema(opts: &#rt::FieldOptions) -> #rt::schema::PrimitiveSchemaDefinition {
+        impl #rt::handler::ElicitField for #name {
+            fn schema(opts: &#rt::handler::FieldOptions) -> #rt::schema::PrimitiveSchemaDefinition {
                 #rt::__private::single_select::<Self>(opts)
             }
             fn parse(value: ::core::option::Option<&#rt::schema::ElicitResultContentValue>) -> ::core::result::Result<Self, ::std::string::String> {

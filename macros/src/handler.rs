@@ -603,7 +603,7 @@ fn generate(m: &Model) -> TokenStream {
         .map(|(a, field)| {
             let t = &a.ty;
             quote_spanned! {t.span()=>
-                let #field = match <#t as #rt::FromCall>::from_call(__mcp_parts) {
+                let #field = match <#t as #rt::handler::FromCall>::from_call(__mcp_parts) {
                     ::core::result::Result::Ok(v) => v,
                     ::core::result::Result::Err(e) => return #rt::__private::failed(e),
                 };
@@ -618,8 +618,8 @@ fn generate(m: &Model) -> TokenStream {
         .collect();
     let needs = (!call_types.is_empty()).then(|| {
         quote! {
-            fn needs(&self) -> ::std::vec::Vec<#rt::Need> {
-                [#(<#call_types as #rt::FromCall>::need()),*].into_iter().flatten().collect()
+            fn needs(&self) -> ::std::vec::Vec<#rt::handler::Need> {
+                [#(<#call_types as #rt::handler::FromCall>::need()),*].into_iter().flatten().collect()
             }
         }
     });
@@ -671,8 +671,8 @@ fn generate(m: &Model) -> TokenStream {
             });
             let task = m.opts.task.as_ref().map(|t| {
                 let mode = match t.value().as_str() {
-                    "required" => quote!(#rt::TaskMode::Required),
-                    _ => quote!(#rt::TaskMode::Optional),
+                    "required" => quote!(#rt::handler::TaskMode::Required),
+                    _ => quote!(#rt::handler::TaskMode::Optional),
                 };
                 let explicit = m
                     .opts
@@ -680,18 +680,18 @@ fn generate(m: &Model) -> TokenStream {
                     .as_ref()
                     .is_some_and(|s| s.value() == "explicit");
                 quote! {
-                    fn task_support(&self) -> #rt::TaskSupport {
-                        #rt::TaskSupport { mode: #mode, explicit_start: #explicit }
+                    fn task_support(&self) -> #rt::handler::TaskSupport {
+                        #rt::handler::TaskSupport { mode: #mode, explicit_start: #explicit }
                     }
                 }
             });
-            let into = quote_spanned!(ret_span=> <#ret_ty as #rt::IntoToolResult>);
+            let into = quote_spanned!(ret_span=> <#ret_ty as #rt::handler::IntoToolResult>);
             let body = boxed(quote! {
                 #parse
                 #into::into_tool_result(#ident::run(#(#field_names),*).await)
             });
             quote! {
-                impl #rt::ToolHandler for #ident {
+                impl #rt::handler::ToolHandler for #ident {
                     fn tool(&self) -> #rt::schema::Tool {
                         #rt::__private::tool(
                             #rt::__private::ToolSpec {
@@ -705,7 +705,7 @@ fn generate(m: &Model) -> TokenStream {
                         )
                     }
                     fn fingerprint(&self) -> &'static str { #fingerprint }
-                    fn call(&self, __mcp_args: #map_type, __mcp_parts: &#rt::CallParts<'_>)
+                    fn call(&self, __mcp_args: #map_type, __mcp_parts: &#rt::handler::CallParts<'_>)
                         -> #rt::__private::BoxFuture<::core::result::Result<#rt::schema::CallToolResult, #rt::schema::Error>>
                     {
                         #(#extract)*
@@ -727,18 +727,18 @@ fn generate(m: &Model) -> TokenStream {
                 let required = !a.optional;
                 quote!((#n, #d, #required))
             });
-            let into = quote_spanned!(ret_span=> <#ret_ty as #rt::IntoPromptResult>);
+            let into = quote_spanned!(ret_span=> <#ret_ty as #rt::handler::IntoPromptResult>);
             let body = boxed(quote! {
                 #parse
                 #into::into_prompt_result(#ident::run(#(#field_names),*).await)
             });
             quote! {
-                impl #rt::PromptHandler for #ident {
+                impl #rt::handler::PromptHandler for #ident {
                     fn prompt(&self) -> #rt::schema::Prompt {
                         #rt::__private::prompt(#name, #title, #description, &[#(#prompt_args),*])
                     }
                     fn fingerprint(&self) -> &'static str { #fingerprint }
-                    fn get(&self, __mcp_args: #map_type, __mcp_parts: &#rt::CallParts<'_>)
+                    fn get(&self, __mcp_args: #map_type, __mcp_parts: &#rt::handler::CallParts<'_>)
                         -> #rt::__private::BoxFuture<::core::result::Result<#rt::schema::GetPromptResult, #rt::schema::Error>>
                     {
                         #(#extract)*
@@ -754,7 +754,7 @@ fn generate(m: &Model) -> TokenStream {
             );
             let uri = m.opts.uri.as_ref().map(LitStr::value).unwrap_or_default();
             let mime = opt_str(&m.opts.mime_type);
-            let into = quote_spanned!(ret_span=> <#ret_ty as #rt::IntoResourceResult>);
+            let into = quote_spanned!(ret_span=> <#ret_ty as #rt::handler::IntoResourceResult>);
             let body = boxed(quote! {
                 #parse
                 #into::into_resource_result(#ident::run(#(#field_names),*).await, &__mcp_uri, #mime)
@@ -769,7 +769,7 @@ fn generate(m: &Model) -> TokenStream {
                 }
             };
             quote! {
-                impl #rt::ResourceHandler for #ident {
+                impl #rt::handler::ResourceHandler for #ident {
                     fn resource(&self) -> ::core::option::Option<#rt::schema::Resource> {
                         #rt::__private::resource(&#spec)
                     }
@@ -778,7 +778,7 @@ fn generate(m: &Model) -> TokenStream {
                     }
                     fn uri_template(&self) -> &'static str { #uri }
                     fn fingerprint(&self) -> &'static str { #fingerprint }
-                    fn read(&self, __mcp_uri: ::std::string::String, __mcp_args: #map_type, __mcp_parts: &#rt::CallParts<'_>)
+                    fn read(&self, __mcp_uri: ::std::string::String, __mcp_args: #map_type, __mcp_parts: &#rt::handler::CallParts<'_>)
                         -> #rt::__private::BoxFuture<::core::result::Result<#rt::schema::ReadResourceResult, #rt::schema::Error>>
                     {
                         #(#extract)*

@@ -11,7 +11,7 @@ mod handler;
 mod types;
 
 /// Turn an `async fn` into an MCP tool: a unit struct of the same name that implements
-/// `oxmcp::ToolHandler`, with the function body available as `name::run`.
+/// `oxmcp::handler::ToolHandler`, with the function body available as `name::run`.
 ///
 /// Options: `name = "..."`, `title = "..."`, `description = "..."` (default: the doc comment),
 /// `annotations(read_only = bool, destructive = bool, idempotent = bool, open_world = bool)`,

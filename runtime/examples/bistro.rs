@@ -103,7 +103,7 @@ async fn main() -> Result<(), Box<dyn std::error::Error>> {
         .tool(book_table)
         .resource(specials);
     if let Ok(ring) = std::env::var("MCP_STATE_KEYS") {
-        builder = builder.state_keys(oxmcp::StateKeys::parse(&ring)?);
+        builder = builder.state_keys(oxmcp::state::StateKeys::parse(&ring)?);
     }
     let server = builder.build()?;
     let args: Vec<String> = std::env::args().collect();

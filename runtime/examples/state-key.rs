@@ -14,7 +14,7 @@ fn main() -> std::process::ExitCode {
             return std::process::ExitCode::from(2);
         }
     };
-    match oxmcp::StateKey::generate_entry(id) {
+    match oxmcp::state::StateKey::generate_entry(id) {
         Ok(entry) => {
             println!("{entry}");
             std::process::ExitCode::SUCCESS

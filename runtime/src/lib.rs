@@ -1,62 +1,80 @@
 //! `oxmcp`: write MCP handlers as plain async functions that ask the user, the client's
 //! model or the client's roots, and resume across Multi Round-Trip Requests on any instance.
 //!
-//! The one crate a server author depends on: it re-exports the typed bindings as [`schema`] and
-//! the macros (`#[mcp_tool]`, `#[mcp_prompt]`, `#[mcp_resource]`, `#[derive(ElicitForm)]`,
-//! `#[derive(ElicitEnum)]`). Start with the [`guide`].
+//! The one crate a server author depends on. The crate root holds what a handler and a server's
+//! `main` write: [`Server`] and its builder, the asks ([`elicit`], [`sample`], [`list_roots`],
+//! [`step`]), the handler parameters ([`State`], [`Principal`], [`RequestContext`]), the errors
+//! and the macros (`#[mcp_tool]`, `#[mcp_prompt]`, `#[mcp_resource]`, `#[mcp_type]`,
+//! `#[derive(ElicitForm)]`, `#[derive(ElicitEnum)]`). Start with the [`guide`]; the [`prelude`]
+//! imports the usual names at once. The rest lives in topical modules:
+//!
+//! | module | reach for it to |
+//! | --- | --- |
+//! | [`schema`] | read and write protocol messages (the typed bindings) |
+//! | [`http`] | serve streamable HTTP, mount the server in an axum app |
+//! | [`stdio`] | serve a client that spawned this process |
+//! | [`auth`] | verify bearer tokens (OAuth 2.1 resource server) |
+//! | [`state`] | configure the `requestState` key ring, codec and single-use guard |
+//! | [`tasks`] | keep tasks somewhere else than in memory |
+//! | [`redis`] | share tasks and single use between instances through Redis |
+//! | [`client`] | call MCP servers, answering their input requests |
+//! | [`testing`] | drive a multi-round call in a unit test |
+//! | [`handler`] | implement a handler by hand, or name the types the macros use |
+//! | [`wire`] | feed the server messages yourself (`Server::handle_message`) |
 //!
 //! Cargo features: `http` (streamable HTTP server, on axum), `stdio` (stdio server) and `client`
-//! (an MRTR client over HTTP or stdio) are on by default; a stdio-only server builds with
-//! `default-features = false, features = ["stdio"]` and compiles no HTTP stack. `bench` exposes
-//! internals for the project's benchmarks (`oxmcp::bench`); it is not a stable API.
+//! (an MRTR client over HTTP or stdio) are on by default, with `auth`, `logging` and `derive`; a
+//! stdio-only server builds with `default-features = false, features = ["stdio"]` and compiles
+//! no HTTP stack. `redis` adds [`redis`]. `bench` exposes internals for the project's benchmarks
+//! (`oxmcp::bench`); it is not a stable API.
 //!
-//! The crate is built in layers whose imports point one way (see ARCHITECTURE.md):
-//! `wire` <- `handler` <- `resume` <- `server` <- `transport`, and the client on `wire` alone.
+//! The crate is built in layers whose imports point one way (see ARCHITECTURE.md): `wire` <-
+//! `handler` <- `state` <- `resume` <- `tasks` <- `server` <- the transports (`http`, `stdio`),
+//! and the client on `wire` alone.
 
 #![cfg_attr(docsrs, feature(doc_cfg))]
+#![forbid(unsafe_code)]
 // Handlers fail with the protocol's own error object (`oxmcp_schema::Error`, about 170 bytes):
 // boxing it would make every handler signature noisier for no measurable gain on this path.
 #![allow(clippy::result_large_err)]
-// Helpers shared by the transports and the client are unused when some of them are left out;
-// the full build (all features, as CI checks it) still reports dead code.
-#![cfg_attr(
-    not(all(feature = "http", feature = "stdio", feature = "client")),
-    allow(dead_code, unused_imports)
-)]
 
-mod handler;
+#[macro_use]
+mod cfg;
+
+pub mod handler;
 mod resume;
 mod server;
+pub mod state;
+pub mod tasks;
 mod transport;
-mod wire;
+pub mod wire;
 
-#[cfg(feature = "client")]
-#[cfg_attr(docsrs, doc(cfg(feature = "client")))]
-pub mod client;
+cfg_auth! {
+    pub mod auth;
+}
+cfg_client! {
+    pub mod client;
+}
 pub mod guide;
-#[cfg(feature = "logging")]
-#[cfg_attr(docsrs, doc(cfg(feature = "logging")))]
-pub mod logging;
-#[cfg(feature = "auth")]
-#[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
-pub use transport::auth;
-#[cfg(feature = "http")]
-#[cfg_attr(docsrs, doc(cfg(feature = "http")))]
-pub use transport::http;
-#[cfg(feature = "stdio")]
-#[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
-pub use transport::stdio;
+cfg_http! {
+    pub mod http;
+}
+cfg_logging! {
+    pub mod logging;
+}
+cfg_redis! {
+    pub mod redis;
+}
+cfg_stdio! {
+    pub mod stdio;
+}
+pub mod testing;
 
-pub use handler::{
-    match_template, AskError, CallParts, ElicitEnum, ElicitField, ElicitForm, FieldOptions,
-    FromCall, IntoPromptResult, IntoResourceResult, IntoToolResult, Json, Need, Principal,
-    PromptHandler, ResourceHandler, State, TaskMode, TaskSupport, ToolError, ToolHandler,
-};
+pub use handler::{AskError, ElicitEnum, ElicitForm, Json, Principal, State, ToolError};
 pub use oxmcp_macros::{mcp_prompt, mcp_resource, mcp_tool, mcp_type, ElicitEnum, ElicitForm};
 pub use oxmcp_schema as schema;
 pub use resume::ask::{
-    elicit, elicit_url, list_roots, sample, step, AskFuture, Elicit, ElicitUrl, Elicited,
-    ListRoots, Sample, SampledText, Sampling,
+    elicit, elicit_url, list_roots, sample, step, Elicited, SampledText, Sampling,
 };
 pub use resume::context::RequestContext;
 pub use resume::engine::{current_request, start_task, RequestInfo};
@@ -64,29 +82,15 @@ pub use resume::events::ListKind;
 pub use resume::notify::{
     close_stream, log, notify_list_changed, notify_resource_updated, progress,
 };
-pub use resume::state::{
-    GuardFuture, InMemoryReplayGuard, Journal, Recorded, ReplayGuard, SharedReplayGuard,
-    StateCodec, StateError, StateKey, StateKeyError, StateKeys, STATE_KEYS_ENV,
-};
-pub use server::legacy::LEGACY_VERSIONS;
-/// Tasks and single-use `requestState` shared by every instance through Redis.
-#[cfg(feature = "redis")]
-#[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
-pub use server::redis_store as redis;
-pub use server::task_store::{
-    InMemoryTaskStore, TaskRecord, TaskStatus, TaskStore, TaskStoreError,
-};
-pub use server::tasks::TASKS_EXTENSION;
-pub use server::testing;
 pub use server::{
-    BuildError, CompletionFn, Server, ServerBuilder, QUOTA_EXCEEDED, SUPPORTED_VERSIONS,
+    BuildError, CompletionFn, Server, ServerBuilder, LEGACY_VERSIONS, QUOTA_EXCEEDED,
+    SUPPORTED_VERSIONS,
 };
-/// Await several asks at once; they are sent to the client in one round.
-pub use tokio::join;
-#[cfg(any(feature = "http", feature = "stdio"))]
-pub use transport::shutdown_signal;
+cfg_serve! {
+    pub use transport::shutdown_signal;
+}
 pub use transport::Limits;
-pub use wire::{BoxFuture, Notifier, Reply};
+pub use wire::BoxFuture;
 
 // The Rust blocks of the README and of the guides in docs/ are compiled (and the runnable ones
 // run) as doctests.
@@ -100,13 +104,15 @@ struct ServerGuideDoctests;
 #[doc = include_str!("../../docs/bindings.md")]
 struct BindingsGuideDoctests;
 
-/// Everything a handler module usually needs.
+/// Everything a handler module usually needs, `tokio::join` among it (await several asks at
+/// once; they are sent to the client in one round).
 pub mod prelude {
     pub use crate::{
-        elicit, elicit_url, join, list_roots, mcp_prompt, mcp_resource, mcp_tool, mcp_type, sample,
-        step, AskError, ElicitEnum, ElicitForm, Elicited, Json, Principal, RequestContext,
-        SampledText, Sampling, Server, State, ToolError,
+        elicit, elicit_url, list_roots, mcp_prompt, mcp_resource, mcp_tool, mcp_type, sample, step,
+        AskError, ElicitEnum, ElicitForm, Elicited, Json, Principal, RequestContext, SampledText,
+        Sampling, Server, State, ToolError,
     };
+    pub use tokio::join;
 }
 
 /// Internals exposed for the project's benchmarks and white-box tests (feature `bench`): the
@@ -116,7 +122,7 @@ pub mod prelude {
 #[cfg_attr(docsrs, doc(cfg(feature = "bench")))]
 pub mod bench {
     pub use crate::resume::engine::Outcome;
-    pub use crate::resume::state::{journal_of, Binding, Bound, BoundCodec, Sealed, TokenId};
+    pub use crate::state::{journal_of, Binding, Bound, BoundCodec, Sealed, TokenId};
 }
 
 /// Support for macro-generated code; not a public API.

@@ -8,7 +8,7 @@ mod common;
 
 use common::{all_caps, call, send};
 use oxmcp::prelude::*;
-use oxmcp::{Server, ToolHandler};
+use oxmcp::{handler::ToolHandler, Server};
 use serde_json::{json, Value};
 
 /// A point on the map.

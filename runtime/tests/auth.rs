@@ -10,7 +10,7 @@ use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use mcp_tests::support::{get, post};
 use oxmcp::auth::{AuthConfig, JwksFile, JwtVerifier};
 use oxmcp::http::{serve_listener, HttpConfig};
-use oxmcp::{Server, StateKeys};
+use oxmcp::{state::StateKeys, Server};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;

@@ -8,8 +8,8 @@ use common::{meta, send};
 use oxmcp::client::Capabilities;
 use oxmcp::prelude::*;
 use oxmcp::schema::{ContentBlock, InputRequest};
+use oxmcp::state::{StateKey, StateKeys};
 use oxmcp::testing::Rounds;
-use oxmcp::{StateKey, StateKeys};
 use serde_json::json;
 
 #[derive(Debug)]

@@ -5,7 +5,7 @@
 //! process's memory meanwhile.
 
 use oxmcp::http::{serve_listener, HttpConfig};
-use oxmcp::{Server, StateKeys};
+use oxmcp::{state::StateKeys, Server};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::{Duration, Instant};

@@ -6,7 +6,7 @@ mod common;
 
 use common::*;
 use oxmcp::prelude::*;
-use oxmcp::{StateKey, StateKeys};
+use oxmcp::state::{StateKey, StateKeys};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
 

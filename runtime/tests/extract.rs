@@ -7,7 +7,7 @@ mod common;
 use common::{all_caps, call, first_key, meta, send};
 use oxmcp::prelude::*;
 use oxmcp::schema::ContentBlock;
-use oxmcp::{BuildError, StateKeys};
+use oxmcp::{state::StateKeys, BuildError};
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;

@@ -8,7 +8,10 @@ mod common;
 use common::{all_caps, meta};
 use oxmcp::bench::Binding;
 use oxmcp::stdio::{serve_io_with, StdioConfig};
-use oxmcp::{Server, StateCodec, StateKey, StateKeys};
+use oxmcp::{
+    state::{StateCodec, StateKey, StateKeys},
+    Server,
+};
 use proptest::prelude::*;
 use serde_json::{json, Map, Value};
 use std::sync::{Arc, OnceLock};

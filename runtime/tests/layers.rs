@@ -1,6 +1,8 @@
-//! The runtime's modules import one way: `wire` <- `handler` <- `resume` <- `server` <-
-//! `transport`, and the client uses `wire` alone. This reads the crate's sources and fails on an
-//! import that points up a layer, or on any cycle between modules.
+//! The runtime's modules import one way: `wire` <- `handler` <- `state` <- `resume` <- `tasks`
+//! <- `server` <- the transports (`transport`'s shared limits, `auth`, `http`, `stdio`) and
+//! `testing`; `redis` sits on `state` and `tasks`, and the client uses `wire` alone. This reads
+//! the crate's sources and fails on an import that points up a layer, or on any cycle between
+//! modules.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -8,12 +10,37 @@ use std::path::{Path, PathBuf};
 /// The layer of a top-level module and the top-level modules it may use.
 fn allowed(top: &str) -> Option<&'static [&'static str]> {
     Some(match top {
-        "wire" => &[],
+        "cfg" | "wire" => &[],
         "handler" => &["wire"],
-        "resume" => &["wire", "handler"],
-        "server" => &["wire", "handler", "resume"],
-        "transport" => &["wire", "handler", "resume", "server"],
+        "state" => &["wire"],
+        "resume" => &["wire", "handler", "state"],
+        "tasks" => &["wire", "handler", "state"],
+        "server" => &["wire", "handler", "state", "resume", "tasks"],
+        "transport" => &["wire", "handler", "state", "resume", "tasks", "server"],
+        "auth" => &["wire", "handler"],
+        "http" => &[
+            "wire",
+            "handler",
+            "state",
+            "resume",
+            "tasks",
+            "server",
+            "transport",
+            "auth",
+        ],
+        "stdio" => &[
+            "wire",
+            "handler",
+            "state",
+            "resume",
+            "tasks",
+            "server",
+            "transport",
+        ],
+        "redis" => &["wire", "state", "tasks"],
+        "testing" => &["wire", "handler", "state", "resume", "tasks", "server"],
         "client" => &["wire"],
+        "logging" => &[],
         // The crate root and the guide re-export and document; they are above every layer.
         _ => return None,
     })

@@ -5,7 +5,7 @@ mod common;
 
 use common::{call, send};
 use oxmcp::prelude::*;
-use oxmcp::StateKeys;
+use oxmcp::state::StateKeys;
 use serde_json::{json, Value};
 use std::sync::Arc;
 

@@ -7,7 +7,7 @@ use http_body_util::{BodyExt, Full};
 use jsonwebtoken::{encode, Algorithm, EncodingKey, Header};
 use oxmcp::auth::{AuthConfig, JwksFile, JwtVerifier};
 use oxmcp::http::{serve_listener, HttpConfig};
-use oxmcp::{Limits, Server, StateKeys};
+use oxmcp::{state::StateKeys, Limits, Server};
 use serde_json::{json, Value};
 use std::path::PathBuf;
 use std::sync::Arc;

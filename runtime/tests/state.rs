@@ -6,8 +6,8 @@ mod common;
 use common::*;
 use oxmcp::bench::Binding;
 use oxmcp::prelude::*;
-use oxmcp::{Principal, StateError};
-use oxmcp::{StateCodec, StateKey, StateKeys};
+use oxmcp::state::{StateCodec, StateKey, StateKeys};
+use oxmcp::{state::StateError, Principal};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 

@@ -2,7 +2,10 @@
 //! when not, and a build error naming the variable when it is malformed. One test in its own
 //! binary, since it changes the process's environment.
 
-use oxmcp::{BuildError, Server, StateKeys, STATE_KEYS_ENV};
+use oxmcp::{
+    state::{StateKeys, STATE_KEYS_ENV},
+    BuildError, Server,
+};
 
 #[test]
 fn keys_come_from_the_environment_when_set() {

@@ -5,7 +5,7 @@
 use mcp_tests::support::{answering_client, text, RING_OLD};
 use oxmcp::client::{Client, ClientError};
 use oxmcp::http::{serve_listener, HttpConfig};
-use oxmcp::{Server, StateKeys};
+use oxmcp::{state::StateKeys, Server};
 use serde_json::{json, Value};
 use std::sync::Arc;
 use std::time::Duration;

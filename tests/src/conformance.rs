@@ -348,7 +348,7 @@ pub async fn test_trigger_prompt_change() -> String {
 #[derive(Debug, Clone, Copy, Default)]
 pub struct JsonSchemaTool;
 
-impl oxmcp::ToolHandler for JsonSchemaTool {
+impl oxmcp::handler::ToolHandler for JsonSchemaTool {
     fn tool(&self) -> schema::Tool {
         let t = json!({
             "name": "json_schema_2020_12_tool",
@@ -383,7 +383,7 @@ impl oxmcp::ToolHandler for JsonSchemaTool {
     fn call(
         &self,
         arguments: Map<String, Value>,
-        _parts: &oxmcp::CallParts<'_>,
+        _parts: &oxmcp::handler::CallParts<'_>,
     ) -> oxmcp::BoxFuture<Result<schema::CallToolResult, schema::Error>> {
         Box::pin(async move {
             Ok(schema::CallToolResult::text(format!(
@@ -773,7 +773,7 @@ pub struct NameOnly {
 /// Asks two things at once: both requests are pending together.
 #[mcp_tool(task = "optional")]
 pub async fn multi_input() -> Result<String, ToolError> {
-    let (name, confirm) = oxmcp::join!(
+    let (name, confirm) = oxmcp::prelude::join!(
         elicit::<NameOnly>("Your name?"),
         elicit::<Confirm>("Go ahead?")
     );

@@ -1,7 +1,10 @@
 //! The conformance suite's MRTR scenarios, replayed as JSON-RPC messages against the fixture
 //! handlers of `mcp_tests::conformance` (the HTTP run of the real suite is the server's job).
 
-use oxmcp::{Server, StateKey, StateKeys};
+use oxmcp::{
+    state::{StateKey, StateKeys},
+    Server,
+};
 use serde_json::{json, Value};
 
 fn server() -> Server {

@@ -1,6 +1,9 @@
-//! The handler layer: what the macros implement (tool, prompt and resource handlers), what
-//! handlers return, the forms they elicit, and the descriptors they are listed with. It knows
-//! the wire types but nothing of how a call is run or served.
+//! What a handler is: the traits `#[mcp_tool]`, `#[mcp_prompt]` and `#[mcp_resource]` implement
+//! ([`ToolHandler`], [`PromptHandler`], [`ResourceHandler`]), the parameters a handler may take
+//! ([`FromCall`]: [`State`], [`Principal`], ...), what it may return ([`IntoToolResult`] and its
+//! kin), and the forms it elicits ([`ElicitForm`]). Reach for it to write a handler by hand or to
+//! name what the macros generate; the common names are also at the crate root. It knows the wire
+//! types but nothing of how a call is run or served.
 
 pub(crate) mod describe;
 pub(crate) mod extract;

@@ -6,6 +6,7 @@ use oxmcp_schema::{
     ReadResourceResult, ReadResourceResultContentsItem, ResultType, Role, TextContent,
     TextResourceContents,
 };
+#[cfg(feature = "schemars")]
 use serde_core::Serialize;
 use serde_json::{Map, Value};
 use std::any::Any;

@@ -2,8 +2,8 @@
 //! [`step`] for side effects that must run once across rounds.
 
 use super::engine::{with_call, Suspend};
-use super::state::Recorded;
 use crate::handler::{AskError, ElicitForm};
+use crate::state::Recorded;
 use indexmap::IndexMap;
 use oxmcp_schema::{
     ClientCapabilities, ClientCapabilitiesElicitation, ClientCapabilitiesRoots,

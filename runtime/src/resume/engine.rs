@@ -4,8 +4,8 @@
 //! carrying every request registered so far and the journal to seal into `requestState`.
 
 use super::events::{Change, Notifier};
-use super::state::Journal;
 use crate::handler::Principal;
+use crate::state::Journal;
 use indexmap::IndexMap;
 use oxmcp_schema::{ClientCapabilities, InputRequest, InputResponses, RequestMetaObject};
 use sha2::{Digest, Sha256};

@@ -23,6 +23,7 @@ pub(crate) struct Outbound {
 }
 
 impl Outbound {
+    #[cfg(any(feature = "http", feature = "stdio"))]
     pub(crate) fn new(timeout: Duration) -> Self {
         Outbound {
             next: AtomicU64::new(1),
@@ -33,6 +34,7 @@ impl Outbound {
 
     /// Hand the client's response to the request with this id (its JSON text); false if no
     /// request of this session waits for it.
+    #[cfg(any(feature = "http", feature = "stdio"))]
     pub(crate) fn resolve(&self, id: &str, outcome: Result<Value, Error>) -> bool {
         match lock(&self.waiting).remove(id) {
             Some(tx) => tx.send(outcome).is_ok(),
@@ -41,6 +43,7 @@ impl Outbound {
     }
 
     /// Fail every waiting request: the session is gone.
+    #[cfg(any(feature = "http", feature = "stdio"))]
     pub(crate) fn close(&self) {
         lock(&self.waiting).clear();
     }

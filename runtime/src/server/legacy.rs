@@ -16,8 +16,7 @@ use std::collections::BTreeSet;
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
-/// The legacy protocol versions served, newest first.
-pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+pub use super::LEGACY_VERSIONS;
 
 /// One legacy connection (a stdio process) or HTTP session: what `initialize` fixed, and what
 /// the client set since.
@@ -62,6 +61,7 @@ pub(crate) fn is_legacy_initialize(message: &Value) -> bool {
 }
 
 /// The reply to a line or body of a legacy session that is not JSON.
+#[cfg(feature = "stdio")]
 pub(crate) fn parse_error_text(e: &serde_json::Error) -> String {
     error_text(None, Error::parse_error(format!("parse error: {e}")))
 }
@@ -112,6 +112,7 @@ fn negotiate(requested: Option<&str>) -> &'static str {
 
 impl Server {
     /// Whether this server opens legacy sessions.
+    #[cfg(feature = "http")]
     pub(crate) fn serves_legacy(&self) -> bool {
         self.legacy
     }

@@ -5,20 +5,17 @@
 //! [`Server::handle_message`] or the crate's typed entry point.
 
 mod dispatch;
+#[cfg(any(feature = "http", feature = "stdio"))]
 pub(crate) mod legacy;
 mod listen;
 mod listing;
 mod mrtr;
-#[cfg(feature = "redis")]
-pub mod redis_store;
-pub mod task_store;
 pub(crate) mod tasks;
-pub mod testing;
 
 use crate::handler::extract::StateMap;
 use crate::handler::{Need, PromptHandler, ResourceHandler, ToolHandler};
 use crate::resume::events::{Change, ListKind};
-use crate::resume::state::{FingerprintDigest, StateCodec, StateKeyError, StateKeys};
+use crate::state::{FingerprintDigest, StateCodec, StateKeyError, StateKeys};
 use crate::wire::param::header_params;
 use indexmap::IndexMap;
 use oxmcp_schema::{
@@ -30,6 +27,9 @@ use std::time::Duration;
 
 /// Protocol versions this server speaks.
 pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
+
+/// The legacy protocol versions served (through `initialize` and sessions), newest first.
+pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
 
 /// The JSON-RPC error code of a refusal for a caller over its quota (tasks kept, sessions held,
 /// requests in flight): a server error in the range JSON-RPC leaves to implementations. The
@@ -85,6 +85,8 @@ pub struct Server {
     closing: tokio::sync::watch::Sender<bool>,
     states: StateMap,
     /// Whether a legacy `initialize` opens a 2025-era session.
+    // Read by the legacy sessions of the transports that serve.
+    #[cfg_attr(not(any(feature = "http", feature = "stdio")), allow(dead_code))]
     legacy: bool,
     /// The tasks extension: where tasks are kept and the runs this process drives.
     tasks: Arc<tasks::TaskEngine>,
@@ -110,7 +112,7 @@ pub struct ServerBuilder {
     page_size: usize,
     states: StateMap,
     legacy: bool,
-    task_store: Option<Arc<dyn task_store::TaskStore>>,
+    task_store: Option<Arc<dyn crate::tasks::TaskStore>>,
     task_ttl: Duration,
     task_lease: Duration,
     task_budget: usize,
@@ -188,10 +190,10 @@ impl ServerBuilder {
         self
     }
 
-    /// Where tasks are kept (default: an [`InMemoryTaskStore`](task_store::InMemoryTaskStore)
+    /// Where tasks are kept (default: an [`InMemoryTaskStore`](crate::tasks::InMemoryTaskStore)
     /// of this process). Give every instance the same shared store so any of them can answer
     /// for a task.
-    pub fn task_store(mut self, store: Arc<dyn task_store::TaskStore>) -> Self {
+    pub fn task_store(mut self, store: Arc<dyn crate::tasks::TaskStore>) -> Self {
         self.task_store = Some(store);
         self
     }
@@ -378,7 +380,7 @@ impl ServerBuilder {
         // Single use by default, on this instance (a shared store extends it across instances).
         let mut codec = StateCodec::new(keys)
             .ttl(self.state_ttl)
-            .single_use(crate::resume::state::InMemoryReplayGuard::default());
+            .single_use(crate::state::InMemoryReplayGuard::default());
         if let Some(hook) = self.codec_hook {
             codec = hook(codec);
         }
@@ -399,7 +401,7 @@ impl ServerBuilder {
             tasks: Arc::new(
                 tasks::TaskEngine::new(
                     self.task_store
-                        .unwrap_or_else(|| Arc::new(task_store::InMemoryTaskStore::default())),
+                        .unwrap_or_else(|| Arc::new(crate::tasks::InMemoryTaskStore::default())),
                     self.task_ttl,
                     self.task_lease,
                 )

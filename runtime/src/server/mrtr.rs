@@ -9,9 +9,7 @@ use crate::handler::{match_template, CallParts, CancelSlot, Principal};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Notifier;
 use crate::resume::live::Live;
-use crate::resume::state::{
-    unix_now, Binding, BindingDigest, FingerprintDigest, Recorded, StateError,
-};
+use crate::state::{unix_now, Binding, BindingDigest, FingerprintDigest, Recorded, StateError};
 use crate::wire::{BoxFuture, Reply};
 use indexmap::IndexMap;
 use oxmcp_schema::{
@@ -82,7 +80,7 @@ enum Finished<T> {
     Done(T),
     Suspended(Box<InputRequiredResult>),
     /// The handler reached `start_task()`: the call goes on as a task, from this journal.
-    Detached(crate::resume::state::Journal),
+    Detached(crate::state::Journal),
 }
 
 /// The reply to request `id` for a finished round.
@@ -412,7 +410,7 @@ impl Server {
         cancel.disarm();
         // A retry refused with an error before any step ran had no effect: its state may be
         // sent again (with other answers, or after the server's fault is fixed).
-        let release = |codec: &crate::resume::state::StateCodec| {
+        let release = |codec: &crate::state::StateCodec| {
             if let Some(id) = claim {
                 if !call.lock().stepped {
                     codec.release_token(id);

@@ -8,13 +8,13 @@
 //! requests, result or error; `tasks/cancel` stops it. A task is visible to the principal that
 //! created it only: anyone else is told it does not exist.
 
-use super::task_store::{now_ms, TaskRecord, TaskStatus, TaskStore};
 use super::Server;
 use crate::handler::extract::StateMap;
 use crate::handler::{CallParts, CancelSlot, Principal, TaskMode, ToolHandler};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Change;
-use crate::resume::state::Journal;
+use crate::state::Journal;
+use crate::tasks::{now_ms, TaskRecord, TaskStatus, TaskStore};
 use crate::wire::{ExtensionRequest, Reply};
 use indexmap::IndexMap;
 use oxmcp_schema::{
@@ -26,8 +26,7 @@ use std::collections::HashMap;
 use std::sync::{Arc, Mutex};
 use std::time::{Duration, SystemTime, UNIX_EPOCH};
 
-/// The extension's identifier, in client and server capabilities.
-pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
+pub(crate) use crate::tasks::TASKS_EXTENSION;
 
 /// How long a task is kept after it is created, by default.
 pub(crate) const DEFAULT_TASK_TTL: Duration = Duration::from_secs(60 * 60);
@@ -256,7 +255,7 @@ impl Server {
             .await
         {
             Ok(()) => {}
-            Err(super::task_store::TaskStoreError::OwnerFull) => {
+            Err(crate::tasks::TaskStoreError::OwnerFull) => {
                 let error = Error::new(
                     super::QUOTA_EXCEEDED,
                     format!(

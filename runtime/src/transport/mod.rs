@@ -1,17 +1,5 @@
-//! The top layer: transports that carry messages to the server core and its replies back.
-//! Each has its own `serve_*` entry points and `Server` methods (`serve_http`, `into_router`,
-//! `serve_stdio`); nothing below this layer knows about them.
-
-#[cfg(feature = "auth")]
-pub mod auth;
-#[cfg(feature = "http")]
-pub(crate) mod event_log;
-#[cfg(feature = "http")]
-pub mod http;
-#[cfg(feature = "http")]
-pub(crate) mod sse;
-#[cfg(feature = "stdio")]
-pub mod stdio;
+//! What the transports ([`crate::http`], [`crate::stdio`]) share: their limits and timeouts in
+//! one value, and the signal that stops them.
 
 use std::time::Duration;
 

@@ -37,8 +37,8 @@ pub(crate) const EXTENSION_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "t
 pub(crate) enum Incoming {
     /// A request of a supported version, typed.
     Request(Box<ClientRequest>),
-    /// A notification: nothing is answered.
-    Notification(JSONRPCNotification),
+    /// A notification: nothing is answered (stdio reads `notifications/cancelled` from it).
+    Notification(#[cfg_attr(not(feature = "stdio"), allow(dead_code))] JSONRPCNotification),
     /// A response: servers send no requests, so nothing is answered either.
     Response,
     /// A request of an extension method (tasks), with a valid `_meta`.
@@ -58,6 +58,7 @@ pub(crate) struct ExtensionRequest {
 
 impl ExtensionRequest {
     /// What transports compare their headers with.
+    #[cfg(feature = "http")]
     pub(crate) fn head(&self) -> RequestHead<'_> {
         RequestHead {
             method: &self.method,
@@ -76,7 +77,9 @@ pub(crate) struct Rejected {
     pub(crate) id: Option<RequestId>,
     /// Why it is refused.
     pub(crate) error: Error,
-    /// The method, version and name, when the envelope could be read (for transport checks).
+    /// The method, version and name, when the envelope could be read (for the HTTP transport's
+    /// header checks; read nowhere else).
+    #[cfg_attr(not(feature = "http"), allow(dead_code))]
     pub(crate) head: Option<OwnedHead>,
 }
 
@@ -90,8 +93,9 @@ pub(crate) struct RequestHead<'a> {
     pub(crate) name: Option<&'a str>,
 }
 
-/// The owned [`RequestHead`] of a refused request.
+/// The owned [`RequestHead`] of a refused request (kept for the HTTP transport's checks).
 #[derive(Debug)]
+#[cfg_attr(not(feature = "http"), allow(dead_code))]
 pub(crate) struct OwnedHead {
     method: String,
     version: Option<String>,
@@ -100,6 +104,7 @@ pub(crate) struct OwnedHead {
 
 impl OwnedHead {
     /// The borrowed form.
+    #[cfg(feature = "http")]
     pub(crate) fn head(&self) -> RequestHead<'_> {
         RequestHead {
             method: &self.method,

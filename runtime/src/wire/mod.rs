@@ -1,7 +1,11 @@
-//! The bottom layer: what crosses the wire, with no knowledge of handlers or servers. Reading
-//! one JSON-RPC message into the generated types ([`Incoming`]), writing replies ([`Reply`]),
-//! the `_meta` keys a request carries, the `Mcp-Param` header coding, and the line reader that
-//! stdio peers share. Every other module of the crate may use this one; it uses none of them.
+//! What crosses the wire, for code that feeds the server messages itself
+//! (`Server::handle_message`): the [`Reply`] to one message, the [`Notifier`] a request's
+//! notifications go to, and the [`BoxFuture`] handlers and input handlers return.
+//!
+//! Inside the crate this is the bottom layer, with no knowledge of handlers or servers: reading
+//! one JSON-RPC message into the generated types, writing replies, the `_meta` keys a request
+//! carries, the `Mcp-Param` header coding, and the line reader that stdio peers share. Every
+//! other module of the crate may use this one; it uses none of them.
 
 #[cfg(any(feature = "stdio", feature = "client"))]
 pub(crate) mod line;
@@ -12,10 +16,14 @@ pub(crate) mod param;
 
 #[cfg(any(feature = "http", feature = "client"))]
 pub(crate) use message::name_field;
+#[cfg(any(feature = "http", feature = "stdio"))]
+pub(crate) use message::request_id;
+#[cfg(feature = "http")]
+pub(crate) use message::request_meta;
 pub use message::Reply;
 #[cfg(feature = "http")]
 pub(crate) use message::{request_head, RequestHead};
-pub(crate) use message::{request_id, request_meta, ExtensionRequest, Incoming};
+pub(crate) use message::{ExtensionRequest, Incoming};
 pub(crate) use meta::*;
 pub use outbox::{Notifier, DEFAULT_QUEUE};
 
@@ -69,6 +77,7 @@ pub(crate) fn json_len(value: &(impl serde_core::Serialize + ?Sized)) -> usize {
     count.0
 }
 
+#[cfg(feature = "http")]
 /// Whether the JSON text `bytes` holds more than `limit` values (objects, arrays and the
 /// scalars in them, counted by their separators outside strings), so a small body cannot be
 /// read into a huge tree: parsed, every value costs tens of bytes however few it took in the
@@ -102,7 +111,7 @@ pub(crate) fn json_values_over(bytes: &[u8], limit: usize) -> bool {
     false
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http"))]
 mod values_tests {
     use super::json_values_over;
 

@@ -22,6 +22,7 @@ pub struct Notifier {
 
 impl Notifier {
     /// A notifier and the receiving end of its queue, which holds up to `capacity` messages.
+    #[cfg(any(feature = "http", feature = "stdio"))]
     pub(crate) fn channel(capacity: usize) -> (Notifier, mpsc::Receiver<String>) {
         let (tx, rx) = mpsc::channel(capacity.max(1));
         (Notifier { tx, cut: None }, rx)
@@ -29,6 +30,7 @@ impl Notifier {
 
     /// This notifier, able to end the connection its stream is read on ([`Notifier::cut`]):
     /// `cut` is bumped each time.
+    #[cfg(feature = "http")]
     pub(crate) fn with_cut(mut self, cut: watch::Sender<u32>) -> Self {
         self.cut = Some(Arc::new(cut));
         self

@@ -26,6 +26,7 @@ pub(crate) fn header_params(properties: Option<&Value>) -> Vec<(String, String)>
 /// the tool (SEP-2243): each name non-empty and a header token (visible ASCII, no separators
 /// such as space or colon), each only on a `string`, `integer` or `boolean` property, no name
 /// twice (ignoring case). The first problem, if any.
+#[cfg(feature = "client")]
 pub(crate) fn checked_header_params(
     properties: Option<&Value>,
 ) -> Result<Vec<(String, String)>, String> {
@@ -70,10 +71,12 @@ pub(crate) fn checked_header_params(
 
 /// How an `Mcp-Param-*` value wraps text a header cannot carry as it is: Base64 of its UTF-8
 /// between these two.
+#[cfg(any(feature = "http", feature = "client"))]
 const PARAM_B64: (&str, &str) = ("=?base64?", "?=");
 
 /// The text an argument is compared as in its `Mcp-Param-*` header: a string itself, any other
 /// value its JSON.
+#[cfg(any(feature = "http", feature = "client"))]
 pub(crate) fn param_text(value: &Value) -> String {
     match value {
         Value::String(s) => s.clone(),
@@ -84,6 +87,7 @@ pub(crate) fn param_text(value: &Value) -> String {
 /// The `Mcp-Param-*` header value for `text`: the text itself when it is plain visible ASCII
 /// (spaces inside allowed), otherwise wrapped Base64, which also covers text that would read as
 /// that form or lose surrounding whitespace in transit. [`decode_param`] reads it back.
+#[cfg(feature = "client")]
 pub(crate) fn encode_param(text: &str) -> String {
     let plain = text.bytes().all(|b| b == b' ' || b.is_ascii_graphic())
         && !text.starts_with(' ')
@@ -99,6 +103,7 @@ pub(crate) fn encode_param(text: &str) -> String {
 
 /// The value of an `Mcp-Param-*` header: `=?base64?...?=` is strict Base64 of UTF-8 text,
 /// anything else is literal.
+#[cfg(feature = "http")]
 pub(crate) fn decode_param(raw: &str) -> Result<String, String> {
     match raw
         .strip_prefix(PARAM_B64.0)
@@ -113,7 +118,7 @@ pub(crate) fn decode_param(raw: &str) -> Result<String, String> {
     }
 }
 
-#[cfg(test)]
+#[cfg(all(test, feature = "http", feature = "client"))]
 mod tests {
     use super::*;
     use serde_json::json;

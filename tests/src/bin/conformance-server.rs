@@ -15,7 +15,7 @@
 //! makes one thread more than there are cores whenever the clients are busy, and a request then
 //! waits a scheduler slice (about 3 ms) in a preempted worker; see BENCHMARKS.md, "The tail".
 
-use oxmcp::{Server, StateKeys};
+use oxmcp::{state::StateKeys, Server};
 use std::sync::Arc;
 
 fn main() -> std::process::ExitCode {

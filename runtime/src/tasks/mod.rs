@@ -1,10 +1,13 @@
-//! Where tasks live between requests: the [`TaskStore`] trait, which any instance of a
-//! deployment reads and updates, and [`InMemoryTaskStore`], the bounded default for one
-//! process. A task is a [`TaskRecord`]: who created it, what it calls, its status, and the
-//! journal its handler replays from, so any instance holding the store can resume it.
+//! Tasks (the `io.modelcontextprotocol/tasks` extension) and where they live between requests:
+//! the [`TaskStore`] trait, which any instance of a deployment reads and updates, and
+//! [`InMemoryTaskStore`], the bounded default for one process (`crate::redis` has one that
+//! instances share). A task is a [`TaskRecord`]: who created it, what it calls, its status, and
+//! the journal its handler replays from, so any instance holding the store can resume it. A
+//! tool runs as a task when it is marked `#[mcp_tool(task = "optional")]` (or `"required"`) and
+//! the client declares the extension.
 
 use crate::handler::Principal;
-use crate::resume::state::Journal;
+use crate::state::Journal;
 use indexmap::IndexMap;
 use oxmcp_schema::{InputRequest, InputResponses, RequestMetaObject};
 #[cfg(feature = "derive")]
@@ -16,6 +19,9 @@ use std::future::Future;
 use std::pin::Pin;
 use std::sync::Mutex;
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// The extension's identifier, in client and server capabilities.
+pub const TASKS_EXTENSION: &str = "io.modelcontextprotocol/tasks";
 
 /// A task's status, as the extension names it on the wire.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

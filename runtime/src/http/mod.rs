@@ -15,10 +15,12 @@
 
 mod config;
 mod edge;
+pub(crate) mod event_log;
 mod modern;
 mod quota;
 mod respond;
 mod session;
+pub(crate) mod sse;
 
 pub use config::HttpConfig;
 
@@ -26,14 +28,13 @@ use crate::server::Server;
 use axum::body::Body;
 use axum::extract::FromRef;
 use axum::extract::{FromRequestParts, State};
-use axum::http::{HeaderMap, StatusCode};
+use axum::http::HeaderMap;
 use axum::response::{IntoResponse, Response};
 use axum::routing::post;
 use axum::Router;
 use config::Core;
 use edge::{read_body, Caller, CheckedHost, Peer, Route};
 use quota::Quotas;
-use respond::json_response;
 use session::Sessions;
 use std::net::SocketAddr;
 use std::sync::Arc;
@@ -91,9 +92,9 @@ fn router_of(app: App) -> Router {
             let body = document.to_string();
             router.route(
                 &at,
-                axum::routing::get(
-                    move || async move { json_response(StatusCode::OK, body.clone()) },
-                ),
+                axum::routing::get(move || async move {
+                    respond::json_response(axum::http::StatusCode::OK, body.clone())
+                }),
             )
         }
         None => router,

@@ -21,7 +21,7 @@ pub struct HttpConfig {
     /// Bearer-token authentication (none by default: every request is served anonymously, or
     /// as the `Principal` an application layer puts in the request's extensions).
     #[cfg(feature = "auth")]
-    pub auth: Option<crate::transport::auth::AuthConfig>,
+    pub auth: Option<crate::auth::AuthConfig>,
     /// Timeouts, the connection limit, the notification queue, quotas and the shutdown deadline.
     pub limits: Limits,
 }

@@ -189,7 +189,7 @@ impl Caller {
 /// The caller of a request with a bearer token, or the 401 that refuses it.
 #[cfg(feature = "auth")]
 async fn authenticate(
-    auth: &crate::transport::auth::AuthConfig,
+    auth: &crate::auth::AuthConfig,
     headers: &HeaderMap,
 ) -> Result<Principal, Refusal> {
     let mut values = headers.get_all(header::AUTHORIZATION).iter();

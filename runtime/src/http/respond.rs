@@ -67,6 +67,7 @@ pub(crate) enum Refusal {
     /// A `Host` or `Origin` that is malformed or not allowed (403).
     NotAllowed(&'static str),
     /// No valid bearer token (401, with the challenge).
+    #[cfg(feature = "auth")]
     Unauthorized { challenge: Option<String> },
     /// A token without the scopes the request needs (403, with the challenge).
     InsufficientScope {
@@ -134,6 +135,7 @@ impl IntoResponse for Refusal {
             Refusal::NotAllowed(which) => {
                 invalid(StatusCode::FORBIDDEN, &format!("{which} not allowed"))
             }
+            #[cfg(feature = "auth")]
             Refusal::Unauthorized { challenge } => {
                 let response = invalid(
                     StatusCode::UNAUTHORIZED,

@@ -9,7 +9,7 @@ use super::quota::InFlight;
 use super::respond::reply_response;
 use super::session::Sessions;
 use crate::server::Server;
-use crate::transport::sse::{event_stream, AbortOnDrop};
+use crate::http::sse::{event_stream, AbortOnDrop};
 use crate::wire::param::{decode_param, param_text};
 use crate::wire::{
     name_field, request_head, request_id, request_meta, Incoming, Notifier, Reply, RequestHead,

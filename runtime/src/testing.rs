@@ -17,8 +17,8 @@
 //! # }
 //! ```
 
-use super::Server;
 use crate::handler::Principal;
+use crate::server::Server;
 use crate::wire::{META_CAPS, META_VERSION};
 use oxmcp_schema::{
     methods, CallToolResult, ClientCapabilities, ClientCapabilitiesElicitation,

@@ -1,0 +1,113 @@
+//! Feature gating in one place: `cfg_http! { ... }` and its kin put their feature's `cfg` on the
+//! items they wrap, and the `doc(cfg)` label docs.rs shows beside them.
+#![allow(unused_macros)]
+
+/// Items that need the `http` feature.
+macro_rules! cfg_http {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "http")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "http")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need the `stdio` feature.
+macro_rules! cfg_stdio {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "stdio")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "stdio")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need the `client` feature.
+macro_rules! cfg_client {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "client")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "client")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need the `auth` feature.
+macro_rules! cfg_auth {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "auth")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "auth")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need the `logging` feature.
+macro_rules! cfg_logging {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "logging")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "logging")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need the `redis` feature.
+macro_rules! cfg_redis {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "redis")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "redis")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need the `jwks-url` feature.
+macro_rules! cfg_jwks_url {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "jwks-url")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "jwks-url")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need the `derive` feature.
+macro_rules! cfg_derive {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "derive")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "derive")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need the `schemars` feature.
+macro_rules! cfg_schemars {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "schemars")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "schemars")))]
+            $item
+        )*
+    };
+}
+
+/// Items that need a transport that serves (`http` or `stdio`).
+macro_rules! cfg_serve {
+    ($($item:item)*) => {
+        $(
+            #[cfg(any(feature = "http", feature = "stdio"))]
+            #[cfg_attr(docsrs, doc(cfg(any(feature = "http", feature = "stdio"))))]
+            $item
+        )*
+    };
+}
