@@ -1,13 +1,18 @@
 //! Proc macros of the MCP toolkit. Use them through `oxmcp`, which re-exports them.
 //!
-//! Each macro parses its input into a small model, checks it (errors carry the span of the
-//! offending token), then expands into calls to `oxmcp`, where the logic lives.
+//! In serde_derive's structure: each macro parses its input into a typed model (`model`), with
+//! every error collected in a context (`ctxt`) and reported at once (each carries the span of
+//! the offending token), then expands per kind (`expand::{tool, prompt, resource}`) into calls to
+//! `oxmcp`, where the logic lives. On an error the item is emitted as written beside the errors,
+//! so the rest of the crate still type-checks.
 
 use proc_macro::TokenStream;
 
 mod attrs;
+mod ctxt;
+mod expand;
 mod form;
-mod handler;
+mod model;
 mod types;
 
 /// Turn an `async fn` into an MCP tool: a unit struct of the same name that implements
@@ -23,14 +28,14 @@ mod types;
 /// the item is reported at once.
 #[proc_macro_attribute]
 pub fn mcp_tool(attr: TokenStream, item: TokenStream) -> TokenStream {
-    handler::expand(handler::Kind::Tool, attr.into(), item.into()).into()
+    expand::expand(model::Kind::Tool, attr.into(), item.into()).into()
 }
 
 /// Turn an `async fn` into an MCP prompt (`prompts/get`); arguments are the prompt's arguments
 /// (`String`, or `Option<String>` for optional ones).
 #[proc_macro_attribute]
 pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
-    handler::expand(handler::Kind::Prompt, attr.into(), item.into()).into()
+    expand::expand(model::Kind::Prompt, attr.into(), item.into()).into()
 }
 
 /// Turn an `async fn` into an MCP resource (`resources/read`): `uri = "..."` is a URI or a URI
@@ -38,7 +43,7 @@ pub fn mcp_prompt(attr: TokenStream, item: TokenStream) -> TokenStream {
 /// `description`, `mime_type`.
 #[proc_macro_attribute]
 pub fn mcp_resource(attr: TokenStream, item: TokenStream) -> TokenStream {
-    handler::expand(handler::Kind::Resource, attr.into(), item.into()).into()
+    expand::expand(model::Kind::Resource, attr.into(), item.into()).into()
 }
 
 /// Make a struct or enum usable as a tool argument or a structured output (`Json<T>`): derives
