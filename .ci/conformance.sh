@@ -2,7 +2,8 @@
 # Run the official MCP conformance suite: the server scenarios against one fixture server process
 # over streamable HTTP (`--suite all` and `--requirements` for 2026-07-28, then `--suite all` at
 # 2025-11-25, 2025-06-18 and 2025-03-26, served by the same handlers through legacy sessions,
-# and the tasks extension's scenarios), then the client scenarios against the project's client.
+# the tasks extension's scenarios, and the skills extension's against a process serving the
+# sample skill tree), then the client scenarios against the project's client.
 # Fails on any failure or warning.
 # Installs Node 22 and the suite from the npm registry into target/conformance (once).
 # Usage: .ci/conformance.sh            (from the repository root; CI and developers alike)
@@ -57,6 +58,30 @@ for scenario in tasks-lifecycle tasks-capability-negotiation tasks-wire-fields t
   if "$node22" "$suite" server --url "$url" --scenario "$scenario" -o "$dir/out-tasks" >"$log" 2>&1; then
     grep -E '^Passed:' "$log" | sed "s/^/$scenario: /" || true
     if grep -qE '[1-9][0-9]* warnings' "$log"; then echo "warnings in $scenario"; status=1; fi
+  else
+    echo "$scenario failed"; tail -n 20 "$log"; status=1
+  fi
+done
+kill "$server_pid" 2>/dev/null || true
+wait "$server_pid" 2>/dev/null || true
+
+# The skills extension's scenarios (SEP-2640), run by name like the tasks ones, against the same
+# fixture binary serving the repository's sample skill tree. Each must pass with no failure and
+# no warning, and with at least one passing check.
+rm -rf "$dir/out-skills"
+port=$(( 20000 + RANDOM % 20000 ))
+./target/release/conformance-server --port "$port" --skills-dir tests/skills 2>"$dir/skills-server.log" &
+server_pid=$!
+for _ in $(seq 50); do
+  if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
+  sleep 0.1
+done
+for scenario in sep-2640-skills-directory sep-2640-skills-enumeration sep-2640-skills-manifest; do
+  log="$dir/skills-$scenario.log"
+  if "$node22" "$suite" server --url "http://127.0.0.1:$port/mcp" --scenario "$scenario" -o "$dir/out-skills" >"$log" 2>&1; then
+    grep -E '^Passed:' "$log" | sed "s/^/$scenario: /" || true
+    if grep -qE '[1-9][0-9]* warnings' "$log"; then echo "warnings in $scenario"; status=1; fi
+    if grep -qE '^Passed: 0/' "$log"; then echo "$scenario: no check passed"; status=1; fi
   else
     echo "$scenario failed"; tail -n 20 "$log"; status=1
   fi

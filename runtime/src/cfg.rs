@@ -101,6 +101,17 @@ macro_rules! cfg_schemars {
     };
 }
 
+/// Items that need the `skills` feature.
+macro_rules! cfg_skills {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "skills")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+            $item
+        )*
+    };
+}
+
 /// Items that need a transport that serves (`http` or `stdio`).
 macro_rules! cfg_serve {
     ($($item:item)*) => {

@@ -17,6 +17,7 @@
 //! | [`state`] | configure the `requestState` key ring, codec and single-use guard |
 //! | [`tasks`] | keep tasks somewhere else than in memory |
 //! | [`redis`] | share tasks and single use between instances through Redis |
+//! | [`skills`] | offer Agent Skills (the skills extension) |
 //! | [`client`] | call MCP servers, answering their input requests |
 //! | [`testing`] | drive a multi-round call in a unit test |
 //! | [`handler`] | implement a handler by hand, or name the types the macros use |
@@ -64,6 +65,9 @@ cfg_logging! {
 }
 cfg_redis! {
     pub mod redis;
+}
+cfg_skills! {
+    pub mod skills;
 }
 cfg_stdio! {
     pub mod stdio;

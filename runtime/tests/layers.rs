@@ -41,6 +41,7 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
         "testing" => &["wire", "handler", "state", "resume", "tasks", "server"],
         "client" => &["wire"],
         "logging" => &[],
+        "skills" => &["wire"],
         // The crate root and the guide re-export and document; they are above every layer.
         _ => return None,
     })

@@ -44,6 +44,10 @@ impl Server {
     ) -> Option<Reply> {
         match incoming {
             Incoming::Request(request) => self.dispatch(request, principal, notifier, live).await,
+            // Skills are served in both eras.
+            Incoming::Extension(request) if !request.method.starts_with("tasks/") => {
+                Some(self.skills_request(*request))
+            }
             // Tasks are a modern extension; a legacy session has none.
             Incoming::Extension(request) if live.is_some() => Some(Reply::error(
                 Some(request.id),
@@ -113,6 +117,37 @@ impl Server {
             other => Reply::error(None, Error::method_not_found(other.variant_name())),
         };
         Some(reply)
+    }
+}
+
+impl Server {
+    /// `skills/list`, `skills/get` and `resources/directory/read`: answered from the skills
+    /// catalog, or as unknown methods by a server that offers no skills.
+    pub(crate) fn skills_request(&self, request: crate::wire::ExtensionRequest) -> Reply {
+        #[cfg(feature = "skills")]
+        if let Some(skills) = &self.skills {
+            let params = &request.params;
+            let uri = params.get("uri").and_then(serde_json::Value::as_str);
+            let cursor = params.get("cursor").and_then(serde_json::Value::as_str);
+            let outcome = match request.method.as_str() {
+                "skills/list" => skills.list(cursor, self.page_size),
+                "skills/get" => skills.get(uri),
+                "resources/directory/read" => skills.directory(uri, cursor, self.page_size),
+                other => Err(oxmcp_schema::Error::method_not_found(other)),
+            };
+            return match outcome {
+                Ok(serde_json::Value::Object(fields)) => super::tasks::raw_result(request.id, fields),
+                Ok(_) => Reply::error(
+                    Some(request.id),
+                    oxmcp_schema::Error::internal("a skills result that is not an object"),
+                ),
+                Err(e) => Reply::error(Some(request.id), e),
+            };
+        }
+        Reply::error(
+            Some(request.id),
+            oxmcp_schema::Error::method_not_found(&request.method),
+        )
     }
 }
 

@@ -38,18 +38,30 @@ impl Server {
             }),
             logging: Some(Map::new()),
             completions: self.completion.is_some().then(Map::new),
-            // The tasks extension, when a tool can run as a task.
-            extensions: self
-                .tools
-                .values()
-                .any(|t| t.handler.task_support().mode != crate::handler::TaskMode::Never)
-                .then(|| {
-                    [(super::tasks::TASKS_EXTENSION.to_string(), Map::new())]
-                        .into_iter()
-                        .collect()
-                }),
+            extensions: self.extensions(),
             ..Default::default()
         }
+    }
+
+    /// The extensions this server serves, with their settings: tasks, when a tool can run as
+    /// a task; skills, when it offers skills.
+    fn extensions(&self) -> Option<indexmap::IndexMap<String, Map<String, serde_json::Value>>> {
+        let mut extensions = indexmap::IndexMap::new();
+        let tasks = self
+            .tools
+            .values()
+            .any(|t| t.handler.task_support().mode != crate::handler::TaskMode::Never);
+        if tasks {
+            extensions.insert(super::tasks::TASKS_EXTENSION.to_string(), Map::new());
+        }
+        #[cfg(feature = "skills")]
+        if self.skills.is_some() {
+            extensions.insert(
+                crate::skills::SKILLS_EXTENSION.to_string(),
+                crate::skills::Skills::capability(),
+            );
+        }
+        (!extensions.is_empty()).then_some(extensions)
     }
 
     pub(crate) fn discover(&self) -> DiscoverResult {
@@ -140,6 +152,20 @@ impl Server {
             ResourceListing::Resource(r) => Some(r),
             _ => None,
         });
+        // Each skill's SKILL.md follows the registered resources.
+        #[cfg(feature = "skills")]
+        let skills: Vec<oxmcp_schema::Resource> = self
+            .skills
+            .as_ref()
+            .map(|s| {
+                s.resources()
+                    .iter()
+                    .filter_map(|r| crate::wire::from_value_text(r).ok())
+                    .collect()
+            })
+            .unwrap_or_default();
+        #[cfg(feature = "skills")]
+        let listed = listed.chain(skills.iter());
         let page = self.page(listed, params.cursor.as_deref())?;
         Ok(ListResourcesResult {
             resources: page.items,

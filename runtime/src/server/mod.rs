@@ -90,6 +90,9 @@ pub struct Server {
     legacy: bool,
     /// The tasks extension: where tasks are kept and the runs this process drives.
     tasks: Arc<tasks::TaskEngine>,
+    /// The skills extension's catalog, when the server offers skills.
+    #[cfg(feature = "skills")]
+    skills: Option<Arc<crate::skills::Skills>>,
 }
 
 /// Completes an argument: (prompt name or resource template URI, argument name, partial value)
@@ -117,6 +120,12 @@ pub struct ServerBuilder {
     task_lease: Duration,
     task_budget: usize,
     tasks_per_principal: usize,
+    #[cfg(feature = "skills")]
+    skills_dir: Option<std::path::PathBuf>,
+    #[cfg(feature = "skills")]
+    skills: Vec<crate::skills::Skill>,
+    #[cfg(feature = "skills")]
+    skills_poll: Duration,
 }
 
 /// Why a server could not be built.
@@ -177,6 +186,12 @@ impl Server {
             task_lease: tasks::DEFAULT_TASK_LEASE,
             task_budget: tasks::DEFAULT_TASK_BUDGET,
             tasks_per_principal: tasks::DEFAULT_TASKS_PER_PRINCIPAL,
+            #[cfg(feature = "skills")]
+            skills_dir: None,
+            #[cfg(feature = "skills")]
+            skills: Vec::new(),
+            #[cfg(feature = "skills")]
+            skills_poll: Duration::from_secs(2),
         }
     }
 }
@@ -225,6 +240,32 @@ impl ServerBuilder {
     /// principals go on creating theirs. Without authentication every caller is one principal.
     pub fn tasks_per_principal(mut self, n: usize) -> Self {
         self.tasks_per_principal = n.max(1);
+        self
+    }
+
+    /// Offer every skill found below `dir` (the skills extension): each folder that holds a
+    /// `SKILL.md` is a skill, its path below `dir` the skill's path. The folder is watched and
+    /// loaded again when it changes (see [`crate::skills`]).
+    #[cfg(feature = "skills")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+    pub fn skills_dir(mut self, dir: impl Into<std::path::PathBuf>) -> Self {
+        self.skills_dir = Some(dir.into());
+        self
+    }
+
+    /// Offer `skill`, built in code (the skills extension).
+    #[cfg(feature = "skills")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+    pub fn skill(mut self, skill: crate::skills::Skill) -> Self {
+        self.skills.push(skill);
+        self
+    }
+
+    /// How often the skills folder is checked for changes (default 2 s).
+    #[cfg(feature = "skills")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "skills")))]
+    pub fn skills_poll(mut self, every: Duration) -> Self {
+        self.skills_poll = every.max(Duration::from_millis(10));
         self
     }
 
@@ -407,6 +448,16 @@ impl ServerBuilder {
                 )
                 .with_budget(self.task_budget, self.tasks_per_principal),
             ),
+            #[cfg(feature = "skills")]
+            skills: (self.skills_dir.is_some() || !self.skills.is_empty()).then(|| {
+                let skills = Arc::new(crate::skills::Skills::new(
+                    self.skills_dir,
+                    self.skills,
+                    self.skills_poll,
+                ));
+                skills.watch();
+                skills
+            }),
         })
     }
 }

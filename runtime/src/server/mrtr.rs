@@ -247,6 +247,16 @@ impl Server {
             uri,
             ..
         } = params;
+        // A skill's file is served from the skills catalog, in one round.
+        #[cfg(feature = "skills")]
+        if let Some(result) = self.skills.as_ref().and_then(|s| s.read(&uri)) {
+            return ready(
+                match crate::wire::from_value_text::<oxmcp_schema::ReadResourceResult>(&result) {
+                    Ok(result) => Reply::result(id, result),
+                    Err(e) => Reply::error(Some(id), Error::internal(e.to_string())),
+                },
+            );
+        }
         let meta = Box::new(meta);
         let Some((resource, vars)) = self.find_resource(&uri) else {
             return ready(Reply::error(Some(id), resource_not_found(&uri)));

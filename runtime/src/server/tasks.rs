@@ -174,7 +174,7 @@ fn task_fields(record: &TaskRecord) -> Map<String, Value> {
 }
 
 /// A result reply carrying `fields` as is.
-fn raw_result(id: RequestId, fields: Map<String, Value>) -> Reply {
+pub(crate) fn raw_result(id: RequestId, fields: Map<String, Value>) -> Reply {
     match oxmcp_schema::Result::from_typed(&Value::Object(fields)) {
         Ok(result) => Reply::result(id, ServerResult::Result(result)),
         Err(e) => Reply::error(Some(id), Error::internal(e.to_string())),

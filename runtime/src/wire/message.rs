@@ -28,9 +28,17 @@ const REQUEST_METHODS: [&str; 10] = [
     methods::SUBSCRIPTIONS_LISTEN,
 ];
 
-/// The methods of the tasks extension this server serves (`tasks/result` and `tasks/list` were
-/// removed from it, and are unknown methods).
-pub(crate) const EXTENSION_METHODS: [&str; 3] = ["tasks/get", "tasks/update", "tasks/cancel"];
+/// The methods of the extensions this runtime knows: the tasks extension's (`tasks/result` and
+/// `tasks/list` were removed from it, and are unknown methods) and the skills extension's. A
+/// server without the extension answers them as unknown methods.
+pub(crate) const EXTENSION_METHODS: [&str; 6] = [
+    "tasks/get",
+    "tasks/update",
+    "tasks/cancel",
+    "skills/list",
+    "skills/get",
+    "resources/directory/read",
+];
 
 /// What one incoming message is.
 #[derive(Debug)]

@@ -9,6 +9,8 @@
 //! `--task-store redis://HOST:PORT` keeps tasks (and single use of `requestState`) in Redis, so
 //! several processes share them; `--task-lease-ms N` sets how long a process holds a running
 //! task without renewing (default 30000).
+//! `--skills-dir PATH` offers every skill below PATH (the skills extension; the repository's
+//! `tests/skills` is a sample tree with subfolders and binary files).
 //! `--threads N` sets the tokio worker threads. The default is one fewer than the machine's cores
 //! (at least one): this server runs beside its clients (the conformance suite, the load
 //! generator) on the same host, and its requests are short (tens of µs), so a worker per core
@@ -50,6 +52,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
     let mut task_store: Option<String> = None;
     let mut task_lease = std::time::Duration::from_secs(30);
     let mut jwks_max_age = std::time::Duration::from_secs(300);
+    let mut skills_dir: Option<String> = None;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -69,6 +72,13 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
                     _ => audience = Some(value),
                 }
             }
+            "--skills-dir" => match it.next() {
+                Some(dir) => skills_dir = Some(dir.clone()),
+                None => {
+                    eprintln!("--skills-dir needs a folder");
+                    return std::process::ExitCode::from(2);
+                }
+            },
             "--task-store" => match it.next() {
                 Some(url) => task_store = Some(url.clone()),
                 None => {
@@ -99,7 +109,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
             },
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD [--auth-jwks-refresh-secs N]] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--threads N]"
+                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD [--auth-jwks-refresh-secs N]] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--skills-dir PATH] [--threads N]"
                 );
                 return std::process::ExitCode::from(2);
             }
@@ -120,6 +130,9 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
     let mut builder = mcp_tests::conformance::server(Server::builder())
         .state_keys(keys)
         .task_lease(task_lease);
+    if let Some(dir) = skills_dir {
+        builder = builder.skills_dir(dir);
+    }
     if let Some(url) = task_store {
         use oxmcp::redis::{RedisReplayGuard, RedisTaskStore};
         let (store, guard) = match (
