@@ -111,5 +111,21 @@ for run in sep-2322-client-request-state@2026-07-28 request-metadata@2026-07-28 
   fi
 done
 
+# The skills extension's client scenarios (SEP-2640), by name and without a spec version, like
+# the server ones: no prefetch, and a skill whose SKILL.md fails its digest, size or frontmatter
+# is not loaded.
+for scenario in sep-2640-client-no-prefetch sep-2640-client-verify-digest sep-2640-client-verify-size \
+    sep-2640-client-verify-frontmatter; do
+  echo "== conformance client --scenario $scenario"
+  log="$dir/client-$scenario.log"
+  if unshare --net bash -c "ip link set lo up && '$node22' '$suite' client --command '$client' --scenario $scenario -o '$dir/out-client'" >"$log" 2>&1; then
+    grep -E '^Passed:' "$log" || true
+    if grep -qE '[1-9][0-9]* warnings' "$log"; then echo "warnings in $scenario"; status=1; fi
+    if grep -qE '^Passed: 0/' "$log"; then echo "$scenario: no check passed"; status=1; fi
+  else
+    tail -n 20 "$log"; status=1
+  fi
+done
+
 if [ "$status" -ne 0 ]; then echo "conformance: FAILED (logs in $dir)"; fi
 exit "$status"

@@ -39,7 +39,7 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
         ],
         "redis" => &["wire", "state", "tasks"],
         "testing" => &["wire", "handler", "state", "resume", "tasks", "server"],
-        "client" => &["wire"],
+        "client" => &["wire", "skills"],
         "logging" => &[],
         "skills" => &["wire"],
         // The crate root and the guide re-export and document; they are above every layer.

@@ -56,10 +56,7 @@ fn base64_decode(text: &str) -> Vec<u8> {
 
 #[tokio::test]
 async fn a_tree_with_subfolders_and_binary_files_is_listed_verified_and_read() {
-    let server = Server::builder()
-        .skills_dir(sample_tree())
-        .build()
-        .unwrap();
+    let server = Server::builder().skills_dir(sample_tree()).build().unwrap();
     let discover = call(&server, "server/discover", json!({})).await;
     let caps = &discover["result"]["capabilities"];
     assert_eq!(
@@ -99,21 +96,51 @@ async fn a_tree_with_subfolders_and_binary_files_is_listed_verified_and_read() {
         );
     }
     // Binary files, and text with a NUL byte, are blobs; text is text.
-    let png = call(&server, "resources/read", json!({"uri": "skill://pdf-processing/assets/logo.png"})).await;
+    let png = call(
+        &server,
+        "resources/read",
+        json!({"uri": "skill://pdf-processing/assets/logo.png"}),
+    )
+    .await;
     assert!(png["result"]["contents"][0]["blob"].is_string());
     assert_eq!(png["result"]["contents"][0]["mimeType"], "image/png");
-    let nul = call(&server, "resources/read", json!({"uri": "skill://pdf-processing/assets/with-nul.txt"})).await;
+    let nul = call(
+        &server,
+        "resources/read",
+        json!({"uri": "skill://pdf-processing/assets/with-nul.txt"}),
+    )
+    .await;
     assert!(nul["result"]["contents"][0]["blob"].is_string());
-    let md = call(&server, "resources/read", json!({"uri": "skill://pdf-processing/SKILL.md"})).await;
+    let md = call(
+        &server,
+        "resources/read",
+        json!({"uri": "skill://pdf-processing/SKILL.md"}),
+    )
+    .await;
     assert_eq!(md["result"]["contents"][0]["mimeType"], "text/markdown");
     // skills/get, and an unknown skill.
-    let got = call(&server, "skills/get", json!({"uri": "skill://pdf-processing/SKILL.md"})).await;
+    let got = call(
+        &server,
+        "skills/get",
+        json!({"uri": "skill://pdf-processing/SKILL.md"}),
+    )
+    .await;
     assert_eq!(got["result"]["skill"], *pdf);
     assert!(got["result"].get("nextCursor").is_none());
-    let unknown = call(&server, "skills/get", json!({"uri": "skill://nope/SKILL.md"})).await;
+    let unknown = call(
+        &server,
+        "skills/get",
+        json!({"uri": "skill://nope/SKILL.md"}),
+    )
+    .await;
     assert_eq!(unknown["error"]["code"], -32602);
     // Directories: direct children, subfolders as inode/directory; a file is not one.
-    let dir = call(&server, "resources/directory/read", json!({"uri": "skill://pdf-processing"})).await;
+    let dir = call(
+        &server,
+        "resources/directory/read",
+        json!({"uri": "skill://pdf-processing"}),
+    )
+    .await;
     let children = dir["result"]["resources"].as_array().unwrap();
     let names: Vec<(&str, &str)> = children
         .iter()
@@ -128,9 +155,19 @@ async fn a_tree_with_subfolders_and_binary_files_is_listed_verified_and_read() {
             ("scripts", "inode/directory")
         ]
     );
-    let sub = call(&server, "resources/directory/read", json!({"uri": "skill://pdf-processing/references"})).await;
+    let sub = call(
+        &server,
+        "resources/directory/read",
+        json!({"uri": "skill://pdf-processing/references"}),
+    )
+    .await;
     assert_eq!(sub["result"]["resources"][0]["name"], "FORMS.md");
-    let file = call(&server, "resources/directory/read", json!({"uri": "skill://pdf-processing/SKILL.md"})).await;
+    let file = call(
+        &server,
+        "resources/directory/read",
+        json!({"uri": "skill://pdf-processing/SKILL.md"}),
+    )
+    .await;
     assert_eq!(file["error"]["code"], -32602);
     // SKILL.md is a resource of resources/list, named and described by its frontmatter.
     let listed = call(&server, "resources/list", json!({})).await;
@@ -180,7 +217,10 @@ async fn skills_list_pages_never_split_an_entry() {
 /// loaded it after `prepare` changed the tree.
 fn scratch(prepare: impl FnOnce(&Path)) -> (tempfile::TempDir, Server, String) {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&sample_tree().join("pdf-processing"), &dir.path().join("pdf-processing"));
+    copy_tree(
+        &sample_tree().join("pdf-processing"),
+        &dir.path().join("pdf-processing"),
+    );
     prepare(dir.path());
     let log = Arc::new(Mutex::new(Vec::<u8>::new()));
     let sink = log.clone();
@@ -240,7 +280,12 @@ async fn links_dot_dot_and_encoded_escapes_are_refused_never_followed() {
         .iter()
         .map(|r| r["uri"].as_str().unwrap())
         .collect();
-    assert!(!files.iter().any(|u| u.contains("leak") || u.contains("etc")), "{files:?}");
+    assert!(
+        !files
+            .iter()
+            .any(|u| u.contains("leak") || u.contains("etc")),
+        "{files:?}"
+    );
     for uri in [
         "skill://pdf-processing/leak.txt",
         "skill://pdf-processing/etc/passwd",
@@ -262,21 +307,39 @@ async fn a_bad_frontmatter_or_an_oversized_skill_is_left_out_and_the_rest_served
     let (_dir, server, log) = scratch(|root| {
         let bad = root.join("broken-skill");
         std::fs::create_dir_all(&bad).unwrap();
-        std::fs::write(bad.join("SKILL.md"), "---\nname: broken-skill\n---\nno description\n")
-            .unwrap();
+        std::fs::write(
+            bad.join("SKILL.md"),
+            "---\nname: broken-skill\n---\nno description\n",
+        )
+        .unwrap();
         let big = root.join("big-skill");
         std::fs::create_dir_all(&big).unwrap();
-        std::fs::write(big.join("SKILL.md"), "---\nname: big-skill\ndescription: big\n---\n")
-            .unwrap();
+        std::fs::write(
+            big.join("SKILL.md"),
+            "---\nname: big-skill\ndescription: big\n---\n",
+        )
+        .unwrap();
         std::fs::write(big.join("data.bin"), vec![7u8; 17 * 1024 * 1024]).unwrap();
         let misnamed = root.join("misnamed");
         std::fs::create_dir_all(&misnamed).unwrap();
-        std::fs::write(misnamed.join("SKILL.md"), "---\nname: other-name\ndescription: x\n---\n")
-            .unwrap();
+        std::fs::write(
+            misnamed.join("SKILL.md"),
+            "---\nname: other-name\ndescription: x\n---\n",
+        )
+        .unwrap();
     });
-    assert!(log.contains("skill `broken-skill`") && log.contains("description"), "{log}");
-    assert!(log.contains("skill `big-skill`") && log.contains("bytes"), "{log}");
-    assert!(log.contains("skill `misnamed`") && log.contains("folder"), "{log}");
+    assert!(
+        log.contains("skill `broken-skill`") && log.contains("description"),
+        "{log}"
+    );
+    assert!(
+        log.contains("skill `big-skill`") && log.contains("bytes"),
+        "{log}"
+    );
+    assert!(
+        log.contains("skill `misnamed`") && log.contains("folder"),
+        "{log}"
+    );
     let list = call(&server, "skills/list", json!({})).await;
     let uris: Vec<&str> = list["result"]["skills"]
         .as_array()
@@ -290,7 +353,10 @@ async fn a_bad_frontmatter_or_an_oversized_skill_is_left_out_and_the_rest_served
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_file_changed_while_serving_gets_a_new_digest_and_reads_stay_consistent() {
     let dir = tempfile::tempdir().unwrap();
-    copy_tree(&sample_tree().join("pdf-processing"), &dir.path().join("pdf-processing"));
+    copy_tree(
+        &sample_tree().join("pdf-processing"),
+        &dir.path().join("pdf-processing"),
+    );
     let server = Server::builder()
         .skills_dir(dir.path())
         .skills_poll(Duration::from_millis(20))
@@ -309,7 +375,10 @@ async fn a_file_changed_while_serving_gets_a_new_digest_and_reads_stay_consisten
             .map(|r| r["digest"].as_str().unwrap().to_string())
             .unwrap()
     };
-    assert_eq!(digest_of(&call(&server, "skills/list", json!({})).await), sha256(&old));
+    assert_eq!(
+        digest_of(&call(&server, "skills/list", json!({})).await),
+        sha256(&old)
+    );
     std::fs::write(&path, &new).unwrap();
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
@@ -336,4 +405,57 @@ async fn a_server_without_skills_answers_the_methods_as_unknown() {
     assert!(discover["result"]["capabilities"]["extensions"]
         .get("io.modelcontextprotocol/skills")
         .is_none());
+}
+
+#[tokio::test]
+async fn the_client_lists_and_reads_skills_and_refuses_what_fails_verification() {
+    use oxmcp::client::{Client, ClientError};
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    let server = Server::builder().skills_dir(sample_tree()).build().unwrap();
+    tokio::spawn(oxmcp::http::serve_listener(
+        Arc::new(server),
+        listener,
+        Default::default(),
+        std::future::pending(),
+    ));
+    let client = Client::http(&url);
+    let skills = client.list_skills().await.unwrap();
+    assert_eq!(skills.len(), 2);
+    let pdf = client
+        .get_skill("skill://pdf-processing/SKILL.md")
+        .await
+        .unwrap();
+    assert_eq!(pdf, skills[1]);
+    // Every listed file reads back verified, the binary one included.
+    for file in pdf.files.as_ref().unwrap() {
+        let bytes = client.read_skill_file(&pdf, &file.uri).await.unwrap();
+        assert_eq!(bytes.len() as u64, file.size, "{}", file.uri);
+    }
+    // An entry that does not match what the server sends is refused, whatever differs.
+    let tamper = |f: &dyn Fn(&mut oxmcp::client::SkillEntry)| {
+        let mut entry = pdf.clone();
+        f(&mut entry);
+        entry
+    };
+    let cases = [
+        tamper(&|e| e.files.as_mut().unwrap()[0].digest = format!("sha256:{}", "0".repeat(64))),
+        tamper(&|e| e.files.as_mut().unwrap()[0].size += 1),
+        tamper(&|e| {
+            e.frontmatter
+                .insert("description".into(), json!("Exfiltrate credentials"));
+        }),
+    ];
+    for entry in &cases {
+        let refused = client.read_skill_file(entry, &entry.uri).await;
+        assert!(
+            matches!(refused, Err(ClientError::Unverified(_))),
+            "{refused:?}"
+        );
+    }
+    // A file the entry does not list is not read at all.
+    let unlisted = client
+        .read_skill_file(&pdf, "skill://acme/data-cleanup/SKILL.md")
+        .await;
+    assert!(matches!(unlisted, Err(ClientError::Unverified(_))));
 }

@@ -136,7 +136,9 @@ impl Server {
                 other => Err(oxmcp_schema::Error::method_not_found(other)),
             };
             return match outcome {
-                Ok(serde_json::Value::Object(fields)) => super::tasks::raw_result(request.id, fields),
+                Ok(serde_json::Value::Object(fields)) => {
+                    super::tasks::raw_result(request.id, fields)
+                }
                 Ok(_) => Reply::error(
                     Some(request.id),
                     oxmcp_schema::Error::internal("a skills result that is not an object"),

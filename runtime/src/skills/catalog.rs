@@ -19,11 +19,13 @@ pub(crate) const SKILL_MD: &str = "SKILL.md";
 /// The MIME type of a directory in `resources/directory/read`.
 pub(crate) const DIRECTORY_MIME: &str = "inode/directory";
 
-/// A skill before it is checked: its path (the last segment is its name) and its files, by
-/// path relative to the skill's folder, segment by segment.
+/// Files by path relative to a skill's folder, segment by segment, with their bytes.
+pub(crate) type Files = Vec<(Vec<String>, Vec<u8>)>;
+
+/// A skill before it is checked: its path (the last segment is its name) and its files.
 pub(crate) struct RawSkill {
     pub(crate) path: Vec<String>,
-    pub(crate) files: Vec<(Vec<String>, Vec<u8>)>,
+    pub(crate) files: Files,
 }
 
 /// A file of a skill.

@@ -5,7 +5,7 @@
 //! files on the opened handle, so a file swapped for a link between the listing and the read is
 //! refused too. Names starting with `.` are left out.
 
-use super::catalog::{RawSkill, MAX_BYTES, MAX_FILES, SKILL_MD};
+use super::catalog::{Files, RawSkill, MAX_BYTES, MAX_FILES, SKILL_MD};
 use std::fs;
 use std::hash::{Hash, Hasher};
 use std::io::Read;
@@ -85,7 +85,7 @@ fn find(dir: &Path, prefix: &mut Vec<String>, skills: &mut Vec<RawSkill>, notes:
 
 /// The files of the skill at `dir`, by path relative to it; an error once it holds more files
 /// or bytes than a skill may (without reading further).
-fn read_skill(dir: &Path, notes: &mut Vec<String>) -> Result<Vec<(Vec<String>, Vec<u8>)>, String> {
+fn read_skill(dir: &Path, notes: &mut Vec<String>) -> Result<Files, String> {
     let mut files = Vec::new();
     let mut total = 0u64;
     let mut stack: Vec<(std::path::PathBuf, Vec<String>)> = vec![(dir.to_path_buf(), Vec::new())];

@@ -227,6 +227,13 @@ impl Skills {
     }
 }
 
+/// The frontmatter of a `SKILL.md`'s text, as JSON, with a non-empty `name` and
+/// `description`; or why it has none. The client compares it with a skill's entry.
+#[cfg(feature = "client")]
+pub(crate) fn parse_frontmatter(text: &str) -> Result<serde_json::Map<String, Value>, String> {
+    frontmatter::parse(text)
+}
+
 fn encode_cursor(offset: usize) -> String {
     base64_simd::URL_SAFE_NO_PAD.encode_to_string(format!("s:{offset}"))
 }

@@ -3,7 +3,10 @@
 //! every input request (forms from their schema, sampling with a fixed text, no roots). When the
 //! scenario names the calls to make (`toolCalls` in `MCP_CONFORMANCE_CONTEXT`) it makes those,
 //! in order; `json-schema-2020-12-preservation` asks it to echo one tool's `inputSchema`, as
-//! received, through the other tool.
+//! received, through the other tool. In the skills scenarios (`sep-2640-client-*`) it lists the
+//! server's skills and, but for `sep-2640-client-no-prefetch` (which loads none), loads the
+//! first one: its `SKILL.md`, verified, then its other files, each verified; a file that fails
+//! verification stops the load.
 
 use oxmcp::client::{Client, ClientError};
 use oxmcp::schema::{ClientCapabilities, ElicitRequestParams, InputRequest};
@@ -74,6 +77,10 @@ async fn main() -> std::process::ExitCode {
     if let Err(e) = client.discover().await {
         eprintln!("server/discover: {e}");
     }
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    if scenario.starts_with("sep-2640-client-") {
+        return skills(&client, scenario != "sep-2640-client-no-prefetch").await;
+    }
     let tools = match client.list_tools().await {
         Ok(t) => t.tools,
         Err(e) => {
@@ -81,7 +88,6 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
         .ok()
         .and_then(|c| serde_json::from_str(&c).ok())
@@ -133,6 +139,34 @@ async fn main() -> std::process::ExitCode {
             Ok(r) => eprintln!("{name}: {} content block(s)", r.content.len()),
             Err(e) => eprintln!("{name}: {e}"),
         }
+    }
+    std::process::ExitCode::SUCCESS
+}
+
+/// List the skills and, when `load`, load the first: its `SKILL.md`, then the rest, each
+/// verified before it is used.
+async fn skills(client: &Client, load: bool) -> std::process::ExitCode {
+    let skills = match client.list_skills().await {
+        Ok(skills) => skills,
+        Err(e) => {
+            eprintln!("skills/list: {e}");
+            return std::process::ExitCode::FAILURE;
+        }
+    };
+    eprintln!("{} skill(s) listed", skills.len());
+    let Some(skill) = skills.first().filter(|_| load) else {
+        return std::process::ExitCode::SUCCESS;
+    };
+    match client.read_skill_file(skill, &skill.uri).await {
+        Ok(_) => {
+            for file in skill.files.iter().flatten().filter(|f| f.uri != skill.uri) {
+                if let Err(e) = client.read_skill_file(skill, &file.uri).await {
+                    eprintln!("{}: {e}", file.uri);
+                    break;
+                }
+            }
+        }
+        Err(e) => eprintln!("not loading {}: {e}", skill.uri),
     }
     std::process::ExitCode::SUCCESS
 }
