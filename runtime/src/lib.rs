@@ -16,17 +16,18 @@
 //! | [`auth`] | verify bearer tokens (OAuth 2.1 resource server) |
 //! | [`state`] | configure the `requestState` key ring, codec and single-use guard |
 //! | [`tasks`] | keep tasks somewhere else than in memory |
-//! | [`redis`] | share tasks and single use between instances through Redis |
+//! | `redis` | share tasks and single use between instances through Redis (feature `redis`) |
 //! | [`skills`] | offer Agent Skills (the skills extension) |
 //! | [`client`] | call MCP servers, answering their input requests |
 //! | [`testing`] | drive a multi-round call in a unit test |
+//! | [`server`] | change what a running server offers ([`server::Catalog`]) |
 //! | [`handler`] | implement a handler by hand, or name the types the macros use |
 //! | [`wire`] | feed the server messages yourself (`Server::handle_message`) |
 //!
 //! Cargo features: `http` (streamable HTTP server, on axum), `stdio` (stdio server) and `client`
 //! (an MRTR client over HTTP or stdio) are on by default, with `auth`, `logging` and `derive`; a
 //! stdio-only server builds with `default-features = false, features = ["stdio"]` and compiles
-//! no HTTP stack. `redis` adds [`redis`]. `bench` exposes internals for the project's benchmarks
+//! no HTTP stack. `redis` adds the `redis` module. `bench` exposes internals for the project's benchmarks
 //! (`oxmcp::bench`); it is not a stable API.
 //!
 //! The crate is built in layers whose imports point one way (see ARCHITECTURE.md): `wire` <-
@@ -44,7 +45,7 @@ mod cfg;
 
 pub mod handler;
 mod resume;
-mod server;
+pub mod server;
 pub mod state;
 pub mod tasks;
 mod transport;

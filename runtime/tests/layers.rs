@@ -1,5 +1,5 @@
 //! The runtime's modules import one way: `wire` <- `handler` <- `state` <- `resume` <- `tasks`
-//! <- `server` <- the transports (`transport`'s shared limits, `auth`, `http`, `stdio`) and
+//! (and `skills`, on `wire` alone) <- `server` <- the transports (`transport`'s shared limits, `auth`, `http`, `stdio`) and
 //! `testing`; `redis` sits on `state` and `tasks`, and the client uses `wire` alone. This reads
 //! the crate's sources and fails on an import that points up a layer, or on any cycle between
 //! modules.
@@ -15,7 +15,7 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
         "state" => &["wire"],
         "resume" => &["wire", "handler", "state"],
         "tasks" => &["wire", "handler", "state"],
-        "server" => &["wire", "handler", "state", "resume", "tasks"],
+        "server" => &["wire", "handler", "state", "resume", "tasks", "skills"],
         "transport" => &["wire", "handler", "state", "resume", "tasks", "server"],
         "auth" => &["wire", "handler"],
         "http" => &[

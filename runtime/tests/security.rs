@@ -53,6 +53,14 @@ async fn start_with(
     limits: Limits,
     build: impl FnOnce(oxmcp::ServerBuilder) -> oxmcp::ServerBuilder,
 ) -> String {
+    start_with_catalog(limits, build).await.0
+}
+
+/// [`start_with`], and the server's catalog.
+async fn start_with_catalog(
+    limits: Limits,
+    build: impl FnOnce(oxmcp::ServerBuilder) -> oxmcp::ServerBuilder,
+) -> (String, oxmcp::server::Catalog) {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     let verifier = JwtVerifier::new(JwksFile(keys_dir().join("jwks.json")), ISSUER, url.clone());
@@ -60,6 +68,7 @@ async fn start_with(
         .state_keys(StateKeys::parse(&format!("1:{}", "ab".repeat(32))).unwrap())
         .build()
         .unwrap();
+    let catalog = server.catalog();
     let config = HttpConfig {
         auth: Some(
             AuthConfig::new(verifier, url.clone())
@@ -75,7 +84,7 @@ async fn start_with(
         config,
         std::future::pending(),
     ));
-    url
+    (url, catalog)
 }
 
 async fn start() -> String {
@@ -649,4 +658,56 @@ async fn a_key_takes_only_its_declared_algorithm_and_tokens_must_be_access_token
             "{typ}: {err}"
         );
     }
+}
+
+#[tokio::test]
+async fn a_tool_visible_to_a_scope_is_hidden_from_and_refused_to_others() {
+    let (url, catalog) = start_with_catalog(Limits::default(), |b| b).await;
+    assert!(catalog.tool_visible_to("test_whoami", |p| p.is_some_and(|p| p.has_scope("ops"))));
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {}});
+    let as_caller = |token: String, method: &'static str, params: Value| {
+        let url = url.clone();
+        async move {
+            let auth = format!("Bearer {token}");
+            let mut headers = vec![
+                ("authorization", auth.as_str()),
+                ("mcp-protocol-version", "2026-07-28"),
+                ("mcp-method", method),
+            ];
+            if method == "tools/call" {
+                headers.push(("mcp-name", "test_whoami"));
+            }
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": method, "params": params});
+            exchange("POST", &url, &headers, Some(body)).await
+        }
+    };
+    let listed = |reply: &Value| {
+        reply["result"]["tools"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .any(|t| t["name"] == "test_whoami")
+    };
+    let call = json!({"name": "test_whoami", "arguments": {}, "_meta": meta});
+    // Without the scope: not listed, and a call is answered as for an unknown tool.
+    let bob = token("bob", "", &url);
+    let (_, _, list) = as_caller(bob.clone(), "tools/list", json!({"_meta": meta})).await;
+    assert!(!listed(&list), "{list}");
+    let (status, _, reply) = as_caller(bob, "tools/call", call.clone()).await;
+    assert_eq!(status, 400, "{reply}");
+    assert!(
+        reply["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("unknown tool"),
+        "{reply}"
+    );
+    // With it: listed and callable.
+    let carol = token("carol", "ops", &url);
+    let (_, _, list) = as_caller(carol.clone(), "tools/list", json!({"_meta": meta})).await;
+    assert!(listed(&list), "{list}");
+    let (status, _, reply) = as_caller(carol, "tools/call", call).await;
+    assert_eq!(status, 200, "{reply}");
+    assert_eq!(reply["result"]["content"][0]["text"], "carol");
 }

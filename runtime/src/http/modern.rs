@@ -76,7 +76,7 @@ fn check_param_headers(
     call: &CallToolRequest,
 ) -> Result<(), String> {
     let args = call.params.arguments.as_ref();
-    for (arg, header) in server.header_params(&call.params.name) {
+    for (arg, header) in server.header_params(&call.params.name).iter() {
         let name = format!("mcp-param-{}", header.to_ascii_lowercase());
         let body_value = args.and_then(|a| a.get(arg)).map(param_text);
         match (header_str(headers, &name), body_value) {

@@ -75,20 +75,22 @@ impl Server {
         // boxed one carries or moves the request.
         let reply = match *request {
             ClientRequest::DiscoverRequest(r) => Reply::result(r.id, self.discover()),
-            ClientRequest::ListToolsRequest(r) => match self.list_tools(&r.params) {
+            ClientRequest::ListToolsRequest(r) => match self.list_tools(&r.params, principal) {
                 Ok(list) => Reply::result(r.id, list),
                 Err(e) => Reply::error(Some(r.id), e),
             },
-            ClientRequest::ListPromptsRequest(r) => match self.list_prompts(&r.params) {
+            ClientRequest::ListPromptsRequest(r) => match self.list_prompts(&r.params, principal) {
                 Ok(list) => Reply::result(r.id, list),
                 Err(e) => Reply::error(Some(r.id), e),
             },
-            ClientRequest::ListResourcesRequest(r) => match self.list_resources(&r.params) {
-                Ok(list) => Reply::result(r.id, list),
-                Err(e) => Reply::error(Some(r.id), e),
-            },
+            ClientRequest::ListResourcesRequest(r) => {
+                match self.list_resources(&r.params, principal) {
+                    Ok(list) => Reply::result(r.id, list),
+                    Err(e) => Reply::error(Some(r.id), e),
+                }
+            }
             ClientRequest::ListResourceTemplatesRequest(r) => {
-                match self.list_resource_templates(&r.params) {
+                match self.list_resource_templates(&r.params, principal) {
                     Ok(list) => Reply::result(r.id, list),
                     Err(e) => Reply::error(Some(r.id), e),
                 }
@@ -125,7 +127,7 @@ impl Server {
     /// catalog, or as unknown methods by a server that offers no skills.
     pub(crate) fn skills_request(&self, request: crate::wire::ExtensionRequest) -> Reply {
         #[cfg(feature = "skills")]
-        if let Some(skills) = &self.skills {
+        if let Some(skills) = self.skills() {
             let params = &request.params;
             let uri = params.get("uri").and_then(serde_json::Value::as_str);
             let cursor = params.get("cursor").and_then(serde_json::Value::as_str);

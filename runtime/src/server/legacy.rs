@@ -176,19 +176,14 @@ impl Server {
             subscriptions: Mutex::default(),
             outbound: Arc::new(Outbound::new(ask_timeout)),
         };
+        // The catalog may change while the session lasts, so every kind is declared.
         let mut capabilities = Map::new();
-        if !self.tools.is_empty() {
-            capabilities.insert("tools".into(), json!({"listChanged": true}));
-        }
-        if !self.prompts.is_empty() {
-            capabilities.insert("prompts".into(), json!({"listChanged": true}));
-        }
-        if !self.resources.is_empty() {
-            capabilities.insert(
-                "resources".into(),
-                json!({"subscribe": true, "listChanged": true}),
-            );
-        }
+        capabilities.insert("tools".into(), json!({"listChanged": true}));
+        capabilities.insert("prompts".into(), json!({"listChanged": true}));
+        capabilities.insert(
+            "resources".into(),
+            json!({"subscribe": true, "listChanged": true}),
+        );
         capabilities.insert("logging".into(), json!({}));
         capabilities.insert("completions".into(), json!({}));
         let mut result = json!({

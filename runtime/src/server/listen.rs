@@ -79,22 +79,16 @@ fn notification(
 }
 
 impl Server {
-    /// The part of a `subscriptions/listen` filter this server honours: the list changes asked
-    /// for (of kinds it has something registered for) and the resource subscriptions (when it
-    /// has resources); anything else is left out, as the acknowledgement must.
+    /// The part of a `subscriptions/listen` filter this server honours: the list changes and
+    /// resource subscriptions asked for (its catalog may gain any kind while it serves);
+    /// anything else is left out, as the acknowledgement must.
     fn honoured(&self, requested: &SubscriptionFilter) -> SubscriptionFilter {
-        let keep = |asked: Option<bool>, has: bool| (has && asked == Some(true)).then_some(true);
+        let keep = |asked: Option<bool>| (asked == Some(true)).then_some(true);
         SubscriptionFilter {
-            tools_list_changed: keep(requested.tools_list_changed, !self.tools.is_empty()),
-            prompts_list_changed: keep(requested.prompts_list_changed, !self.prompts.is_empty()),
-            resources_list_changed: keep(
-                requested.resources_list_changed,
-                !self.resources.is_empty(),
-            ),
-            resource_subscriptions: requested
-                .resource_subscriptions
-                .clone()
-                .filter(|_| !self.resources.is_empty()),
+            tools_list_changed: keep(requested.tools_list_changed),
+            prompts_list_changed: keep(requested.prompts_list_changed),
+            resources_list_changed: keep(requested.resources_list_changed),
+            resource_subscriptions: requested.resource_subscriptions.clone(),
             ..Default::default()
         }
     }

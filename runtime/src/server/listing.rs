@@ -1,6 +1,8 @@
 //! `server/discover`, the four listings (paged, with opaque cursors) and `completion/complete`.
 
-use super::{ResourceListing, Server, SUPPORTED_VERSIONS};
+use super::catalog::ResourceListing;
+use super::{Server, SUPPORTED_VERSIONS};
+use crate::handler::Principal;
 use oxmcp_schema::{
     CacheScope, CompleteRequestParams, CompleteRequestParamsRef, CompleteResult,
     CompleteResultCompletion, DiscoverResult, Error, ListPromptsResult,
@@ -48,6 +50,7 @@ impl Server {
     fn extensions(&self) -> Option<indexmap::IndexMap<String, Map<String, serde_json::Value>>> {
         let mut extensions = indexmap::IndexMap::new();
         let tasks = self
+            .registry()
             .tools
             .values()
             .any(|t| t.handler.task_support().mode != crate::handler::TaskMode::Never);
@@ -55,7 +58,7 @@ impl Server {
             extensions.insert(super::tasks::TASKS_EXTENSION.to_string(), Map::new());
         }
         #[cfg(feature = "skills")]
-        if self.skills.is_some() {
+        if self.skills().is_some() {
             extensions.insert(
                 crate::skills::SKILLS_EXTENSION.to_string(),
                 crate::skills::Skills::capability(),
@@ -111,9 +114,15 @@ impl Server {
     pub(crate) fn list_tools(
         &self,
         params: &PaginatedRequestParams,
+        caller: Option<&Principal>,
     ) -> Result<ListToolsResult, Error> {
+        let registry = self.registry();
         let page = self.page(
-            self.tools.values().map(|t| &t.descriptor),
+            registry
+                .tools
+                .values()
+                .filter(|t| t.offer.to(caller))
+                .map(|t| &t.descriptor),
             params.cursor.as_deref(),
         )?;
         Ok(ListToolsResult {
@@ -129,9 +138,15 @@ impl Server {
     pub(crate) fn list_prompts(
         &self,
         params: &PaginatedRequestParams,
+        caller: Option<&Principal>,
     ) -> Result<ListPromptsResult, Error> {
+        let registry = self.registry();
         let page = self.page(
-            self.prompts.values().map(|p| &p.descriptor),
+            registry
+                .prompts
+                .values()
+                .filter(|p| p.offer.to(caller))
+                .map(|p| &p.descriptor),
             params.cursor.as_deref(),
         )?;
         Ok(ListPromptsResult {
@@ -147,16 +162,21 @@ impl Server {
     pub(crate) fn list_resources(
         &self,
         params: &PaginatedRequestParams,
+        caller: Option<&Principal>,
     ) -> Result<ListResourcesResult, Error> {
-        let listed = self.resources.iter().filter_map(|r| match &r.listing {
-            ResourceListing::Resource(r) => Some(r),
-            _ => None,
-        });
+        let registry = self.registry();
+        let listed = registry
+            .resources
+            .iter()
+            .filter(|r| r.offer.to(caller))
+            .filter_map(|r| match &r.listing {
+                ResourceListing::Resource(r) => Some(r),
+                _ => None,
+            });
         // Each skill's SKILL.md follows the registered resources.
         #[cfg(feature = "skills")]
         let skills: Vec<oxmcp_schema::Resource> = self
-            .skills
-            .as_ref()
+            .skills()
             .map(|s| {
                 s.resources()
                     .iter()
@@ -180,11 +200,17 @@ impl Server {
     pub(crate) fn list_resource_templates(
         &self,
         params: &PaginatedRequestParams,
+        caller: Option<&Principal>,
     ) -> Result<ListResourceTemplatesResult, Error> {
-        let listed = self.resources.iter().filter_map(|r| match &r.listing {
-            ResourceListing::Template(t) => Some(t),
-            _ => None,
-        });
+        let registry = self.registry();
+        let listed = registry
+            .resources
+            .iter()
+            .filter(|r| r.offer.to(caller))
+            .filter_map(|r| match &r.listing {
+                ResourceListing::Template(t) => Some(t),
+                _ => None,
+            });
         let page = self.page(listed, params.cursor.as_deref())?;
         Ok(ListResourceTemplatesResult {
             resource_templates: page.items,

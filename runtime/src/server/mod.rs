@@ -1,9 +1,11 @@
-//! The server layer: the registry of handlers ([`Server`], built by [`ServerBuilder`]) and the
-//! stateless core that answers one message at a time: dispatch on the typed request
-//! (`dispatch`), listings and discovery (`listing`), `subscriptions/listen` streams (`listen`)
-//! and the calls that may take MRTR rounds (`mrtr`). Transports sit above it and call
+//! The server: the registry of handlers ([`Server`], built by [`ServerBuilder`], changeable while
+//! it serves through its [`Catalog`]) and the stateless core that answers one message at a
+//! time: dispatch on the typed request (`dispatch`), listings and discovery (`listing`),
+//! `subscriptions/listen` streams (`listen`) and the calls that may take MRTR rounds (`mrtr`). Transports sit above it and call
 //! [`Server::handle_message`] or the crate's typed entry point.
 
+pub(crate) mod catalog;
+pub use catalog::{Catalog, CatalogError, Visibility};
 mod dispatch;
 #[cfg(any(feature = "http", feature = "stdio"))]
 pub(crate) mod legacy;
@@ -15,12 +17,8 @@ pub(crate) mod tasks;
 use crate::handler::extract::StateMap;
 use crate::handler::{Need, PromptHandler, ResourceHandler, ToolHandler};
 use crate::resume::events::{Change, ListKind};
-use crate::state::{FingerprintDigest, StateCodec, StateKeyError, StateKeys};
-use crate::wire::param::header_params;
-use indexmap::IndexMap;
-use oxmcp_schema::{
-    Implementation, Prompt, Resource, ResourceTemplate, Tool, LATEST_PROTOCOL_VERSION,
-};
+use crate::state::{StateCodec, StateKeyError, StateKeys};
+use oxmcp_schema::{Implementation, LATEST_PROTOCOL_VERSION};
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
@@ -39,43 +37,12 @@ pub const QUOTA_EXCEEDED: i64 = -32029;
 
 /// A registered tool: its handler, its descriptor as listed, and the arguments it mirrors in
 /// `Mcp-Param-*` headers.
-struct RegisteredTool {
-    handler: Arc<dyn ToolHandler>,
-    /// The digest of `handler.fingerprint()`, as its states carry it.
-    fingerprint: FingerprintDigest,
-    descriptor: Tool,
-    header_params: Vec<(String, String)>,
-}
-
-struct RegisteredPrompt {
-    handler: Arc<dyn PromptHandler>,
-    /// The digest of `handler.fingerprint()`, as its states carry it.
-    fingerprint: FingerprintDigest,
-    descriptor: Prompt,
-}
-
-/// A resource is listed either as a resource or as a template.
-enum ResourceListing {
-    Resource(Resource),
-    Template(ResourceTemplate),
-    /// The handler describes neither (it is still readable).
-    Unlisted,
-}
-
-struct RegisteredResource {
-    handler: Arc<dyn ResourceHandler>,
-    /// The digest of `handler.fingerprint()`, as its states carry it.
-    fingerprint: FingerprintDigest,
-    listing: ResourceListing,
-}
-
 /// A configured MCP server. Cheap to share: wrap it in an `Arc` and call it from any task.
 pub struct Server {
     info: Implementation,
     instructions: Option<String>,
-    tools: IndexMap<String, RegisteredTool>,
-    prompts: IndexMap<String, RegisteredPrompt>,
-    resources: Vec<RegisteredResource>,
+    /// What the server offers (tools, prompts, resources, skills), changeable while it serves.
+    catalog: Arc<catalog::Shared>,
     codec: StateCodec,
     list_ttl_ms: i64,
     page_size: usize,
@@ -90,9 +57,6 @@ pub struct Server {
     legacy: bool,
     /// The tasks extension: where tasks are kept and the runs this process drives.
     tasks: Arc<tasks::TaskEngine>,
-    /// The skills extension's catalog, when the server offers skills.
-    #[cfg(feature = "skills")]
-    skills: Option<Arc<crate::skills::Skills>>,
 }
 
 /// Completes an argument: (prompt name or resource template URI, argument name, partial value)
@@ -358,55 +322,25 @@ impl ServerBuilder {
     /// Build the server. Fails when a handler needs a state type that is not registered, or
     /// when no random state key can be made.
     pub fn build(self) -> Result<Server, BuildError> {
-        let tools: IndexMap<String, RegisteredTool> = self
-            .tools
-            .into_iter()
-            .map(|handler| {
-                let descriptor = handler.tool();
-                let header_params = header_params(descriptor.input_schema.extra.get("properties"));
-                (
-                    descriptor.name.clone(),
-                    RegisteredTool {
-                        fingerprint: FingerprintDigest::of(handler.fingerprint()),
-                        handler,
-                        descriptor,
-                        header_params,
-                    },
-                )
-            })
-            .collect();
-        let prompts: IndexMap<String, RegisteredPrompt> = self
-            .prompts
-            .into_iter()
-            .map(|handler| {
-                let descriptor = handler.prompt();
-                (
-                    descriptor.name.clone(),
-                    RegisteredPrompt {
-                        fingerprint: FingerprintDigest::of(handler.fingerprint()),
-                        handler,
-                        descriptor,
-                    },
-                )
-            })
-            .collect();
-        let resources: Vec<RegisteredResource> = self
-            .resources
-            .into_iter()
-            .map(|handler| {
-                let listing = match (handler.resource(), handler.template()) {
-                    (Some(r), _) => ResourceListing::Resource(r),
-                    (None, Some(t)) => ResourceListing::Template(t),
-                    (None, None) => ResourceListing::Unlisted,
-                };
-                RegisteredResource {
-                    fingerprint: FingerprintDigest::of(handler.fingerprint()),
-                    handler,
-                    listing,
-                }
-            })
-            .collect();
-        Self::check_needs(&self.states, &tools, &prompts, &resources)?;
+        let mut registry = catalog::Registry::default();
+        for handler in self.tools {
+            let tool = catalog::RegisteredTool::new(handler);
+            registry
+                .tools
+                .insert(tool.descriptor.name.clone(), Arc::new(tool));
+        }
+        for handler in self.prompts {
+            let prompt = catalog::RegisteredPrompt::new(handler);
+            registry
+                .prompts
+                .insert(prompt.descriptor.name.clone(), Arc::new(prompt));
+        }
+        for handler in self.resources {
+            registry
+                .resources
+                .push(Arc::new(catalog::RegisteredResource::new(handler)));
+        }
+        Self::check_needs(&self.states, &registry)?;
         let from_env = match (&self.keys, self.keys_from_env) {
             (None, true) => StateKeys::from_env()?,
             _ => None,
@@ -425,17 +359,32 @@ impl ServerBuilder {
         if let Some(hook) = self.codec_hook {
             codec = hook(codec);
         }
+        let changes = tokio::sync::broadcast::channel(64).0;
+        #[cfg(feature = "skills")]
+        let skills = (self.skills_dir.is_some() || !self.skills.is_empty()).then(|| {
+            let skills = Arc::new(crate::skills::Skills::new(
+                self.skills_dir,
+                self.skills,
+                self.skills_poll,
+            ));
+            skills.watch();
+            skills
+        });
         Ok(Server {
             info: Implementation::new(self.name, self.version),
             instructions: self.instructions,
-            tools,
-            prompts,
-            resources,
+            catalog: Arc::new(catalog::Shared::new(
+                registry,
+                changes.clone(),
+                self.states.clone(),
+                #[cfg(feature = "skills")]
+                skills,
+            )),
             codec,
             list_ttl_ms: 60_000,
             page_size: self.page_size,
             completion: self.completion,
-            changes: tokio::sync::broadcast::channel(64).0,
+            changes,
             closing: tokio::sync::watch::channel(false).0,
             states: self.states,
             legacy: self.legacy,
@@ -448,38 +397,26 @@ impl ServerBuilder {
                 )
                 .with_budget(self.task_budget, self.tasks_per_principal),
             ),
-            #[cfg(feature = "skills")]
-            skills: (self.skills_dir.is_some() || !self.skills.is_empty()).then(|| {
-                let skills = Arc::new(crate::skills::Skills::new(
-                    self.skills_dir,
-                    self.skills,
-                    self.skills_poll,
-                ));
-                skills.watch();
-                skills
-            }),
         })
     }
 }
 
 impl ServerBuilder {
     /// Every state type a registered handler takes must be registered too.
-    fn check_needs(
-        states: &StateMap,
-        tools: &IndexMap<String, RegisteredTool>,
-        prompts: &IndexMap<String, RegisteredPrompt>,
-        resources: &[RegisteredResource],
-    ) -> Result<(), BuildError> {
-        let needs = tools
+    fn check_needs(states: &StateMap, registry: &catalog::Registry) -> Result<(), BuildError> {
+        let needs = registry
+            .tools
             .iter()
             .map(|(name, t)| (name.clone(), t.handler.needs()))
             .chain(
-                prompts
+                registry
+                    .prompts
                     .iter()
                     .map(|(name, p)| (name.clone(), p.handler.needs())),
             )
             .chain(
-                resources
+                registry
+                    .resources
                     .iter()
                     .map(|r| (r.handler.uri_template().to_string(), r.handler.needs())),
             );
@@ -495,23 +432,31 @@ impl ServerBuilder {
 }
 
 impl Server {
-    /// The names of the registered tools, in registration order.
-    pub fn tool_names(&self) -> Vec<&str> {
-        self.tools.keys().map(String::as_str).collect()
+    /// The skills catalog, when the server offers skills.
+    #[cfg(feature = "skills")]
+    pub(crate) fn skills(&self) -> Option<&Arc<crate::skills::Skills>> {
+        self.catalog.skills.as_ref()
+    }
+
+    /// The names of the tools offered now, in registration order.
+    pub fn tool_names(&self) -> Vec<String> {
+        self.registry().tools.keys().cloned().collect()
     }
 
     /// The arguments of `tool` that HTTP clients mirror in `Mcp-Param-<header>` headers (its
     /// `inputSchema` properties carrying `x-mcp-header`), as (argument, header name).
-    pub fn header_params(&self, tool: &str) -> &[(String, String)] {
-        self.tools
+    pub fn header_params(&self, tool: &str) -> Arc<[(String, String)]> {
+        self.registry()
+            .tools
             .get(tool)
-            .map(|t| t.header_params.as_slice())
-            .unwrap_or_default()
+            .map(|t| t.header_params.clone())
+            .unwrap_or_else(|| Arc::new([]))
     }
 
     /// The OAuth scopes a caller needs for `tool` (none for an unknown tool).
     pub fn tool_scopes(&self, tool: &str) -> &'static [&'static str] {
-        self.tools
+        self.registry()
+            .tools
             .get(tool)
             .map(|t| t.handler.scopes())
             .unwrap_or_default()

@@ -3,7 +3,8 @@
 //! the engine with the journal and this request's answers, and either replies with the result or
 //! seals the journal into a new `requestState` beside the input requests.
 
-use super::{RegisteredResource, Server};
+use super::catalog::RegisteredResource;
+use super::Server;
 use crate::handler::result::resource_not_found;
 use crate::handler::{match_template, CallParts, CancelSlot, Principal};
 use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
@@ -20,6 +21,7 @@ use oxmcp_schema::{
 use serde_json::{Map, Value};
 use std::future::Future;
 use std::pin::Pin;
+use std::sync::Arc;
 
 /// The journal entry that records the keys of the input requests the last round issued. No key
 /// of an ask or a step can take this name (it holds a NUL).
@@ -118,11 +120,15 @@ impl Server {
             ..
         } = params;
         let meta = Box::new(meta);
-        let Some(tool) = self.tools.get(&name) else {
+        let registry = self.registry();
+        // A tool the caller may not see is answered as an unknown one, and so is a retry whose
+        // requestState names a tool removed since.
+        let Some(tool) = registry.tools.get(&name).filter(|t| t.offer.to(principal)) else {
             let error = Error::invalid_params(format!("unknown tool: {name}"));
             return ready(Reply::error(Some(id), error));
         };
         let (handler, fingerprint) = (tool.handler.clone(), tool.fingerprint);
+        drop(registry);
         let arguments = arguments.unwrap_or_default();
         // The tasks extension: a task from the call, a task from the handler's
         // `start_task()`, or none.
@@ -195,11 +201,17 @@ impl Server {
             ..
         } = params;
         let meta = Box::new(meta);
-        let Some(prompt) = self.prompts.get(&name) else {
+        let registry = self.registry();
+        let Some(prompt) = registry
+            .prompts
+            .get(&name)
+            .filter(|p| p.offer.to(principal))
+        else {
             let error = Error::invalid_params(format!("unknown prompt: {name}"));
             return ready(Reply::error(Some(id), error));
         };
         let (handler, fingerprint) = (prompt.handler.clone(), prompt.fingerprint);
+        drop(registry);
         let arguments: Map<String, Value> = arguments
             .unwrap_or_default()
             .into_iter()
@@ -249,7 +261,7 @@ impl Server {
         } = params;
         // A skill's file is served from the skills catalog, in one round.
         #[cfg(feature = "skills")]
-        if let Some(result) = self.skills.as_ref().and_then(|s| s.read(&uri)) {
+        if let Some(result) = self.skills().and_then(|s| s.read(&uri)) {
             return ready(
                 match crate::wire::from_value_text::<oxmcp_schema::ReadResourceResult>(&result) {
                     Ok(result) => Reply::result(id, result),
@@ -258,7 +270,7 @@ impl Server {
             );
         }
         let meta = Box::new(meta);
-        let Some((resource, vars)) = self.find_resource(&uri) else {
+        let Some((resource, vars)) = self.find_resource(&uri, principal) else {
             return ready(Reply::error(Some(id), resource_not_found(&uri)));
         };
         let (handler, fingerprint) = (resource.handler.clone(), resource.fingerprint);
@@ -291,10 +303,18 @@ impl Server {
         })
     }
 
-    fn find_resource(&self, uri: &str) -> Option<(&RegisteredResource, Map<String, Value>)> {
-        self.resources
+    fn find_resource(
+        &self,
+        uri: &str,
+        caller: Option<&Principal>,
+    ) -> Option<(Arc<RegisteredResource>, Map<String, Value>)> {
+        self.registry()
+            .resources
             .iter()
-            .find_map(|r| match_template(r.handler.uri_template(), uri).map(|vars| (r, vars)))
+            .filter(|r| r.offer.to(caller))
+            .find_map(|r| {
+                match_template(r.handler.uri_template(), uri).map(|vars| (r.clone(), vars))
+            })
     }
 
     /// One round of a call: start the handler with its parameters, open the state, run the

@@ -276,7 +276,8 @@ impl Server {
 
     /// What a run of `tool` needs, if this server has the tool.
     fn run_env(&self, tool: &str) -> Option<RunEnv> {
-        let registered = self.tools.get(tool)?;
+        let registry = self.registry();
+        let registered = registry.tools.get(tool)?;
         Some(RunEnv {
             engine: self.tasks.clone(),
             handler: registered.handler.clone(),

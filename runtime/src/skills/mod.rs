@@ -67,7 +67,7 @@ impl Skill {
 /// The skills of one server: where they come from and the catalog served now.
 pub(crate) struct Skills {
     dir: Option<PathBuf>,
-    built: Vec<Skill>,
+    built: Mutex<Vec<Skill>>,
     current: RwLock<Arc<Catalog>>,
     /// The folder's fingerprint when the current catalog was loaded.
     seen: Mutex<u64>,
@@ -80,7 +80,7 @@ impl Skills {
     pub(crate) fn new(dir: Option<PathBuf>, built: Vec<Skill>, poll: Duration) -> Self {
         let skills = Skills {
             dir,
-            built,
+            built: Mutex::new(built),
             current: RwLock::new(Arc::default()),
             seen: Mutex::new(0),
             poll,
@@ -92,7 +92,10 @@ impl Skills {
 
     /// Load the skills again and serve the new catalog; how many skills it holds.
     pub(crate) fn reload(&self) -> usize {
-        let mut raw: Vec<RawSkill> = self.built.iter().map(Skill::raw).collect();
+        let mut raw: Vec<RawSkill> = crate::wire::lock(&self.built)
+            .iter()
+            .map(Skill::raw)
+            .collect();
         let mut notes = Vec::new();
         if let Some(dir) = &self.dir {
             *crate::wire::lock(&self.seen) = load::fingerprint(dir);
@@ -109,6 +112,30 @@ impl Skills {
         tracing::info!(skills = count, "skills loaded");
         *self.current.write().unwrap_or_else(|p| p.into_inner()) = Arc::new(catalog);
         count
+    }
+
+    /// Add `skill` to the skills built in code (replacing one at the same path) and reload.
+    pub(crate) fn add(&self, skill: Skill) {
+        {
+            let mut built = crate::wire::lock(&self.built);
+            built.retain(|s| s.path != skill.path);
+            built.push(skill);
+        }
+        self.reload();
+    }
+
+    /// Remove the skill built in code at `path`, and reload; whether it was there.
+    pub(crate) fn remove(&self, path: &str) -> bool {
+        let removed = {
+            let mut built = crate::wire::lock(&self.built);
+            let before = built.len();
+            built.retain(|s| s.path != path);
+            built.len() < before
+        };
+        if removed {
+            self.reload();
+        }
+        removed
     }
 
     /// The catalog served now.
