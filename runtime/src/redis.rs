@@ -134,6 +134,21 @@ impl TaskStore for RedisTaskStore {
         })
     }
 
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(async move {
+            let mut con = self.connection.clone();
+            let pong: String = redis::cmd("PING")
+                .query_async(&mut con)
+                .await
+                .map_err(unavailable)?;
+            if pong == "PONG" {
+                Ok(())
+            } else {
+                Err(TaskStoreError::Unavailable(format!("PING answered {pong}")))
+            }
+        })
+    }
+
     fn insert_within(&self, record: TaskRecord, per_owner: usize) -> StoreFuture<'_, ()> {
         Box::pin(async move {
             let text = serde_json::to_string(&record).map_err(unavailable)?;

@@ -24,6 +24,29 @@ pub struct HttpConfig {
     pub auth: Option<crate::auth::AuthConfig>,
     /// Timeouts, the connection limit, the notification queue, quotas and the shutdown deadline.
     pub limits: Limits,
+    /// Where liveness and readiness are answered, for load balancers and orchestrators
+    /// (default `/healthz` and `/readyz`; `None` serves neither). Neither needs a token or an
+    /// allowed `Host`, and neither says more than `ok`, `ready` or why it is not.
+    pub health: Option<HealthPaths>,
+}
+
+/// The paths of the health endpoints.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct HealthPaths {
+    /// Liveness: 200 while the process serves.
+    pub liveness: String,
+    /// Readiness: 200 while the server takes requests; 503 while it drains before stopping,
+    /// or while its task store cannot be reached.
+    pub readiness: String,
+}
+
+impl Default for HealthPaths {
+    fn default() -> Self {
+        HealthPaths {
+            liveness: "/healthz".into(),
+            readiness: "/readyz".into(),
+        }
+    }
 }
 
 impl Default for HttpConfig {
@@ -36,6 +59,7 @@ impl Default for HttpConfig {
             #[cfg(feature = "auth")]
             auth: None,
             limits: Limits::default(),
+            health: Some(HealthPaths::default()),
         }
     }
 }
@@ -47,6 +71,8 @@ pub(crate) struct Core {
     pub(crate) config: HttpConfig,
     /// Requests in flight per caller.
     pub(crate) quotas: Arc<Quotas>,
+    /// Set once the server is stopping: readiness fails from then on.
+    pub(crate) draining: std::sync::atomic::AtomicBool,
 }
 
 impl Core {

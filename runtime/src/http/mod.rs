@@ -22,7 +22,7 @@ mod respond;
 mod session;
 pub(crate) mod sse;
 
-pub use config::HttpConfig;
+pub use config::{HealthPaths, HttpConfig};
 
 use crate::server::Server;
 use axum::body::Body;
@@ -55,6 +55,7 @@ impl App {
                 server,
                 config,
                 quotas: Arc::new(Quotas::default()),
+                draining: Default::default(),
             }),
         }
     }
@@ -82,10 +83,15 @@ fn router_of(app: App) -> Router {
         .auth
         .as_ref()
         .map(|a| (a.metadata_path(), a.metadata()));
-    let router = Router::new().route(
+    let mut router = Router::new().route(
         &path,
         post(post_message).get(get_stream).delete(end_session),
     );
+    if let Some(health) = app.core.config.health.clone() {
+        router = router
+            .route(&health.liveness, axum::routing::get(|| async { "ok" }))
+            .route(&health.readiness, axum::routing::get(readiness));
+    }
     #[cfg(feature = "auth")]
     let router = match metadata {
         Some((at, document)) => {
@@ -130,7 +136,21 @@ pub async fn serve_listener(
     let addr: Option<SocketAddr> = listener.local_addr().ok();
     tracing::info!(?addr, path = %config.path, "serving MCP over streamable HTTP");
     let limits = config.limits.clone();
-    let endpoint = Endpoint::new(App::new(server.clone(), config));
+    let app = App::new(server.clone(), config);
+    let core = app.core.clone();
+    let endpoint = Endpoint::new(app);
+    // On the stop signal the server first drains: it reports not ready and goes on serving for
+    // `limits.drain`, so a load balancer takes it out of rotation; then it stops accepting.
+    let drain = limits.drain;
+    let shutdown = async move {
+        shutdown.await;
+        core.draining
+            .store(true, std::sync::atomic::Ordering::SeqCst);
+        if !drain.is_zero() {
+            tracing::info!(?drain, "draining: not ready, still serving");
+            tokio::time::sleep(drain).await;
+        }
+    };
     let mut http = hyper::server::conn::http1::Builder::new();
     // The header timeout also runs while a kept-alive connection waits for its next request,
     // so idle connections are closed too.
@@ -283,6 +303,19 @@ async fn post_message(State(app): State<App>, request: axum::extract::Request) -
         Route::Stateless => {
             modern::post(core, &app.sessions, headers, &body, caller, in_flight).await
         }
+    }
+}
+
+/// GET of the readiness path: 200 `ready`, or 503 with why not (draining, or the task store
+/// cannot be reached).
+async fn readiness(State(app): State<App>) -> Response {
+    use std::sync::atomic::Ordering;
+    if app.core.draining.load(Ordering::SeqCst) {
+        return (axum::http::StatusCode::SERVICE_UNAVAILABLE, "draining").into_response();
+    }
+    match app.core.server.readiness().await {
+        Ok(()) => (axum::http::StatusCode::OK, "ready").into_response(),
+        Err(why) => (axum::http::StatusCode::SERVICE_UNAVAILABLE, why).into_response(),
     }
 }
 

@@ -438,6 +438,17 @@ impl Server {
         self.catalog.skills.as_ref()
     }
 
+    /// Whether this server can take requests: its task store answers (within a second). The
+    /// reason when it cannot. Transports add their own conditions (an HTTP server that drains
+    /// is not ready).
+    pub async fn readiness(&self) -> Result<(), String> {
+        match tokio::time::timeout(Duration::from_secs(1), self.tasks.store.ping()).await {
+            Ok(Ok(())) => Ok(()),
+            Ok(Err(e)) => Err(e.to_string()),
+            Err(_) => Err("the task store did not answer in time".into()),
+        }
+    }
+
     /// The names of the tools offered now, in registration order.
     pub fn tool_names(&self) -> Vec<String> {
         self.registry().tools.keys().cloned().collect()

@@ -193,6 +193,11 @@ pub trait TaskStore: Send + Sync + 'static {
         let _ = per_owner;
         self.insert(record)
     }
+    /// Whether the store can be reached now (readiness checks call it). The default, for a
+    /// store in this process, always can.
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        Box::pin(std::future::ready(Ok(())))
+    }
     /// Drop the tasks that have expired now, rather than when they are next touched (the
     /// server calls it every so often). The default does nothing: a store whose entries expire
     /// by themselves (as Redis keys do) needs no sweep.

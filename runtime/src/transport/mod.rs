@@ -55,6 +55,11 @@ pub struct Limits {
     /// HTTP: requests (streams included) one caller may have in flight at once (default 256);
     /// past that a request gets 429 with `Retry-After`. Callers as for `sessions_per_caller`.
     pub requests_per_caller: usize,
+    /// HTTP: how long a stopping server keeps serving while it reports not ready (default 0):
+    /// on ctrl-c or SIGTERM, `/readyz` answers 503 at once and new requests are still served
+    /// for this long, so a load balancer takes the instance out of rotation before it stops
+    /// accepting; then requests in flight finish within `shutdown_grace`.
+    pub drain: Duration,
     /// HTTP: the most JSON values a request body may hold (default 100,000); a body with more
     /// gets 413 before it is parsed. Parsed, each value costs tens of bytes however few it
     /// took in the text, so this bounds what a body can make the server allocate.
@@ -78,6 +83,7 @@ impl Default for Limits {
             sessions_per_caller: 256,
             requests_per_caller: 256,
             max_json_values: 100_000,
+            drain: Duration::ZERO,
         }
     }
 }

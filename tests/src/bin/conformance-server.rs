@@ -11,6 +11,11 @@
 //! task without renewing (default 30000).
 //! `--skills-dir PATH` offers every skill below PATH (the skills extension; the repository's
 //! `tests/skills` is a sample tree with subfolders and binary files).
+//! `--host ADDR` binds another address than 127.0.0.1 (then list the names clients use in
+//! `MCP_ALLOWED_HOSTS`). The environment sets what the flags do not: `MCP_PORT`, `MCP_HOST`,
+//! `MCP_ALLOWED_HOSTS` (comma-separated host names accepted in `Host`; `*` for any),
+//! `MCP_TASK_STORE` (a `redis://` URL), `MCP_SKILLS_DIR`, `MCP_DRAIN_SECS` (how long a stopping
+//! process reports not ready while it still serves) and `MCP_MAX_SESSIONS`.
 //! `--threads N` sets the tokio worker threads. The default is one fewer than the machine's cores
 //! (at least one): this server runs beside its clients (the conformance suite, the load
 //! generator) on the same host, and its requests are short (tens of µs), so a worker per core
@@ -45,14 +50,47 @@ fn main() -> std::process::ExitCode {
     }
 }
 
+/// The environment variable `name`, read as `T`; the process stops with a one-line error when
+/// it is set but unreadable.
+fn env_value<T: std::str::FromStr>(name: &str) -> Result<Option<T>, String> {
+    match std::env::var(name) {
+        Ok(text) if !text.trim().is_empty() => text
+            .trim()
+            .parse()
+            .map(Some)
+            .map_err(|_| format!("{name}={text} cannot be read")),
+        _ => Ok(None),
+    }
+}
+
 async fn serve(args: Vec<String>) -> std::process::ExitCode {
-    let mut port = 3000u16;
+    let env = (|| -> Result<_, String> {
+        Ok((
+            env_value::<u16>("MCP_PORT")?,
+            env_value::<String>("MCP_HOST")?,
+            env_value::<String>("MCP_ALLOWED_HOSTS")?,
+            env_value::<String>("MCP_TASK_STORE")?,
+            env_value::<String>("MCP_SKILLS_DIR")?,
+            env_value::<u64>("MCP_DRAIN_SECS")?,
+            env_value::<usize>("MCP_MAX_SESSIONS")?,
+        ))
+    })();
+    let (env_port, env_host, allowed_hosts, env_store, env_skills, drain_secs, max_sessions) =
+        match env {
+            Ok(values) => values,
+            Err(e) => {
+                eprintln!("conformance-server: {e}");
+                return std::process::ExitCode::from(2);
+            }
+        };
+    let mut port = env_port.unwrap_or(3000);
+    let mut host = env_host.unwrap_or_else(|| "127.0.0.1".into());
     let mut stdio = false;
     let (mut jwks, mut issuer, mut audience) = (None, None, None);
-    let mut task_store: Option<String> = None;
+    let mut task_store: Option<String> = env_store;
     let mut task_lease = std::time::Duration::from_secs(30);
     let mut jwks_max_age = std::time::Duration::from_secs(300);
-    let mut skills_dir: Option<String> = None;
+    let mut skills_dir: Option<String> = env_skills;
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
@@ -100,6 +138,13 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
                     return std::process::ExitCode::from(2);
                 }
             },
+            "--host" => match it.next() {
+                Some(h) => host = h.clone(),
+                None => {
+                    eprintln!("--host needs an address");
+                    return std::process::ExitCode::from(2);
+                }
+            },
             "--port" => match it.next().and_then(|p| p.parse().ok()) {
                 Some(p) => port = p,
                 None => {
@@ -109,7 +154,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
             },
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: conformance-server [--port PORT | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD [--auth-jwks-refresh-secs N]] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--skills-dir PATH] [--threads N]"
+                    "unknown argument {other}; usage: conformance-server [--port PORT [--host ADDR] | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD [--auth-jwks-refresh-secs N]] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--skills-dir PATH] [--threads N]"
                 );
                 return std::process::ExitCode::from(2);
             }
@@ -157,6 +202,19 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         }
     };
     let mut config = oxmcp::http::HttpConfig::default();
+    if let Some(hosts) = allowed_hosts {
+        config.allowed_hosts = if hosts.trim() == "*" {
+            Vec::new()
+        } else {
+            hosts.split(',').map(|h| h.trim().to_string()).collect()
+        };
+    }
+    if let Some(secs) = drain_secs {
+        config.limits.drain = std::time::Duration::from_secs(secs);
+    }
+    if let Some(n) = max_sessions {
+        config.limits.max_sessions = n;
+    }
     match (jwks, issuer, audience) {
         (None, None, None) => {}
         (Some(jwks), Some(issuer), Some(audience)) => {
@@ -179,7 +237,11 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
     let result = if stdio {
         oxmcp::stdio::serve(server).await
     } else {
-        let addr = format!("127.0.0.1:{port}");
+        let addr = if host.contains(':') {
+            format!("[{host}]:{port}")
+        } else {
+            format!("{host}:{port}")
+        };
         eprintln!("conformance-server: http://{addr}/mcp");
         oxmcp::http::serve(server, &addr, config).await
     };

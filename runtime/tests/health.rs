@@ -1,0 +1,162 @@
+//! What a load balancer and an orchestrator ask of a server process: liveness and readiness on
+//! the server's port (no token, any `Host`), readiness failing while the task store is down and
+//! from the moment the process is asked to stop, while it goes on serving for the drain time.
+
+use oxmcp::http::{serve_listener, HealthPaths, HttpConfig};
+use oxmcp::tasks::{StoreFuture, TaskChange, TaskRecord, TaskStore, TaskStoreError};
+use oxmcp::{Limits, Server};
+use serde_json::json;
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+/// A task store that can be switched off.
+#[derive(Default)]
+struct Flaky {
+    down: AtomicBool,
+    inner: oxmcp::tasks::InMemoryTaskStore,
+}
+
+impl TaskStore for Flaky {
+    fn insert(&self, record: TaskRecord) -> StoreFuture<'_, ()> {
+        self.inner.insert(record)
+    }
+    fn get<'a>(&'a self, id: &'a str) -> StoreFuture<'a, Option<TaskRecord>> {
+        self.inner.get(id)
+    }
+    fn update<'a>(
+        &'a self,
+        id: &'a str,
+        change: TaskChange<'a>,
+    ) -> StoreFuture<'a, Option<TaskRecord>> {
+        self.inner.update(id, change)
+    }
+    fn ping(&self) -> StoreFuture<'_, ()> {
+        let down = self.down.load(Ordering::SeqCst);
+        Box::pin(async move {
+            if down {
+                Err(TaskStoreError::Unavailable("switched off".into()))
+            } else {
+                Ok(())
+            }
+        })
+    }
+}
+
+async fn get(url: &str, host: &str) -> (u16, String) {
+    use http_body_util::{BodyExt, Empty};
+    let client = hyper_util::client::legacy::Client::builder(hyper_util::rt::TokioExecutor::new())
+        .build_http();
+    let req = hyper::Request::get(url)
+        .header("host", host)
+        .body(Empty::<hyper::body::Bytes>::new())
+        .unwrap();
+    let resp = client.request(req).await.unwrap();
+    let status = resp.status().as_u16();
+    let body = resp.into_body().collect().await.unwrap().to_bytes();
+    (status, String::from_utf8_lossy(&body).into_owned())
+}
+
+#[tokio::test]
+async fn liveness_and_readiness_follow_the_task_store_and_the_drain() {
+    let store = Arc::new(Flaky::default());
+    let server = mcp_tests::conformance::server(Server::builder())
+        .task_store(store.clone())
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let addr = listener.local_addr().unwrap();
+    let base = format!("http://{addr}");
+    let (stop_tx, stop_rx) = tokio::sync::oneshot::channel::<()>();
+    let config = HttpConfig {
+        limits: Limits {
+            drain: Duration::from_millis(600),
+            ..Limits::default()
+        },
+        ..HttpConfig::default()
+    };
+    let serving = tokio::spawn(serve_listener(Arc::new(server), listener, config, async {
+        let _ = stop_rx.await;
+    }));
+    // A probe from elsewhere (its own Host) and without a token is answered.
+    assert_eq!(
+        get(&format!("{base}/healthz"), "10.0.0.7:8080").await,
+        (200, "ok".into())
+    );
+    assert_eq!(
+        get(&format!("{base}/readyz"), "10.0.0.7:8080").await,
+        (200, "ready".into())
+    );
+    // The task store down: not ready, still alive.
+    store.down.store(true, Ordering::SeqCst);
+    let (status, why) = get(&format!("{base}/readyz"), "localhost").await;
+    assert_eq!(status, 503);
+    assert!(why.contains("switched off"), "{why}");
+    assert_eq!(get(&format!("{base}/healthz"), "localhost").await.0, 200);
+    store.down.store(false, Ordering::SeqCst);
+    // Asked to stop: not ready at once, and requests are still served during the drain.
+    stop_tx.send(()).unwrap();
+    tokio::time::sleep(Duration::from_millis(100)).await;
+    assert_eq!(
+        get(&format!("{base}/readyz"), "localhost").await,
+        (503, "draining".into())
+    );
+    let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": {
+        "name": "test_simple_text", "arguments": {},
+        "_meta": {"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                  "io.modelcontextprotocol/clientCapabilities": {}}}});
+    let (status, _, reply) = mcp_tests::support::post(
+        &format!("{base}/mcp"),
+        body.to_string().into_bytes(),
+        &[
+            ("mcp-protocol-version", "2026-07-28"),
+            ("mcp-method", "tools/call"),
+            ("mcp-name", "test_simple_text"),
+        ],
+    )
+    .await;
+    assert_eq!(status, 200, "{reply}");
+    // After the drain the server stops.
+    tokio::time::timeout(Duration::from_secs(5), serving)
+        .await
+        .expect("the server stops after the drain")
+        .unwrap()
+        .unwrap();
+}
+
+#[tokio::test]
+async fn the_health_paths_can_be_moved_or_left_out() {
+    let server = Arc::new(Server::builder().build().unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let config = HttpConfig {
+        health: Some(HealthPaths {
+            liveness: "/live".into(),
+            readiness: "/ready".into(),
+        }),
+        ..HttpConfig::default()
+    };
+    tokio::spawn(serve_listener(
+        server,
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    assert_eq!(get(&format!("{base}/live"), "localhost").await.0, 200);
+    assert_eq!(get(&format!("{base}/ready"), "localhost").await.0, 200);
+    assert_eq!(get(&format!("{base}/healthz"), "localhost").await.0, 404);
+    let none = Arc::new(Server::builder().build().unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    let config = HttpConfig {
+        health: None,
+        ..HttpConfig::default()
+    };
+    tokio::spawn(serve_listener(
+        none,
+        listener,
+        config,
+        std::future::pending(),
+    ));
+    assert_eq!(get(&format!("{base}/readyz"), "localhost").await.0, 404);
+}
