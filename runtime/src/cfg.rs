@@ -101,6 +101,17 @@ macro_rules! cfg_schemars {
     };
 }
 
+/// Items that need the `metrics` feature.
+macro_rules! cfg_metrics {
+    ($($item:item)*) => {
+        $(
+            #[cfg(feature = "metrics")]
+            #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+            $item
+        )*
+    };
+}
+
 /// Items that need the `skills` feature.
 macro_rules! cfg_skills {
     ($($item:item)*) => {

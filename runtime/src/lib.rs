@@ -64,6 +64,9 @@ cfg_http! {
 cfg_logging! {
     pub mod logging;
 }
+cfg_metrics! {
+    pub mod metrics;
+}
 cfg_redis! {
     pub mod redis;
 }

@@ -160,3 +160,113 @@ async fn the_health_paths_can_be_moved_or_left_out() {
     ));
     assert_eq!(get(&format!("{base}/readyz"), "localhost").await.0, 404);
 }
+
+#[tokio::test]
+async fn metrics_count_requests_rounds_sessions_and_refusals() {
+    let server = mcp_tests::conformance::server(Server::builder())
+        .metrics()
+        .build()
+        .unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(serve_listener(
+        Arc::new(server),
+        listener,
+        HttpConfig::default(),
+        std::future::pending(),
+    ));
+    let meta = json!({"io.modelcontextprotocol/protocolVersion": "2026-07-28",
+                      "io.modelcontextprotocol/clientCapabilities": {"elicitation": {}}});
+    let call = |tool: &'static str, extra: serde_json::Value| {
+        let base = base.clone();
+        let meta = meta.clone();
+        async move {
+            let mut params = json!({"name": tool, "arguments": {}, "_meta": meta});
+            if let (serde_json::Value::Object(p), serde_json::Value::Object(e)) =
+                (&mut params, extra)
+            {
+                p.extend(e);
+            }
+            let body = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call", "params": params});
+            mcp_tests::support::post(
+                &format!("{base}/mcp"),
+                body.to_string().into_bytes(),
+                &[
+                    ("mcp-protocol-version", "2026-07-28"),
+                    ("mcp-method", "tools/call"),
+                    ("mcp-name", tool),
+                ],
+            )
+            .await
+        }
+    };
+    let value = |text: &str, series: &str| -> f64 {
+        text.lines()
+            .find(|l| l.starts_with(series))
+            .and_then(|l| l.rsplit(' ').next())
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(0.0)
+    };
+    let (_, before) = get(&format!("{base}/metrics"), "10.0.0.7").await;
+    assert_eq!(
+        value(
+            &before,
+            r#"mcp_requests_total{method="tools/call",outcome="ok"}"#
+        ),
+        0.0
+    );
+    for _ in 0..3 {
+        assert_eq!(call("test_simple_text", json!({})).await.0, 200);
+    }
+    let (_, _, round) = call("test_input_required_result_elicitation", json!({})).await;
+    assert_eq!(round["result"]["resultType"], "input_required");
+    let (_, _, refused) = call(
+        "test_input_required_result_elicitation",
+        json!({"requestState": "tampered", "inputResponses": {}}),
+    )
+    .await;
+    assert!(refused.get("error").is_some(), "{refused}");
+    let init = json!({"jsonrpc": "2.0", "id": 0, "method": "initialize", "params": {
+        "protocolVersion": "2025-11-25", "capabilities": {}, "clientInfo": {"name": "t", "version": "1"}}});
+    let (status, _, _) = mcp_tests::support::post(
+        &format!("{base}/mcp"),
+        init.to_string().into_bytes(),
+        &[("mcp-protocol-version", "2025-11-25")],
+    )
+    .await;
+    assert_eq!(status, 200);
+    let (status, text) = get(&format!("{base}/metrics"), "10.0.0.7").await;
+    assert_eq!(status, 200);
+    assert_eq!(
+        value(
+            &text,
+            r#"mcp_requests_total{method="tools/call",outcome="ok"}"#
+        ),
+        3.0,
+        "{text}"
+    );
+    assert_eq!(
+        value(
+            &text,
+            r#"mcp_requests_total{method="tools/call",outcome="input_required"}"#
+        ),
+        1.0
+    );
+    assert_eq!(
+        value(&text, r#"mcp_mrtr_rounds_total{method="tools/call"}"#),
+        1.0
+    );
+    assert_eq!(
+        value(&text, r#"mcp_state_refused_total{reason="malformed"}"#),
+        1.0,
+        "{text}"
+    );
+    assert_eq!(value(&text, "mcp_sessions_open"), 1.0, "{text}");
+    assert!(
+        value(
+            &text,
+            r#"mcp_request_duration_seconds_count{method="tools/call"}"#
+        ) >= 5.0,
+        "{text}"
+    );
+}

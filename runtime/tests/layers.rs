@@ -15,7 +15,9 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
         "state" => &["wire"],
         "resume" => &["wire", "handler", "state"],
         "tasks" => &["wire", "handler", "state"],
-        "server" => &["wire", "handler", "state", "resume", "tasks", "skills"],
+        "server" => &[
+            "wire", "handler", "state", "resume", "tasks", "skills", "metrics",
+        ],
         "transport" => &["wire", "handler", "state", "resume", "tasks", "server"],
         "auth" => &["wire", "handler"],
         "http" => &[
@@ -27,6 +29,7 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
             "server",
             "transport",
             "auth",
+            "metrics",
         ],
         "stdio" => &[
             "wire",
@@ -40,7 +43,7 @@ fn allowed(top: &str) -> Option<&'static [&'static str]> {
         "redis" => &["wire", "state", "tasks"],
         "testing" => &["wire", "handler", "state", "resume", "tasks", "server"],
         "client" => &["wire", "skills"],
-        "logging" => &[],
+        "logging" | "metrics" => &[],
         "skills" => &["wire"],
         // The crate root and the guide re-export and document; they are above every layer.
         _ => return None,

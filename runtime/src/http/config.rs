@@ -28,6 +28,11 @@ pub struct HttpConfig {
     /// (default `/healthz` and `/readyz`; `None` serves neither). Neither needs a token or an
     /// allowed `Host`, and neither says more than `ok`, `ready` or why it is not.
     pub health: Option<HealthPaths>,
+    /// Where a server built with `ServerBuilder::metrics` serves its Prometheus metrics
+    /// (default `/metrics`; `None` serves none). Like the health endpoints it needs no token.
+    #[cfg(feature = "metrics")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+    pub metrics_path: Option<String>,
 }
 
 /// The paths of the health endpoints.
@@ -60,6 +65,8 @@ impl Default for HttpConfig {
             auth: None,
             limits: Limits::default(),
             health: Some(HealthPaths::default()),
+            #[cfg(feature = "metrics")]
+            metrics_path: Some("/metrics".into()),
         }
     }
 }

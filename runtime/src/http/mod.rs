@@ -50,7 +50,11 @@ pub(crate) struct App {
 impl App {
     fn new(server: Arc<Server>, config: HttpConfig) -> App {
         App {
-            sessions: Sessions::new(&config.limits),
+            sessions: Sessions::new(
+                &config.limits,
+                #[cfg(feature = "metrics")]
+                server.metrics().cloned(),
+            ),
             core: Arc::new(Core {
                 server,
                 config,
@@ -87,6 +91,27 @@ fn router_of(app: App) -> Router {
         &path,
         post(post_message).get(get_stream).delete(end_session),
     );
+    #[cfg(feature = "metrics")]
+    if let (Some(path), Some(metrics)) = (
+        app.core.config.metrics_path.clone(),
+        app.core.server.metrics().cloned(),
+    ) {
+        router = router.route(
+            &path,
+            axum::routing::get(move || {
+                let metrics = metrics.clone();
+                async move {
+                    (
+                        [(
+                            axum::http::header::CONTENT_TYPE,
+                            "application/openmetrics-text; version=1.0.0; charset=utf-8",
+                        )],
+                        metrics.render(),
+                    )
+                }
+            }),
+        );
+    }
     if let Some(health) = app.core.config.health.clone() {
         router = router
             .route(&health.liveness, axum::routing::get(|| async { "ok" }))

@@ -62,6 +62,9 @@ struct Streams {
 /// The legacy sessions of one HTTP endpoint.
 pub(crate) struct Sessions {
     inner: Mutex<Table>,
+    /// Where open sessions are counted, when metrics are on.
+    #[cfg(feature = "metrics")]
+    metrics: Option<Arc<crate::metrics::Metrics>>,
     /// How long a session may sit unused.
     idle: Duration,
     /// Set once the background sweep of idle sessions runs.
@@ -73,12 +76,18 @@ pub(crate) struct Sessions {
 struct Table {
     map: HashMap<String, Arc<Entry>>,
     per_caller: HashMap<CallerKey, usize>,
+    #[cfg(feature = "metrics")]
+    metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 impl Table {
     /// Drop the session `id`: its calls and streams end, and its caller's count goes down.
     fn remove(&mut self, id: &str) -> Option<Arc<Entry>> {
         let entry = self.map.remove(id)?;
+        #[cfg(feature = "metrics")]
+        if let Some(m) = &self.metrics {
+            m.sessions(-1);
+        }
         if let Some(key) = &entry.counted {
             if let Some(n) = self.per_caller.get_mut(key) {
                 *n -= 1;
@@ -129,9 +138,18 @@ fn new_id() -> Option<String> {
 }
 
 impl Sessions {
-    pub(crate) fn new(limits: &Limits) -> Arc<Sessions> {
+    pub(crate) fn new(
+        limits: &Limits,
+        #[cfg(feature = "metrics")] metrics: Option<Arc<crate::metrics::Metrics>>,
+    ) -> Arc<Sessions> {
         Arc::new(Sessions {
-            inner: Mutex::default(),
+            inner: Mutex::new(Table {
+                #[cfg(feature = "metrics")]
+                metrics: metrics.clone(),
+                ..Table::default()
+            }),
+            #[cfg(feature = "metrics")]
+            metrics,
             idle: limits.session_idle,
             sweeping: OnceLock::new(),
         })
@@ -196,6 +214,10 @@ impl Sessions {
         })?;
         if let Some(key) = &caller.key {
             *table.per_caller.entry(key.clone()).or_insert(0) += 1;
+        }
+        #[cfg(feature = "metrics")]
+        if let Some(m) = &self.metrics {
+            m.sessions(1);
         }
         table.map.insert(
             id.clone(),

@@ -35,7 +35,38 @@ impl Server {
     }
 
     /// [`Server::handle`] for a legacy session's request: asks go to the client through `live`.
+    /// With metrics on, the request is counted and timed; a `debug` span names its method and
+    /// target.
     pub(crate) async fn handle_live(
+        &self,
+        incoming: Incoming,
+        principal: Option<&Principal>,
+        notifier: Option<Notifier>,
+        live: Option<Live>,
+    ) -> Option<Reply> {
+        let span = request_span(&incoming);
+        #[cfg(feature = "metrics")]
+        if let Some(metrics) = self.metrics().cloned() {
+            let method = method_name(&incoming);
+            let started = std::time::Instant::now();
+            let reply = tracing::Instrument::instrument(
+                self.handle_inner(incoming, principal, notifier, live),
+                span,
+            )
+            .await;
+            if let Some(reply) = &reply {
+                metrics.request(method, outcome(reply), started.elapsed().as_secs_f64());
+            }
+            return reply;
+        }
+        tracing::Instrument::instrument(
+            self.handle_inner(incoming, principal, notifier, live),
+            span,
+        )
+        .await
+    }
+
+    async fn handle_inner(
         &self,
         incoming: Incoming,
         principal: Option<&Principal>,
@@ -119,6 +150,74 @@ impl Server {
             other => Reply::error(None, Error::method_not_found(other.variant_name())),
         };
         Some(reply)
+    }
+}
+
+/// A `debug` span for one request: its method and, for a call, its target. Disabled (and free)
+/// unless a subscriber takes debug spans.
+fn request_span(incoming: &Incoming) -> tracing::Span {
+    let span = tracing::debug_span!(
+        "mcp.request",
+        method = tracing::field::Empty,
+        target = tracing::field::Empty
+    );
+    if !span.is_disabled() {
+        if let Incoming::Request(r) = incoming {
+            let (method, target) = head(r);
+            span.record("method", method);
+            if let Some(target) = target {
+                span.record("target", target);
+            }
+        }
+        if let Incoming::Extension(r) = incoming {
+            span.record("method", r.method.as_str());
+        }
+    }
+    span
+}
+
+/// The method of a typed request and the tool, prompt or resource it targets.
+fn head(r: &ClientRequest) -> (&'static str, Option<&str>) {
+    use oxmcp_schema::methods;
+    match r {
+        ClientRequest::DiscoverRequest(_) => (methods::SERVER_DISCOVER, None),
+        ClientRequest::ListResourcesRequest(_) => (methods::RESOURCES_LIST, None),
+        ClientRequest::ListResourceTemplatesRequest(_) => (methods::RESOURCES_TEMPLATES_LIST, None),
+        ClientRequest::ReadResourceRequest(r) => (methods::RESOURCES_READ, Some(&r.params.uri)),
+        ClientRequest::SubscriptionsListenRequest(_) => (methods::SUBSCRIPTIONS_LISTEN, None),
+        ClientRequest::ListPromptsRequest(_) => (methods::PROMPTS_LIST, None),
+        ClientRequest::GetPromptRequest(r) => (methods::PROMPTS_GET, Some(&r.params.name)),
+        ClientRequest::ListToolsRequest(_) => (methods::TOOLS_LIST, None),
+        ClientRequest::CallToolRequest(r) => (methods::TOOLS_CALL, Some(&r.params.name)),
+        ClientRequest::CompleteRequest(_) => (methods::COMPLETION_COMPLETE, None),
+        _ => ("other", None),
+    }
+}
+
+/// The method a request is counted under (a fixed set, so the label cannot grow).
+#[cfg(feature = "metrics")]
+fn method_name(incoming: &Incoming) -> &'static str {
+    match incoming {
+        Incoming::Request(r) => head(r).0,
+        Incoming::Extension(r) => crate::wire::EXTENSION_METHODS
+            .iter()
+            .find(|m| **m == r.method)
+            .copied()
+            .unwrap_or("other"),
+        Incoming::Rejected(_) => "rejected",
+        Incoming::Notification(_) | Incoming::Response => "notification",
+    }
+}
+
+/// How a reply is counted.
+#[cfg(feature = "metrics")]
+fn outcome(reply: &Reply) -> &'static str {
+    match reply {
+        Reply::Error(_) => "error",
+        Reply::Result(_, result) => match &**result {
+            oxmcp_schema::ServerResult::InputRequiredResult(_) => "input_required",
+            _ => "ok",
+        },
     }
 }
 

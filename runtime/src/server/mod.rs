@@ -57,6 +57,9 @@ pub struct Server {
     legacy: bool,
     /// The tasks extension: where tasks are kept and the runs this process drives.
     tasks: Arc<tasks::TaskEngine>,
+    /// Prometheus metrics, when turned on.
+    #[cfg(feature = "metrics")]
+    metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 /// Completes an argument: (prompt name or resource template URI, argument name, partial value)
@@ -84,6 +87,8 @@ pub struct ServerBuilder {
     task_lease: Duration,
     task_budget: usize,
     tasks_per_principal: usize,
+    #[cfg(feature = "metrics")]
+    metrics: bool,
     #[cfg(feature = "skills")]
     skills_dir: Option<std::path::PathBuf>,
     #[cfg(feature = "skills")]
@@ -150,6 +155,8 @@ impl Server {
             task_lease: tasks::DEFAULT_TASK_LEASE,
             task_budget: tasks::DEFAULT_TASK_BUDGET,
             tasks_per_principal: tasks::DEFAULT_TASKS_PER_PRINCIPAL,
+            #[cfg(feature = "metrics")]
+            metrics: false,
             #[cfg(feature = "skills")]
             skills_dir: None,
             #[cfg(feature = "skills")]
@@ -204,6 +211,15 @@ impl ServerBuilder {
     /// principals go on creating theirs. Without authentication every caller is one principal.
     pub fn tasks_per_principal(mut self, n: usize) -> Self {
         self.tasks_per_principal = n.max(1);
+        self
+    }
+
+    /// Count requests, rounds, sessions, tasks and refusals in Prometheus metrics, served at
+    /// `/metrics` of the HTTP server (see [`crate::metrics`]).
+    #[cfg(feature = "metrics")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "metrics")))]
+    pub fn metrics(mut self) -> Self {
+        self.metrics = true;
         self
     }
 
@@ -360,6 +376,10 @@ impl ServerBuilder {
             codec = hook(codec);
         }
         let changes = tokio::sync::broadcast::channel(64).0;
+        #[cfg(feature = "metrics")]
+        let metrics = self
+            .metrics
+            .then(|| Arc::new(crate::metrics::Metrics::new()));
         #[cfg(feature = "skills")]
         let skills = (self.skills_dir.is_some() || !self.skills.is_empty()).then(|| {
             let skills = Arc::new(crate::skills::Skills::new(
@@ -370,6 +390,15 @@ impl ServerBuilder {
             skills.watch();
             skills
         });
+        let engine = tasks::TaskEngine::new(
+            self.task_store
+                .unwrap_or_else(|| Arc::new(crate::tasks::InMemoryTaskStore::default())),
+            self.task_ttl,
+            self.task_lease,
+        )
+        .with_budget(self.task_budget, self.tasks_per_principal);
+        #[cfg(feature = "metrics")]
+        let engine = engine.with_metrics(metrics.clone());
         Ok(Server {
             info: Implementation::new(self.name, self.version),
             instructions: self.instructions,
@@ -388,15 +417,9 @@ impl ServerBuilder {
             closing: tokio::sync::watch::channel(false).0,
             states: self.states,
             legacy: self.legacy,
-            tasks: Arc::new(
-                tasks::TaskEngine::new(
-                    self.task_store
-                        .unwrap_or_else(|| Arc::new(crate::tasks::InMemoryTaskStore::default())),
-                    self.task_ttl,
-                    self.task_lease,
-                )
-                .with_budget(self.task_budget, self.tasks_per_principal),
-            ),
+            tasks: Arc::new(engine),
+            #[cfg(feature = "metrics")]
+            metrics,
         })
     }
 }
@@ -436,6 +459,12 @@ impl Server {
     #[cfg(feature = "skills")]
     pub(crate) fn skills(&self) -> Option<&Arc<crate::skills::Skills>> {
         self.catalog.skills.as_ref()
+    }
+
+    /// The server's metrics, when turned on.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn metrics(&self) -> Option<&Arc<crate::metrics::Metrics>> {
+        self.metrics.as_ref()
     }
 
     /// Whether this server can take requests: its task store answers (within a second). The

@@ -303,6 +303,16 @@ impl Server {
         })
     }
 
+    /// Count a `requestState` refused for `reason`, when metrics are on.
+    fn count_refused(&self, reason: &'static str) {
+        #[cfg(feature = "metrics")]
+        if let Some(m) = self.metrics() {
+            m.state_refused(reason);
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = reason;
+    }
+
     fn find_resource(
         &self,
         uri: &str,
@@ -394,12 +404,20 @@ impl Server {
                     kept
                 }
                 Err(StateError::GuardUnavailable(why)) => {
+                    self.count_refused("guard_unavailable");
                     tracing::error!(method, target, reason = %why, "single-use check unavailable");
                     return Err(Error::internal(
                         "the requestState cannot be checked now; try again",
                     ));
                 }
                 Err(e) => {
+                    self.count_refused(match &e {
+                        StateError::Expired => "expired",
+                        StateError::Replayed => "replayed",
+                        StateError::UnknownKey(_) => "unknown_key",
+                        StateError::Authentication => "authentication",
+                        _ => "malformed",
+                    });
                     tracing::warn!(method, target, reason = %e, "rejected requestState");
                     return Err(Error::invalid_params("invalid requestState"));
                 }

@@ -61,6 +61,9 @@ pub(crate) struct TaskEngine {
     per_owner: usize,
     /// Set once the background sweep of expired tasks runs.
     sweeping: std::sync::OnceLock<()>,
+    /// Where task outcomes and store errors are counted, when metrics are on.
+    #[cfg(feature = "metrics")]
+    metrics: Option<Arc<crate::metrics::Metrics>>,
 }
 
 impl TaskEngine {
@@ -74,6 +77,33 @@ impl TaskEngine {
             budget: DEFAULT_TASK_BUDGET,
             per_owner: DEFAULT_TASKS_PER_PRINCIPAL,
             sweeping: std::sync::OnceLock::new(),
+            #[cfg(feature = "metrics")]
+            metrics: None,
+        }
+    }
+
+    /// With these metrics.
+    #[cfg(feature = "metrics")]
+    pub(crate) fn with_metrics(mut self, metrics: Option<Arc<crate::metrics::Metrics>>) -> Self {
+        self.metrics = metrics;
+        self
+    }
+
+    /// Count a task created or ended (`status`).
+    fn count(&self, status: &'static str) {
+        #[cfg(feature = "metrics")]
+        if let Some(m) = &self.metrics {
+            m.task(status);
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = status;
+    }
+
+    /// Count an error of the task store.
+    fn store_error(&self) {
+        #[cfg(feature = "metrics")]
+        if let Some(m) = &self.metrics {
+            m.store_error();
         }
     }
 
@@ -254,7 +284,7 @@ impl Server {
             .insert_within(record.clone(), self.tasks.per_owner)
             .await
         {
-            Ok(()) => {}
+            Ok(()) => self.tasks.count("created"),
             Err(crate::tasks::TaskStoreError::OwnerFull) => {
                 let error = Error::new(
                     super::QUOTA_EXCEEDED,
@@ -266,7 +296,10 @@ impl Server {
                 .with_data(json!({"retryAfterMs": QUOTA_RETRY_MS}));
                 return Reply::error(Some(id), error);
             }
-            Err(e) => return Reply::error(Some(id), Error::internal(e.to_string())),
+            Err(e) => {
+                self.tasks.store_error();
+                return Reply::error(Some(id), Error::internal(e.to_string()));
+            }
         }
         let mut fields = task_fields(&record);
         fields.insert("resultType".into(), json!("task"));
@@ -357,8 +390,15 @@ impl Server {
                         r.run += 1;
                         true
                     };
-                    if let Err(e) = store.update(task_id, &cancel).await {
-                        return Reply::error(Some(id), Error::internal(e.to_string()));
+                    match store.update(task_id, &cancel).await {
+                        Ok(Some(r)) if r.status == TaskStatus::Cancelled => {
+                            self.tasks.count("cancelled")
+                        }
+                        Ok(_) => {}
+                        Err(e) => {
+                            self.tasks.store_error();
+                            return Reply::error(Some(id), Error::internal(e.to_string()));
+                        }
                     }
                     if let Some(run) = crate::wire::lock(&self.tasks.running).remove(task_id) {
                         run.abort();
@@ -463,6 +503,11 @@ fn detailed(record: &TaskRecord) -> Map<String, Value> {
         TaskStatus::Working | TaskStatus::Cancelled => {}
     }
     fields
+}
+
+/// Whether the record `r` is the outcome run `run` wrote.
+fn holds_after(r: &TaskRecord, run: u64) -> bool {
+    r.run == run && r.lease_owner.is_none()
 }
 
 /// What a task no longer needs once it has ended: its arguments, journal, pending requests,
@@ -632,7 +677,12 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
     if let Outcome::Panicked(message) = &outcome {
         tracing::error!(task = task_id, panic = %message, "a task's handler panicked");
     }
-    if let Err(e) = store.update(task_id, &finish).await {
-        tracing::warn!(task = task_id, error = %e, "a task's outcome could not be stored");
+    match store.update(task_id, &finish).await {
+        Ok(Some(r)) if holds_after(&r, run) => env.engine.count(r.status.as_str()),
+        Ok(_) => {}
+        Err(e) => {
+            env.engine.store_error();
+            tracing::warn!(task = task_id, error = %e, "a task's outcome could not be stored");
+        }
     }
 }

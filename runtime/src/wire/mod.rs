@@ -21,6 +21,8 @@ pub(crate) use message::request_id;
 #[cfg(feature = "http")]
 pub(crate) use message::request_meta;
 pub use message::Reply;
+#[cfg(feature = "metrics")]
+pub(crate) use message::EXTENSION_METHODS;
 #[cfg(feature = "http")]
 pub(crate) use message::{request_head, RequestHead};
 pub(crate) use message::{ExtensionRequest, Incoming};

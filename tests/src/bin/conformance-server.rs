@@ -15,7 +15,8 @@
 //! `MCP_ALLOWED_HOSTS`). The environment sets what the flags do not: `MCP_PORT`, `MCP_HOST`,
 //! `MCP_ALLOWED_HOSTS` (comma-separated host names accepted in `Host`; `*` for any),
 //! `MCP_TASK_STORE` (a `redis://` URL), `MCP_SKILLS_DIR`, `MCP_DRAIN_SECS` (how long a stopping
-//! process reports not ready while it still serves) and `MCP_MAX_SESSIONS`.
+//! process reports not ready while it still serves), `MCP_MAX_SESSIONS` and `MCP_METRICS`
+//! (`1`: Prometheus metrics at `/metrics`; also `--metrics`).
 //! `--threads N` sets the tokio worker threads. The default is one fewer than the machine's cores
 //! (at least one): this server runs beside its clients (the conformance suite, the load
 //! generator) on the same host, and its requests are short (tens of µs), so a worker per core
@@ -73,16 +74,25 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
             env_value::<String>("MCP_SKILLS_DIR")?,
             env_value::<u64>("MCP_DRAIN_SECS")?,
             env_value::<usize>("MCP_MAX_SESSIONS")?,
+            env_value::<u8>("MCP_METRICS")?,
         ))
     })();
-    let (env_port, env_host, allowed_hosts, env_store, env_skills, drain_secs, max_sessions) =
-        match env {
-            Ok(values) => values,
-            Err(e) => {
-                eprintln!("conformance-server: {e}");
-                return std::process::ExitCode::from(2);
-            }
-        };
+    let (
+        env_port,
+        env_host,
+        allowed_hosts,
+        env_store,
+        env_skills,
+        drain_secs,
+        max_sessions,
+        env_metrics,
+    ) = match env {
+        Ok(values) => values,
+        Err(e) => {
+            eprintln!("conformance-server: {e}");
+            return std::process::ExitCode::from(2);
+        }
+    };
     let mut port = env_port.unwrap_or(3000);
     let mut host = env_host.unwrap_or_else(|| "127.0.0.1".into());
     let mut stdio = false;
@@ -91,10 +101,12 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
     let mut task_lease = std::time::Duration::from_secs(30);
     let mut jwks_max_age = std::time::Duration::from_secs(300);
     let mut skills_dir: Option<String> = env_skills;
+    let mut metrics = env_metrics == Some(1);
     let mut it = args.iter();
     while let Some(a) = it.next() {
         match a.as_str() {
             "--stdio" => stdio = true,
+            "--metrics" => metrics = true,
             "--threads" => {
                 // Read before the runtime was built.
                 it.next();
@@ -154,7 +166,7 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
             },
             other => {
                 eprintln!(
-                    "unknown argument {other}; usage: conformance-server [--port PORT [--host ADDR] | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD [--auth-jwks-refresh-secs N]] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--skills-dir PATH] [--threads N]"
+                    "unknown argument {other}; usage: conformance-server [--port PORT [--host ADDR] | --stdio] [--auth-jwks PATH --auth-issuer ISS --auth-audience AUD [--auth-jwks-refresh-secs N]] [--task-store redis://HOST:PORT] [--task-lease-ms N] [--skills-dir PATH] [--metrics] [--threads N]"
                 );
                 return std::process::ExitCode::from(2);
             }
@@ -177,6 +189,9 @@ async fn serve(args: Vec<String>) -> std::process::ExitCode {
         .task_lease(task_lease);
     if let Some(dir) = skills_dir {
         builder = builder.skills_dir(dir);
+    }
+    if metrics {
+        builder = builder.metrics();
     }
     if let Some(url) = task_store {
         use oxmcp::redis::{RedisReplayGuard, RedisTaskStore};

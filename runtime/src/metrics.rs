@@ -1,0 +1,129 @@
+//! Prometheus metrics of a server (feature `metrics`), turned on with
+//! [`ServerBuilder::metrics`](crate::ServerBuilder::metrics) and served in the Prometheus text
+//! format at `/metrics` of the HTTP server ([`HttpConfig::metrics_path`](crate::http::HttpConfig)):
+//!
+//! | metric | kind | labels |
+//! | --- | --- | --- |
+//! | `mcp_requests_total` | counter | `method`, `outcome` (`ok`, `error`, `input_required`) |
+//! | `mcp_request_duration_seconds` | histogram | `method` |
+//! | `mcp_mrtr_rounds_total` | counter | `method`: answers that asked the client for input |
+//! | `mcp_sessions_open` | gauge | 2025-era HTTP sessions |
+//! | `mcp_tasks_total` | counter | `status`: tasks created, and ended by status |
+//! | `mcp_state_refused_total` | counter | `reason`: `requestState` tokens refused |
+//! | `mcp_task_store_errors_total` | counter | errors of the task store (Redis) |
+
+use prometheus_client::encoding::text::encode;
+use prometheus_client::metrics::counter::Counter;
+use prometheus_client::metrics::family::Family;
+use prometheus_client::metrics::gauge::Gauge;
+use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
+use prometheus_client::registry::Registry;
+
+type Labels<const N: usize> = [(&'static str, &'static str); N];
+
+fn latency_histogram() -> Histogram {
+    // 25 µs to about 1.6 s.
+    Histogram::new(exponential_buckets(0.000_025, 2.0, 17))
+}
+
+/// The metrics of one server, and the registry that renders them.
+pub(crate) struct Metrics {
+    registry: Registry,
+    requests: Family<Labels<2>, Counter>,
+    duration: Family<Labels<1>, Histogram, fn() -> Histogram>,
+    rounds: Family<Labels<1>, Counter>,
+    sessions: Gauge,
+    tasks: Family<Labels<1>, Counter>,
+    state_refused: Family<Labels<1>, Counter>,
+    store_errors: Counter,
+}
+
+impl Metrics {
+    pub(crate) fn new() -> Self {
+        let mut registry = Registry::default();
+        let requests = Family::<Labels<2>, Counter>::default();
+        let duration =
+            Family::<Labels<1>, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
+        let rounds = Family::<Labels<1>, Counter>::default();
+        let sessions = Gauge::default();
+        let tasks = Family::<Labels<1>, Counter>::default();
+        let state_refused = Family::<Labels<1>, Counter>::default();
+        let store_errors = Counter::default();
+        registry.register("mcp_requests", "Requests answered, by method and outcome", requests.clone());
+        registry.register(
+            "mcp_request_duration_seconds",
+            "Time to answer a request, by method",
+            duration.clone(),
+        );
+        registry.register(
+            "mcp_mrtr_rounds",
+            "Answers that asked the client for input (input_required), by method",
+            rounds.clone(),
+        );
+        registry.register("mcp_sessions_open", "2025-era HTTP sessions open", sessions.clone());
+        registry.register("mcp_tasks", "Tasks created, and ended by status", tasks.clone());
+        registry.register(
+            "mcp_state_refused",
+            "requestState tokens refused, by reason",
+            state_refused.clone(),
+        );
+        registry.register(
+            "mcp_task_store_errors",
+            "Errors of the task store",
+            store_errors.clone(),
+        );
+        Metrics {
+            registry,
+            requests,
+            duration,
+            rounds,
+            sessions,
+            tasks,
+            state_refused,
+            store_errors,
+        }
+    }
+
+    /// A request of `method` answered with `outcome` after `seconds`.
+    pub(crate) fn request(&self, method: &'static str, outcome: &'static str, seconds: f64) {
+        self.requests
+            .get_or_create(&[("method", method), ("outcome", outcome)])
+            .inc();
+        self.duration
+            .get_or_create(&[("method", method)])
+            .observe(seconds);
+        if outcome == "input_required" {
+            self.rounds.get_or_create(&[("method", method)]).inc();
+        }
+    }
+
+    /// A session opened (`+1`) or closed (`-1`).
+    pub(crate) fn sessions(&self, delta: i64) {
+        self.sessions.inc_by(delta);
+    }
+
+    /// A task created, or ended with `status`.
+    pub(crate) fn task(&self, status: &'static str) {
+        self.tasks.get_or_create(&[("status", status)]).inc();
+    }
+
+    /// A `requestState` refused for `reason`.
+    pub(crate) fn state_refused(&self, reason: &'static str) {
+        self.state_refused
+            .get_or_create(&[("reason", reason)])
+            .inc();
+    }
+
+    /// An error of the task store.
+    pub(crate) fn store_error(&self) {
+        self.store_errors.inc();
+    }
+
+    /// Every metric in the Prometheus text format.
+    pub(crate) fn render(&self) -> String {
+        let mut text = String::new();
+        // Writing to a String cannot fail.
+        let _ = encode(&mut text, &self.registry);
+        text
+    }
+}
