@@ -1,49 +1,119 @@
 //! `oxmcp-codegen diff`: what changed between two schema versions, as a maintainer reads it when
-//! the spec updates: types added and removed, and per type the fields, members and values.
+//! the spec updates, and as release notes read it: types added, removed and renamed, per type the
+//! fields, members and values added, removed, renamed and changed, and for each change whether it
+//! breaks Rust code using the bindings and whether it breaks the wire (a message one side writes
+//! that the other cannot read).
+//!
+//! Renames are found by structure: a type removed and a type added with the same shape are one
+//! rename, where the shape ignores the names of the generated inline types under it (so a renamed
+//! type whose inline children were renamed with it is still one rename) and follows renames found
+//! before (so two renamed types that refer to each other are both found). Inside a type, one
+//! removed and one added field of the same type and requiredness are a field rename.
 
 use crate::error::Result;
-use crate::model::{Kind, Model, TypeDef};
+use crate::model::{Kind, Model, Ty, TypeDef};
 use crate::Builder;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::fmt::Write;
 
-/// A short description of a type's representation, for "changed kind" lines.
-fn kind_name(t: &TypeDef) -> String {
-    match &t.kind {
-        Kind::Struct { .. } => "object".into(),
-        Kind::Alias(ty) => format!("alias of {}", ty.describe()),
-        Kind::StringEnum(_) => "string enum".into(),
-        Kind::Const(v) => format!("constant `{v}`"),
-        Kind::Union(_) => "union".into(),
+/// What happened to a type, a field, a member or a value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum ChangeKind {
+    /// New in the newer version.
+    Added,
+    /// Gone from the newer version.
+    Removed,
+    /// The same shape under a new name.
+    Renamed,
+    /// Present in both, different.
+    Changed,
+}
+
+impl ChangeKind {
+    /// The word used in reports and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Removed => "removed",
+            ChangeKind::Renamed => "renamed",
+            ChangeKind::Changed => "changed",
+        }
     }
 }
 
-/// Per-type entries comparable across versions: field -> description, member, value.
-fn entries(t: &TypeDef) -> BTreeMap<String, String> {
-    let mut out = BTreeMap::new();
-    match &t.kind {
-        Kind::Struct { fields, .. } => {
-            for f in fields {
-                let req = if f.required { "required" } else { "optional" };
-                out.insert(
-                    format!("field `{}`", f.json_name),
-                    format!("{} ({req})", f.ty.describe()),
-                );
-            }
+/// What part of a type a [`FieldChange`] is about.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, PartialOrd, Ord)]
+pub enum Part {
+    /// A property of an object.
+    Field,
+    /// A member of a union.
+    Member,
+    /// A value of a string enum.
+    Value,
+    /// The type's representation itself (object, union, alias, constant).
+    Kind,
+    /// Whether an object keeps unknown properties.
+    Extra,
+    /// A description (reported with [`Options::details`]).
+    Description,
+    /// A validation keyword (reported with [`Options::details`]).
+    Constraint,
+}
+
+impl Part {
+    /// The word used in reports and JSON.
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Part::Field => "field",
+            Part::Member => "member",
+            Part::Value => "value",
+            Part::Kind => "kind",
+            Part::Extra => "extra",
+            Part::Description => "description",
+            Part::Constraint => "constraint",
         }
-        Kind::Union(vs) => {
-            for v in vs {
-                out.insert(format!("member `{}`", v.name), v.ty.describe());
-            }
-        }
-        Kind::StringEnum(values) => {
-            for v in values {
-                out.insert(format!("value `{v}`"), String::new());
-            }
-        }
-        Kind::Alias(_) | Kind::Const(_) => {}
     }
-    out
+}
+
+/// One change inside a type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct FieldChange {
+    /// Added, removed, renamed or changed.
+    pub change: ChangeKind,
+    /// What kind of item changed.
+    pub part: Part,
+    /// The item's name in the newer version (the older one's when removed): a field's wire
+    /// name, a member's type, a value, a constraint keyword.
+    pub field: String,
+    /// The item's older name, for renames.
+    pub from: Option<String>,
+    /// The item as it was (empty when added).
+    pub before: String,
+    /// The item as it is (empty when removed).
+    pub after: String,
+    /// Whether Rust code using the older bindings may stop compiling or change meaning.
+    pub breaking: bool,
+    /// Whether a peer on one version may send a message the other cannot read.
+    pub wire_breaking: bool,
+}
+
+/// One type's change.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Change {
+    /// Added, removed, renamed or changed (a renamed type may also have field changes).
+    pub change: ChangeKind,
+    /// The type's name in the newer version (the older one's when removed).
+    pub type_name: String,
+    /// The older name, for renames.
+    pub from: Option<String>,
+    /// What the type is: object, union, string enum, alias, constant.
+    pub kind: String,
+    /// Whether Rust code using the older bindings may stop compiling.
+    pub breaking: bool,
+    /// Whether a message valid in one version may be unreadable in the other.
+    pub wire_breaking: bool,
+    /// What changed inside the type.
+    pub fields: Vec<FieldChange>,
 }
 
 /// What a report includes beyond types, fields, members and values.
@@ -73,9 +143,232 @@ const CONSTRAINTS: &[&str] = &[
     "default",
 ];
 
-/// Compare two models and write a readable report; empty sections are left out.
-pub fn report(old: &Model, new: &Model) -> String {
-    report_with(old, new, None, &Options::default())
+/// A short description of a type's representation.
+fn kind_name(t: &TypeDef) -> String {
+    match &t.kind {
+        Kind::Struct { .. } => "object".into(),
+        Kind::Alias(ty) => format!("alias of {}", ty.describe()),
+        Kind::StringEnum(_) => "string enum".into(),
+        Kind::Const(v) => format!("constant `{v}`"),
+        Kind::Union(_) => "union".into(),
+    }
+}
+
+/// One side of the comparison: its types by name.
+struct Side<'a> {
+    types: BTreeMap<&'a str, &'a TypeDef>,
+}
+
+impl<'a> Side<'a> {
+    fn new(model: &'a Model) -> Self {
+        Side {
+            types: model.types.iter().map(|t| (t.name.as_str(), t)).collect(),
+        }
+    }
+
+    fn is_inline(&self, name: &str) -> bool {
+        self.types
+            .get(name)
+            .is_some_and(|t| t.schema_name.is_none())
+    }
+
+    /// `ty` as text, with inline types replaced by their own shape (so their names do not count)
+    /// and other names passed through `rename` (the older side's names mapped to the newer's).
+    fn describe(&self, ty: &Ty, rename: &dyn Fn(&str) -> String, depth: usize) -> String {
+        match ty {
+            Ty::Named(n) if self.is_inline(n) && depth < 6 => {
+                format!(
+                    "{{{}}}",
+                    self.shape(self.types[n.as_str()], rename, depth + 1)
+                )
+            }
+            Ty::Named(n) => rename(n),
+            Ty::Vec(t) => format!("[{}]", self.describe(t, rename, depth)),
+            Ty::Map(t) => format!("{{string: {}}}", self.describe(t, rename, depth)),
+            other => other.describe(),
+        }
+    }
+
+    /// A type's shape, its name left out.
+    fn shape(&self, t: &TypeDef, rename: &dyn Fn(&str) -> String, depth: usize) -> String {
+        match &t.kind {
+            Kind::Struct { fields, extra } => {
+                let mut parts: Vec<String> = fields
+                    .iter()
+                    .map(|f| {
+                        format!(
+                            "{}{}:{}",
+                            f.json_name,
+                            if f.required { "" } else { "?" },
+                            self.describe(&f.ty, rename, depth)
+                        )
+                    })
+                    .collect();
+                parts.sort();
+                let extra = extra
+                    .as_ref()
+                    .map(|e| format!(",..{}", self.describe(e, rename, depth)))
+                    .unwrap_or_default();
+                format!("object({}{extra})", parts.join(","))
+            }
+            Kind::Union(vs) => {
+                let mut parts: Vec<String> = vs
+                    .iter()
+                    .map(|v| self.describe(&v.ty, rename, depth))
+                    .collect();
+                parts.sort();
+                format!("union({})", parts.join("|"))
+            }
+            Kind::StringEnum(values) => format!("enum({})", values.join("|")),
+            Kind::Const(v) => format!("const({v})"),
+            Kind::Alias(ty) => format!("alias({})", self.describe(ty, rename, depth)),
+        }
+    }
+}
+
+/// Pairs of types that are the same type in both versions: same name, or renamed.
+#[derive(Default)]
+struct Pairing {
+    /// Older name -> newer name, for every paired type (renamed or not).
+    old_to_new: BTreeMap<String, String>,
+    /// Newer names that are paired.
+    paired_new: BTreeSet<String>,
+    /// The renames of schema (`$defs`) types, in the order found.
+    renames: Vec<(String, String)>,
+}
+
+impl Pairing {
+    fn pair(&mut self, old: &str, new: &str) -> bool {
+        if self.old_to_new.contains_key(old) || self.paired_new.contains(new) {
+            return false;
+        }
+        self.old_to_new.insert(old.into(), new.into());
+        self.paired_new.insert(new.into());
+        true
+    }
+
+    fn map(&self, old: &str) -> String {
+        self.old_to_new
+            .get(old)
+            .cloned()
+            .unwrap_or_else(|| old.to_string())
+    }
+}
+
+/// The length of the common prefix plus the common suffix of two names, to choose between
+/// renames of equal shape.
+fn likeness(a: &str, b: &str) -> usize {
+    let prefix = a.bytes().zip(b.bytes()).take_while(|(x, y)| x == y).count();
+    let suffix = a
+        .bytes()
+        .rev()
+        .zip(b.bytes().rev())
+        .take_while(|(x, y)| x == y)
+        .count();
+    prefix + suffix
+}
+
+/// Pair the two models' types: by name, then renamed schema types by shape (repeated until no
+/// new rename is found, so renames that refer to each other are found), then the inline types
+/// under each pair by the field or member they belong to.
+fn pair(old: &Side, new: &Side) -> Pairing {
+    let mut p = Pairing::default();
+    for name in old.types.keys() {
+        if new.types.contains_key(name) {
+            p.pair(name, name);
+        }
+    }
+    loop {
+        let removed: Vec<&str> = old
+            .types
+            .iter()
+            .filter(|(n, t)| t.schema_name.is_some() && !p.old_to_new.contains_key(**n))
+            .map(|(n, _)| *n)
+            .collect();
+        let added: Vec<&str> = new
+            .types
+            .iter()
+            .filter(|(n, t)| t.schema_name.is_some() && !p.paired_new.contains(**n))
+            .map(|(n, _)| *n)
+            .collect();
+        let mut found = false;
+        for r in removed {
+            let map = |n: &str| p.map(n);
+            let shape = old.shape(old.types[r], &map, 0);
+            let same: Vec<&str> = added
+                .iter()
+                .filter(|a| !p.paired_new.contains(**a))
+                .filter(|a| new.shape(new.types[**a], &|n: &str| n.to_string(), 0) == shape)
+                .copied()
+                .collect();
+            if let Some(a) = same.iter().max_by_key(|a| likeness(r, a)) {
+                let a = a.to_string();
+                if p.pair(r, &a) {
+                    p.renames.push((r.to_string(), a));
+                    found = true;
+                }
+            }
+        }
+        if !found {
+            break;
+        }
+    }
+    // Inline types follow the type (and the field or member) they belong to.
+    let mut queue: Vec<(String, String)> = p
+        .old_to_new
+        .iter()
+        .map(|(a, b)| (a.clone(), b.clone()))
+        .collect();
+    while let Some((o, n)) = queue.pop() {
+        let (Some(ot), Some(nt)) = (old.types.get(o.as_str()), new.types.get(n.as_str())) else {
+            continue;
+        };
+        let mut children: Vec<(&Ty, &Ty)> = Vec::new();
+        match (&ot.kind, &nt.kind) {
+            (Kind::Struct { fields: of, .. }, Kind::Struct { fields: nf, .. }) => {
+                for f in of {
+                    if let Some(g) = nf.iter().find(|g| g.json_name == f.json_name) {
+                        children.push((&f.ty, &g.ty));
+                    }
+                }
+                // A field renamed (the only one removed and the only one added) keeps its child.
+                let gone: Vec<_> = of
+                    .iter()
+                    .filter(|f| !nf.iter().any(|g| g.json_name == f.json_name))
+                    .collect();
+                let came: Vec<_> = nf
+                    .iter()
+                    .filter(|g| !of.iter().any(|f| f.json_name == g.json_name))
+                    .collect();
+                if let ([f], [g]) = (gone.as_slice(), came.as_slice()) {
+                    children.push((&f.ty, &g.ty));
+                }
+            }
+            (Kind::Union(ov), Kind::Union(nv)) if ov.len() == nv.len() => {
+                children.extend(ov.iter().zip(nv).map(|(a, b)| (&a.ty, &b.ty)));
+            }
+            (Kind::Alias(a), Kind::Alias(b)) => children.push((a, b)),
+            _ => {}
+        }
+        for (a, b) in children {
+            let (Some(a), Some(b)) = (inner_name(a), inner_name(b)) else {
+                continue;
+            };
+            if old.is_inline(a) && new.is_inline(b) && p.pair(a, b) {
+                queue.push((a.to_string(), b.to_string()));
+            }
+        }
+    }
+    p
+}
+
+/// The generated type a type expression names, through vectors and maps.
+fn inner_name(ty: &Ty) -> Option<&str> {
+    match ty {
+        Ty::Named(n) => Some(n),
+        Ty::Vec(t) | Ty::Map(t) => inner_name(t),
+        _ => None,
+    }
 }
 
 /// The definitions of a schema by name, for constraint comparison.
@@ -116,183 +409,635 @@ fn gist(doc: Option<&String>) -> String {
     format!("{out:?}")
 }
 
-/// Types removed from `old` whose shape reappears under a new name in `new`: old name -> new name.
-fn renames<'a>(
-    removed: &[&'a str],
-    added: &[&'a str],
-    olds: &BTreeMap<&str, &TypeDef>,
-    news: &BTreeMap<&str, &TypeDef>,
-) -> Vec<(&'a str, &'a str)> {
-    let mut taken = std::collections::BTreeSet::new();
-    let mut out = Vec::new();
-    for r in removed {
-        let o = olds[r];
-        let shape = (kind_name(o), entries(o));
-        if let Some(a) = added.iter().find(|a| {
-            !taken.contains(*a) && {
-                let n = news[*a];
-                (kind_name(n), entries(n)) == shape
-            }
-        }) {
-            taken.insert(*a);
-            out.push((*r, *a));
-        }
-    }
-    out
+/// Everything a comparison needs.
+struct Compare<'a> {
+    old: Side<'a>,
+    new: Side<'a>,
+    pairing: Pairing,
+    open: BTreeSet<String>,
+    old_defs: BTreeMap<String, serde_json::Value>,
+    new_defs: BTreeMap<String, serde_json::Value>,
+    options: &'a Options,
 }
 
-/// Compare two models (and, for details, the schemas they came from) and write a readable
-/// report: types added, removed and renamed (same shape, new name), then per type what changed.
-pub fn report_with(
-    old: &Model,
-    new: &Model,
-    schemas: Option<(&serde_json::Value, &serde_json::Value)>,
-    options: &Options,
-) -> String {
-    let olds: BTreeMap<&str, &TypeDef> = old.types.iter().map(|t| (t.name.as_str(), t)).collect();
-    let news: BTreeMap<&str, &TypeDef> = new.types.iter().map(|t| (t.name.as_str(), t)).collect();
-    let (old_defs, new_defs) = (defs_of(schemas.map(|s| s.0)), defs_of(schemas.map(|s| s.1)));
-    let mut out = String::new();
-    let mut added: Vec<&str> = news
-        .keys()
-        .filter(|k| !olds.contains_key(*k))
-        .copied()
-        .collect();
-    let mut removed: Vec<&str> = olds
-        .keys()
-        .filter(|k| !news.contains_key(*k))
-        .copied()
-        .collect();
-    let renamed = renames(&removed, &added, &olds, &news);
-    added.retain(|a| !renamed.iter().any(|(_, n)| n == a));
-    removed.retain(|r| !renamed.iter().any(|(o, _)| o == r));
-    let _ = writeln!(
-        out,
-        "types: {} added, {} removed, {} renamed",
-        added.len(),
-        removed.len(),
-        renamed.len()
-    );
-    for name in &added {
-        let _ = writeln!(out, "+ {name} ({})", kind_name(news[name]));
+/// A field change with everything but its labels filled in.
+fn item(part: Part, change: ChangeKind, field: &str, before: String, after: String) -> FieldChange {
+    FieldChange {
+        change,
+        part,
+        field: field.to_string(),
+        from: None,
+        before,
+        after,
+        breaking: false,
+        wire_breaking: false,
     }
-    for name in &removed {
-        let _ = writeln!(out, "- {name} ({})", kind_name(olds[name]));
+}
+
+impl Compare<'_> {
+    /// An older type expression in the newer names.
+    fn old_ty(&self, ty: &Ty) -> String {
+        self.old.describe(ty, &|n: &str| self.pairing.map(n), 0)
     }
-    for (o, n) in &renamed {
-        let _ = writeln!(out, "> {o} renamed to {n} ({})", kind_name(news[n]));
+
+    fn new_ty(&self, ty: &Ty) -> String {
+        self.new.describe(ty, &|n: &str| n.to_string(), 0)
     }
-    let mut changed = 0;
-    let mut body = String::new();
-    for (name, n) in &news {
-        let Some(o) = olds.get(name) else { continue };
-        let mut lines = Vec::new();
-        if std::mem::discriminant(&o.kind) != std::mem::discriminant(&n.kind)
-            || kind_name(o) != kind_name(n)
-                && !matches!(
-                    n.kind,
-                    Kind::Struct { .. } | Kind::Union(_) | Kind::StringEnum(_)
-                )
-        {
-            lines.push(format!("  ~ was {}, now {}", kind_name(o), kind_name(n)));
-        }
-        let (oe, ne) = (entries(o), entries(n));
-        for (k, v) in &ne {
-            match oe.get(k) {
-                None => lines.push(format!("  + {k}{}", suffix(v))),
-                Some(ov) if ov != v => lines.push(format!("  ~ {k}: {ov} -> {v}")),
-                _ => {}
-            }
-        }
-        for (k, v) in &oe {
-            if !ne.contains_key(k) {
-                lines.push(format!("  - {k}{}", suffix(v)));
-            }
-        }
-        if options.details {
-            if o.doc != n.doc {
-                lines.push(format!(
-                    "  ~ description: {} -> {}",
-                    gist(o.doc.as_ref()),
-                    gist(n.doc.as_ref())
-                ));
-            }
-            if let (Kind::Struct { fields: of, .. }, Kind::Struct { fields: nf, .. }) =
-                (&o.kind, &n.kind)
-            {
-                for f in nf {
-                    if let Some(g) = of.iter().find(|g| g.json_name == f.json_name) {
-                        if g.doc != f.doc {
-                            lines.push(format!(
-                                "  ~ field `{}` description: {} -> {}",
-                                f.json_name,
-                                gist(g.doc.as_ref()),
-                                gist(f.doc.as_ref())
-                            ));
+
+    /// What changed inside a paired type.
+    fn inside(&self, o: &TypeDef, n: &TypeDef) -> Vec<FieldChange> {
+        let mut out = Vec::new();
+        match (&o.kind, &n.kind) {
+            (
+                Kind::Struct {
+                    fields: of,
+                    extra: oe,
+                },
+                Kind::Struct {
+                    fields: nf,
+                    extra: ne,
+                },
+            ) => {
+                let mut gone: Vec<_> = of
+                    .iter()
+                    .filter(|f| !nf.iter().any(|g| g.json_name == f.json_name))
+                    .collect();
+                let mut came: Vec<_> = nf
+                    .iter()
+                    .filter(|g| !of.iter().any(|f| f.json_name == g.json_name))
+                    .collect();
+                // Field renames: a removed and an added field of the same type and
+                // requiredness, when neither has another candidate; among several, the one
+                // whose description came along.
+                let same = |f: &crate::model::Field, g: &crate::model::Field| {
+                    f.required == g.required && self.old_ty(&f.ty) == self.new_ty(&g.ty)
+                };
+                let best =
+                    |c: Vec<&crate::model::Field>, f: &crate::model::Field| match c.as_slice() {
+                        [one] => Some(one.json_name.clone()),
+                        many => {
+                            let doc: Vec<_> = many.iter().filter(|g| g.doc == f.doc).collect();
+                            match doc.as_slice() {
+                                [one] if f.doc.is_some() => Some(one.json_name.clone()),
+                                _ => None,
+                            }
                         }
+                    };
+                let renames: Vec<(String, String)> = gone
+                    .iter()
+                    .filter_map(|f| {
+                        let to = best(came.iter().copied().filter(|g| same(f, g)).collect(), f)?;
+                        let g = came.iter().find(|g| g.json_name == to)?;
+                        let back = best(gone.iter().copied().filter(|h| same(h, g)).collect(), g)?;
+                        (back == f.json_name).then(|| (f.json_name.clone(), to))
+                    })
+                    .collect();
+                for (from, to) in &renames {
+                    let g = nf.iter().find(|g| &g.json_name == to);
+                    let ty = g.map(|g| self.new_ty(&g.ty)).unwrap_or_default();
+                    let mut c = item(Part::Field, ChangeKind::Renamed, to, ty.clone(), ty);
+                    c.from = Some(from.clone());
+                    c.breaking = true;
+                    c.wire_breaking = true;
+                    out.push(c);
+                }
+                gone.retain(|f| !renames.iter().any(|(a, _)| *a == f.json_name));
+                came.retain(|g| !renames.iter().any(|(_, b)| *b == g.json_name));
+                for f in gone {
+                    let mut c = item(
+                        Part::Field,
+                        ChangeKind::Removed,
+                        &f.json_name,
+                        field_text(&self.old_ty(&f.ty), f.required),
+                        String::new(),
+                    );
+                    c.breaking = true;
+                    // An older reader needs a required field the newer writer no longer sends.
+                    c.wire_breaking = f.required;
+                    out.push(c);
+                }
+                for g in came {
+                    let mut c = item(
+                        Part::Field,
+                        ChangeKind::Added,
+                        &g.json_name,
+                        String::new(),
+                        field_text(&self.new_ty(&g.ty), g.required),
+                    );
+                    // A required field changes the constructor and is missing from what an
+                    // older peer sends; an optional one is neither.
+                    c.breaking = g.required;
+                    c.wire_breaking = g.required;
+                    out.push(c);
+                }
+                for f in of {
+                    let Some(g) = nf.iter().find(|g| g.json_name == f.json_name) else {
+                        continue;
+                    };
+                    let (a, b) = (
+                        field_text(&self.old_ty(&f.ty), f.required),
+                        field_text(&self.new_ty(&g.ty), g.required),
+                    );
+                    if a != b {
+                        let mut c = item(Part::Field, ChangeKind::Changed, &g.json_name, a, b);
+                        // A new type, or a field becoming required or optional, changes the
+                        // Rust type; on the wire, either side may now write what the other
+                        // refuses (a value of the other type, or no value where one is needed).
+                        c.breaking = true;
+                        c.wire_breaking = true;
+                        out.push(c);
                     }
                 }
-            }
-            let schema_name = n.schema_name.as_deref().unwrap_or(name);
-            let (oc, nc) = (
-                constraints(old_defs.get(schema_name)),
-                constraints(new_defs.get(schema_name)),
-            );
-            for (key, v) in &nc {
-                let what = constraint_label(key);
-                match oc.get(key) {
-                    None => lines.push(format!("  + {what}: {v}")),
-                    Some(ov) if ov != v => lines.push(format!("  ~ {what}: {ov} -> {v}")),
+                match (oe, ne) {
+                    (Some(_), None) => {
+                        let mut c = item(
+                            Part::Extra,
+                            ChangeKind::Removed,
+                            "additional properties",
+                            "kept".into(),
+                            "refused".into(),
+                        );
+                        c.breaking = true;
+                        c.wire_breaking = true;
+                        out.push(c);
+                    }
+                    (None, Some(_)) => {
+                        let mut c = item(
+                            Part::Extra,
+                            ChangeKind::Added,
+                            "additional properties",
+                            "refused".into(),
+                            "kept".into(),
+                        );
+                        c.breaking = true;
+                        out.push(c);
+                    }
                     _ => {}
                 }
             }
-            for (key, v) in &oc {
-                if !nc.contains_key(key) {
-                    lines.push(format!("  - {}: {v}", constraint_label(key)));
+            (Kind::Union(ov), Kind::Union(nv)) => {
+                let olds: BTreeSet<String> = ov.iter().map(|v| self.old_ty(&v.ty)).collect();
+                let news: BTreeSet<String> = nv.iter().map(|v| self.new_ty(&v.ty)).collect();
+                for m in news.difference(&olds) {
+                    let mut c = item(Part::Member, ChangeKind::Added, m, String::new(), m.clone());
+                    // The enums are non_exhaustive, so Rust code is unaffected; an older
+                    // reader refuses the new member unless the union is open.
+                    c.wire_breaking = !self.open.contains(&n.name);
+                    out.push(c);
+                }
+                for m in olds.difference(&news) {
+                    let mut c = item(
+                        Part::Member,
+                        ChangeKind::Removed,
+                        m,
+                        m.clone(),
+                        String::new(),
+                    );
+                    c.breaking = true;
+                    c.wire_breaking = !self.open.contains(&n.name);
+                    out.push(c);
+                }
+            }
+            (Kind::StringEnum(ov), Kind::StringEnum(nv)) => {
+                for v in nv.iter().filter(|v| !ov.contains(v)) {
+                    // non_exhaustive, and unknown values are kept in `Other` on both sides.
+                    out.push(item(
+                        Part::Value,
+                        ChangeKind::Added,
+                        v,
+                        String::new(),
+                        v.clone(),
+                    ));
+                }
+                for v in ov.iter().filter(|v| !nv.contains(v)) {
+                    let mut c = item(
+                        Part::Value,
+                        ChangeKind::Removed,
+                        v,
+                        v.clone(),
+                        String::new(),
+                    );
+                    c.breaking = true;
+                    out.push(c);
+                }
+            }
+            (Kind::Const(a), Kind::Const(b)) if a != b => {
+                let mut c = item(
+                    Part::Kind,
+                    ChangeKind::Changed,
+                    "constant",
+                    a.clone(),
+                    b.clone(),
+                );
+                c.breaking = true;
+                c.wire_breaking = true;
+                out.push(c);
+            }
+            (Kind::Alias(a), Kind::Alias(b)) if self.old_ty(a) != self.new_ty(b) => {
+                let mut c = item(
+                    Part::Kind,
+                    ChangeKind::Changed,
+                    "alias",
+                    self.old_ty(a),
+                    self.new_ty(b),
+                );
+                c.breaking = true;
+                c.wire_breaking = true;
+                out.push(c);
+            }
+            (a, b) if std::mem::discriminant(a) != std::mem::discriminant(b) => {
+                let mut c = item(
+                    Part::Kind,
+                    ChangeKind::Changed,
+                    "kind",
+                    kind_name(o),
+                    kind_name(n),
+                );
+                c.breaking = true;
+                c.wire_breaking = true;
+                out.push(c);
+            }
+            _ => {}
+        }
+        if self.options.details {
+            self.details(o, n, &mut out);
+        }
+        out
+    }
+
+    /// Descriptions and constraints (with [`Options::details`]): a constraint added or
+    /// tightened may refuse what an older peer sends, so it counts as breaking the wire.
+    fn details(&self, o: &TypeDef, n: &TypeDef, out: &mut Vec<FieldChange>) {
+        if o.doc != n.doc {
+            out.push(item(
+                Part::Description,
+                ChangeKind::Changed,
+                "",
+                gist(o.doc.as_ref()),
+                gist(n.doc.as_ref()),
+            ));
+        }
+        if let (Kind::Struct { fields: of, .. }, Kind::Struct { fields: nf, .. }) =
+            (&o.kind, &n.kind)
+        {
+            for f in nf {
+                if let Some(g) = of.iter().find(|g| g.json_name == f.json_name) {
+                    if g.doc != f.doc {
+                        out.push(item(
+                            Part::Description,
+                            ChangeKind::Changed,
+                            &f.json_name,
+                            gist(g.doc.as_ref()),
+                            gist(f.doc.as_ref()),
+                        ));
+                    }
                 }
             }
         }
-        if !lines.is_empty() {
-            changed += 1;
-            let _ = writeln!(body, "{name}");
-            for l in lines {
-                let _ = writeln!(body, "{l}");
+        let (Some(on), Some(nn)) = (&o.schema_name, &n.schema_name) else {
+            return;
+        };
+        let (oc, nc) = (
+            constraints(self.old_defs.get(on)),
+            constraints(self.new_defs.get(nn)),
+        );
+        let label = |(prop, key): &(String, String)| {
+            if prop.is_empty() {
+                key.clone()
+            } else {
+                format!("{prop}.{key}")
+            }
+        };
+        for (key, v) in &nc {
+            match oc.get(key) {
+                None => {
+                    let mut c = item(
+                        Part::Constraint,
+                        ChangeKind::Added,
+                        &label(key),
+                        String::new(),
+                        v.clone(),
+                    );
+                    c.wire_breaking = key.1 != "default";
+                    out.push(c);
+                }
+                Some(ov) if ov != v => {
+                    let mut c = item(
+                        Part::Constraint,
+                        ChangeKind::Changed,
+                        &label(key),
+                        ov.clone(),
+                        v.clone(),
+                    );
+                    c.wire_breaking = key.1 != "default";
+                    out.push(c);
+                }
+                _ => {}
+            }
+        }
+        for (key, v) in &oc {
+            if !nc.contains_key(key) {
+                out.push(item(
+                    Part::Constraint,
+                    ChangeKind::Removed,
+                    &label(key),
+                    v.clone(),
+                    String::new(),
+                ));
             }
         }
     }
-    let _ = writeln!(out, "types changed: {changed}");
-    out.push_str(&body);
+
+    fn run(&self) -> Vec<Change> {
+        let mut out = Vec::new();
+        for (name, t) in &self.new.types {
+            if !self.pairing.paired_new.contains(*name) {
+                out.push(Change {
+                    change: ChangeKind::Added,
+                    type_name: name.to_string(),
+                    from: None,
+                    kind: kind_name(t),
+                    breaking: false,
+                    wire_breaking: false,
+                    fields: Vec::new(),
+                });
+            }
+        }
+        for (name, t) in &self.old.types {
+            if !self.pairing.old_to_new.contains_key(*name) {
+                out.push(Change {
+                    change: ChangeKind::Removed,
+                    type_name: name.to_string(),
+                    from: None,
+                    kind: kind_name(t),
+                    breaking: true,
+                    // An older peer may still send it.
+                    wire_breaking: true,
+                    fields: Vec::new(),
+                });
+            }
+        }
+        for (o, n) in &self.pairing.old_to_new {
+            let (ot, nt) = (self.old.types[o.as_str()], self.new.types[n.as_str()]);
+            let fields = self.inside(ot, nt);
+            let renamed = self.pairing.renames.iter().any(|(a, _)| a == o);
+            if fields.is_empty() && !renamed {
+                continue;
+            }
+            out.push(Change {
+                change: if renamed {
+                    ChangeKind::Renamed
+                } else {
+                    ChangeKind::Changed
+                },
+                type_name: n.clone(),
+                from: renamed.then(|| o.clone()),
+                kind: kind_name(nt),
+                // Names are not on the wire: a rename alone breaks Rust code only.
+                breaking: renamed || fields.iter().any(|f| f.breaking),
+                wire_breaking: fields.iter().any(|f| f.wire_breaking),
+                fields,
+            });
+        }
+        out.sort_by(|a, b| (a.change, &a.type_name).cmp(&(b.change, &b.type_name)));
+        out
+    }
+}
+
+fn field_text(ty: &str, required: bool) -> String {
+    if required {
+        format!("{ty} (required)")
+    } else {
+        format!("{ty} (optional)")
+    }
+}
+
+/// The changes between two models (and, for details, the schemas they came from); `open`
+/// names the unions that keep members they do not know (see [`crate::Builder::open_union`]),
+/// which a new member does not break on the wire.
+pub fn changes(
+    old: &Model,
+    new: &Model,
+    schemas: Option<(&serde_json::Value, &serde_json::Value)>,
+    open: &BTreeSet<String>,
+    options: &Options,
+) -> Vec<Change> {
+    let (o, n) = (Side::new(old), Side::new(new));
+    let pairing = pair(&o, &n);
+    Compare {
+        old: o,
+        new: n,
+        pairing,
+        open: open.clone(),
+        old_defs: defs_of(schemas.map(|s| s.0)),
+        new_defs: defs_of(schemas.map(|s| s.1)),
+        options,
+    }
+    .run()
+}
+
+/// The labels of a change for text reports.
+fn tags(breaking: bool, wire: bool) -> &'static str {
+    match (breaking, wire) {
+        (true, true) => " [breaking, wire-breaking]",
+        (true, false) => " [breaking]",
+        (false, true) => " [wire-breaking]",
+        (false, false) => "",
+    }
+}
+
+/// A one-line rendering of a change inside a type.
+fn line(f: &FieldChange) -> String {
+    let part = f.part.as_str();
+    let what = if f.field.is_empty() {
+        part.to_string()
+    } else {
+        format!("{part} `{}`", f.field)
+    };
+    let body = match f.change {
+        ChangeKind::Added if f.after.is_empty() || f.part == Part::Value => format!("+ {what}"),
+        ChangeKind::Added if f.part == Part::Member => format!("+ {what}"),
+        ChangeKind::Added => format!("+ {what}: {}", f.after),
+        ChangeKind::Removed
+            if f.before.is_empty() || matches!(f.part, Part::Value | Part::Member) =>
+        {
+            format!("- {what}")
+        }
+        ChangeKind::Removed => format!("- {what}: {}", f.before),
+        ChangeKind::Renamed => format!(
+            "> {part} `{}` renamed to `{}`",
+            f.from.as_deref().unwrap_or_default(),
+            f.field
+        ),
+        ChangeKind::Changed => format!("~ {what}: {} -> {}", f.before, f.after),
+    };
+    format!("{body}{}", tags(f.breaking, f.wire_breaking))
+}
+
+/// The changes as a text report: a count line, types added, removed and renamed, then each
+/// type with changes inside and its changes indented.
+pub fn text(changes: &[Change]) -> String {
+    let count = |k| changes.iter().filter(|c| c.change == k).count();
+    let mut out = String::new();
+    let _ = writeln!(
+        out,
+        "types: {} added, {} removed, {} renamed",
+        count(ChangeKind::Added),
+        count(ChangeKind::Removed),
+        count(ChangeKind::Renamed)
+    );
+    for c in changes {
+        match c.change {
+            ChangeKind::Added => {
+                let _ = writeln!(out, "+ {} ({})", c.type_name, c.kind);
+            }
+            ChangeKind::Removed => {
+                let _ = writeln!(out, "- {} ({}){}", c.type_name, c.kind, tags(true, true));
+            }
+            ChangeKind::Renamed => {
+                let _ = writeln!(
+                    out,
+                    "> {} renamed to {} ({}){}",
+                    c.from.as_deref().unwrap_or_default(),
+                    c.type_name,
+                    c.kind,
+                    tags(c.breaking, c.wire_breaking)
+                );
+            }
+            ChangeKind::Changed => {}
+        }
+    }
+    let inside: Vec<&Change> = changes.iter().filter(|c| !c.fields.is_empty()).collect();
+    let _ = writeln!(out, "types changed: {}", inside.len());
+    for c in inside {
+        let _ = writeln!(out, "{}{}", c.type_name, tags(c.breaking, c.wire_breaking));
+        for f in &c.fields {
+            let _ = writeln!(out, "  {}", line(f));
+        }
+    }
     out
 }
 
-fn constraint_label((prop, key): &(String, String)) -> String {
-    if prop.is_empty() {
-        format!("constraint `{key}`")
-    } else {
-        format!("field `{prop}` constraint `{key}`")
-    }
+/// The changes as a JSON array: `{"change", "type", "from" (renames), "kind", "breaking",
+/// "wire_breaking", "fields": [{"change", "part", "field", "from", "before", "after",
+/// "breaking", "wire_breaking"}]}`.
+pub fn json(changes: &[Change]) -> serde_json::Value {
+    let field = |f: &FieldChange| {
+        let mut v = serde_json::json!({
+            "change": f.change.as_str(),
+            "part": f.part.as_str(),
+            "field": f.field,
+            "breaking": f.breaking,
+            "wire_breaking": f.wire_breaking,
+        });
+        if let Some(from) = &f.from {
+            v["from"] = from.as_str().into();
+        }
+        if !f.before.is_empty() {
+            v["before"] = f.before.as_str().into();
+        }
+        if !f.after.is_empty() {
+            v["after"] = f.after.as_str().into();
+        }
+        v
+    };
+    changes
+        .iter()
+        .map(|c| {
+            let mut v = serde_json::json!({
+                "change": c.change.as_str(),
+                "type": c.type_name,
+                "kind": c.kind,
+                "breaking": c.breaking,
+                "wire_breaking": c.wire_breaking,
+                "fields": c.fields.iter().map(field).collect::<Vec<_>>(),
+            });
+            if let Some(from) = &c.from {
+                v["from"] = from.as_str().into();
+            }
+            v
+        })
+        .collect()
 }
 
-fn suffix(v: &str) -> String {
-    if v.is_empty() {
-        String::new()
-    } else {
-        format!(": {v}")
+/// The changes as release notes in Markdown: what breaks Rust code, what breaks the wire, and
+/// what is compatible, one bullet per type with its changes under it.
+pub fn markdown(changes: &[Change], old: &str, new: &str) -> String {
+    let mut out = format!("## Changes from {old} to {new}\n");
+    type Keep = fn(&Change) -> bool;
+    let sections: [(&str, Keep); 3] = [
+        ("Breaking for Rust code", |c: &Change| c.breaking),
+        ("Breaking on the wire only", |c: &Change| {
+            !c.breaking && c.wire_breaking
+        }),
+        ("Compatible", |c: &Change| !c.breaking && !c.wire_breaking),
+    ];
+    for (title, keep) in sections {
+        let picked: Vec<&Change> = changes.iter().filter(|c| keep(c)).collect();
+        if picked.is_empty() {
+            continue;
+        }
+        let _ = write!(out, "\n### {title}\n\n");
+        for c in picked {
+            let head = match c.change {
+                ChangeKind::Added => format!("New {} `{}`", c.kind, c.type_name),
+                ChangeKind::Removed => format!("Removed {} `{}`", c.kind, c.type_name),
+                ChangeKind::Renamed => format!(
+                    "`{}` renamed to `{}`",
+                    c.from.as_deref().unwrap_or_default(),
+                    c.type_name
+                ),
+                ChangeKind::Changed => format!("`{}`", c.type_name),
+            };
+            let wire = if c.wire_breaking && c.breaking {
+                " (also breaks the wire)"
+            } else {
+                ""
+            };
+            let _ = writeln!(out, "- {head}{wire}");
+            for f in &c.fields {
+                let _ = writeln!(out, "  - {}", line(f).replace(" [", " — ").replace(']', ""));
+            }
+        }
     }
+    out
 }
 
-/// Lower both schemas and report the differences.
+/// Compare two models and write a readable report (the text of [`changes`] with no details and
+/// no open unions).
+pub fn report(old: &Model, new: &Model) -> String {
+    text(&changes(
+        old,
+        new,
+        None,
+        &BTreeSet::new(),
+        &Options::default(),
+    ))
+}
+
+/// Lower both schemas and list the changes, with the details `options` asks for; the unions
+/// open by default ([`crate::DEFAULT_OPEN_UNIONS`]) count as open.
+pub fn diff_changes(old: &Builder, new: &Builder, options: &Options) -> Result<Vec<Change>> {
+    let (old_schema, new_schema) = (old.schema_json()?, new.schema_json()?);
+    let open = crate::DEFAULT_OPEN_UNIONS
+        .iter()
+        .map(|s| s.to_string())
+        .collect();
+    Ok(changes(
+        &old.model()?,
+        &new.model()?,
+        Some((&old_schema, &new_schema)),
+        &open,
+        options,
+    ))
+}
+
+/// Lower both schemas and report the differences as text.
 pub fn diff(old: &Builder, new: &Builder) -> Result<String> {
     diff_with(old, new, &Options::default())
 }
 
-/// Lower both schemas and report the differences, with the details `options` asks for.
+/// Lower both schemas and report the differences as text, with the details `options` asks for.
 pub fn diff_with(old: &Builder, new: &Builder, options: &Options) -> Result<String> {
-    let (old_schema, new_schema) = (old.schema_json()?, new.schema_json()?);
-    Ok(report_with(
-        &old.model()?,
-        &new.model()?,
-        Some((&old_schema, &new_schema)),
-        options,
-    ))
+    Ok(text(&diff_changes(old, new, options)?))
 }

@@ -39,6 +39,7 @@ pub mod model;
 mod naming;
 pub mod overlay;
 pub mod source;
+pub mod table;
 
 pub use client::ClientBuilder;
 pub use error::{Error, Result};
@@ -83,7 +84,8 @@ enum OverlaySource {
 /// Configures and runs one generation, in the style of `prost_build::Config`.
 #[derive(Debug, Clone)]
 pub struct Builder {
-    version: String,
+    /// The version to generate; the pins' latest when unset.
+    version: Option<String>,
     schema: Option<PathBuf>,
     out_file: Option<PathBuf>,
     overlay: OverlaySource,
@@ -99,6 +101,8 @@ pub struct Builder {
     /// `(type, construct)` findings accepted by [`Builder::accept`].
     accepted: std::collections::BTreeSet<(String, String)>,
     rerun_if_changed: Option<bool>,
+    /// Where the generated file finds the support code; embedded when `None`.
+    support_path: Option<String>,
 }
 
 impl Default for Builder {
@@ -117,10 +121,11 @@ pub struct Generated {
 }
 
 impl Builder {
-    /// A builder for the newest pinned protocol version, with the built-in overlay and replacements.
+    /// A builder for the newest pinned protocol version (the pins' `latest`), with the built-in
+    /// overlay and replacements.
     pub fn new() -> Self {
         Builder {
-            version: "2026-07-28".into(),
+            version: None,
             schema: None,
             out_file: None,
             overlay: OverlaySource::Builtin,
@@ -135,6 +140,7 @@ impl Builder {
             spec_dir: None,
             accepted: Default::default(),
             rerun_if_changed: None,
+            support_path: None,
         }
     }
 
@@ -156,7 +162,7 @@ impl Builder {
 
     /// The protocol version to generate (selects the pin and the built-in overlay).
     pub fn version(mut self, version: impl Into<String>) -> Self {
-        self.version = version.into();
+        self.version = Some(version.into());
         self
     }
 
@@ -239,7 +245,7 @@ impl Builder {
 
     /// What the generated code could not express exactly, whether accepted or not.
     pub fn findings(&self) -> Result<Vec<check::Finding>> {
-        let (path, schema, _, _) = self.load()?;
+        let Loaded { path, schema, .. } = self.load()?;
         let model =
             lower::lower(&schema, &self.lower_settings()).map_err(|e| e.with_file(&path))?;
         let (_, defs) = lower::definitions(&schema).map_err(|e| e.with_file(&path))?;
@@ -253,6 +259,17 @@ impl Builder {
         }
     }
 
+    /// Reach the support code (the serde macros and dispatch helpers every generated file uses)
+    /// through this path instead of embedding it, in the manner of prost-build's `prost_path`:
+    /// the output then starts with `use <path> as __private;`. For a crate that compiles several
+    /// generated files: write [`support_module`] once to a module file of the crate and give each
+    /// generation its path (e.g. `crate::support`). By default each file carries its own copy in
+    /// a private module, so a single `include!` needs nothing else.
+    pub fn support_path(mut self, path: impl Into<String>) -> Self {
+        self.support_path = Some(path.into());
+        self
+    }
+
     /// Whether to print `cargo:rerun-if-changed` lines (default: when run by cargo as a build script).
     pub fn emit_rerun_if_changed(mut self, on: bool) -> Self {
         self.rerun_if_changed = Some(on);
@@ -261,9 +278,10 @@ impl Builder {
 
     /// Read the schema (and overlay): its path, the patched JSON, every input file to watch,
     /// and the sha256 of the schema as read.
-    fn load(&self) -> Result<(PathBuf, serde_json::Value, Vec<PathBuf>, String)> {
+    fn load(&self) -> Result<Loaded> {
         let mut inputs = Vec::new();
         let pins = self.pins()?;
+        let version = self.version.clone().unwrap_or_else(|| pins.latest.clone());
         if let Some(p) = &self.pins {
             inputs.push(p.clone());
         }
@@ -274,7 +292,7 @@ impl Builder {
                 (p.clone(), bytes)
             }
             None => {
-                let found = source::locate(&self.version, &pins, self.spec_dir.as_deref())?;
+                let found = source::locate(&version, &pins, self.spec_dir.as_deref())?;
                 if found.on_disk {
                     inputs.push(found.path.clone());
                 }
@@ -287,8 +305,8 @@ impl Builder {
         let overlay = match &self.overlay {
             OverlaySource::None => None,
             OverlaySource::Builtin => {
-                inputs.extend(pins.overlay_path(&self.version));
-                pins.overlay(&self.version)?
+                inputs.extend(pins.overlay_path(&version));
+                pins.overlay(&version)?
             }
             OverlaySource::File(p) => {
                 inputs.push(p.clone());
@@ -311,17 +329,23 @@ impl Builder {
                 ));
             }
         }
-        Ok((path, schema, inputs, digest))
+        Ok(Loaded {
+            path,
+            schema,
+            inputs,
+            digest,
+            version,
+        })
     }
 
     /// The schema as the generator reads it: the file with the overlay applied.
     pub fn schema_json(&self) -> Result<serde_json::Value> {
-        Ok(self.load()?.1)
+        Ok(self.load()?.schema)
     }
 
     /// Lower the schema into the generator's model (for tools such as `diff`).
     pub fn model(&self) -> Result<model::Model> {
-        let (path, schema, _, _) = self.load()?;
+        let Loaded { path, schema, .. } = self.load()?;
         lower::lower(&schema, &self.lower_settings()).map_err(|e| e.with_file(&path))
     }
 
@@ -333,7 +357,13 @@ impl Builder {
 
     /// Generate the code and return it without writing anything.
     pub fn generate_string(&self) -> Result<Generated> {
-        let (path, schema, inputs, digest) = self.load()?;
+        let Loaded {
+            path,
+            schema,
+            inputs,
+            digest,
+            version,
+        } = self.load()?;
         let model =
             lower::lower(&schema, &self.lower_settings()).map_err(|e| e.with_file(&path))?;
         let (_, defs) = lower::definitions(&schema).map_err(|e| e.with_file(&path))?;
@@ -345,11 +375,11 @@ impl Builder {
         )
         .map_err(|e| e.with_file(&path))?;
         let header = format!(
-            "@generated by oxmcp-codegen from the MCP schema {} (sha256 {digest}).\nDo not edit: change the generator or its schema/ and run `cargo run -p oxmcp-codegen -- generate`.",
-            self.version
+            "@generated by oxmcp-codegen from the MCP schema {version} (sha256 {digest}).\nDo not edit: change the generator or its schema/ and run `cargo run -p oxmcp-codegen -- generate`."
         );
         let open = self.open_unions(&model).map_err(|e| e.with_file(&path))?;
-        let code = emit::emit(&model, &header, &open).map_err(|e| e.with_file(&path))?;
+        let code = emit::emit(&model, &header, &open, self.support_path.as_deref())
+            .map_err(|e| e.with_file(&path))?;
         if self
             .rerun_if_changed
             .unwrap_or_else(|| std::env::var_os("OUT_DIR").is_some())
@@ -375,6 +405,26 @@ impl Builder {
         write_if_changed(&out, &generated.code)?;
         Ok(generated)
     }
+}
+
+/// The support code as a module file of its own, for [`Builder::support_path`]: the same for
+/// every schema and version, so a crate holding several generated files compiles it once.
+pub fn support_module() -> Result<String> {
+    emit::support_module()
+}
+
+/// A schema as [`Builder`] read it, before lowering.
+struct Loaded {
+    /// The file it was read from (or the name of the compiled-in copy).
+    path: PathBuf,
+    /// The JSON with the overlay applied.
+    schema: serde_json::Value,
+    /// Every input file a build script should watch.
+    inputs: Vec<PathBuf>,
+    /// The sha256 of the schema file as read.
+    digest: String,
+    /// The protocol version it is.
+    version: String,
 }
 
 /// Write `text` to `path` unless it already holds exactly that.

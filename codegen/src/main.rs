@@ -33,6 +33,11 @@ enum Command {
     /// checking every file against its pin
     #[command(after_help = EXIT_CODES)]
     Fetch(FetchArgs),
+    /// Pin a new protocol version: copy (--from DIR) or download (--url URL) its schema into
+    /// schema/, record its sha256 in schema/versions.json, and start its overlay from another
+    /// version's; then `generate` writes its module and feature
+    #[command(after_help = EXIT_CODES)]
+    Pin(PinArgs),
     /// Report types and fields added, removed, renamed or changed between two versions (or
     /// schema files)
     #[command(after_help = EXIT_CODES)]
@@ -74,9 +79,14 @@ impl SourceArgs {
         }
     }
 
-    /// A builder for `version` with these options applied.
-    fn builder(&self, version: &str) -> Builder {
+    /// A builder for `version` with these options applied; with `in_crate`, for the bindings
+    /// crate's own files, which reach the support code it compiles once (a file written
+    /// elsewhere carries its own copy).
+    fn builder(&self, version: &str, in_crate: bool) -> Builder {
         let mut b = Builder::new().version(version).emit_rerun_if_changed(false);
+        if in_crate {
+            b = b.support_path(oxmcp_codegen::table::SUPPORT_PATH);
+        }
         if let Some(p) = &self.pins {
             b = b.pins_file(p);
         }
@@ -160,6 +170,33 @@ struct FetchArgs {
 }
 
 #[derive(Args)]
+#[command(group = clap::ArgGroup::new("schema_from").required(true).multiple(true).args(["from", "url"]))]
+struct PinArgs {
+    /// The new protocol version, e.g. 2030-01-01 (its module is v2030_01_01)
+    version: String,
+    /// Copy DIR/<VERSION>/schema.json (and DIR/<VERSION>/examples/ when present)
+    #[arg(long, value_name = "DIR")]
+    from: Option<PathBuf>,
+    /// Where the schema is published: downloaded from there without --from, recorded in the
+    /// pin either way
+    #[arg(long, value_name = "URL")]
+    url: Option<String>,
+    /// Start the new version's overlay as a copy of OLD's (schema/overlays/OLD.json)
+    #[arg(long, value_name = "OLD")]
+    overlay_from: Option<String>,
+    /// How the runtime serves it: 2026 (stateless, per-request _meta) or 2025 (sessions);
+    /// with --latest, the previous latest version's by default
+    #[arg(long, value_name = "ERA", value_parser = ["2025", "2026"])]
+    era: Option<String>,
+    /// Make it the newest version: the bindings crate's root and default feature
+    #[arg(long)]
+    latest: bool,
+    /// The spec data folder to pin into instead of the project's schema/
+    #[arg(long, value_name = "DIR")]
+    into: Option<PathBuf>,
+}
+
+#[derive(Args)]
 struct DiffArgs {
     /// The older side: a pinned version or a schema file
     old: String,
@@ -171,6 +208,10 @@ struct DiffArgs {
     /// Also report changes of descriptions and constraints
     #[arg(long)]
     details: bool,
+    /// text (a maintainer's report), json (an array of changes, each labelled breaking and
+    /// wire_breaking) or md (release notes)
+    #[arg(long, value_name = "FORMAT", default_value = "text", value_parser = ["text", "json", "md"])]
+    format: String,
     /// Pins other than the built-in ones
     #[arg(long, value_name = "FILE")]
     pins: Option<PathBuf>,
@@ -219,6 +260,7 @@ fn run(command: Command) -> Result<ExitCode, Error> {
         Command::Generate(a) => generate(a),
         Command::Check(a) => check(a),
         Command::Fetch(a) => fetch(a),
+        Command::Pin(a) => pin(a),
         Command::Diff(a) => diff(a),
         Command::Client(a) => client(a),
     }
@@ -241,7 +283,7 @@ fn selected(pins: &Pins, version: Option<&str>) -> Result<Vec<source::Pin>, Erro
 
 fn generate(a: GenerateArgs) -> Result<ExitCode, Error> {
     for pin in selected(&a.source.pins()?, a.version.as_deref())? {
-        let mut b = a.source.builder(&pin.version);
+        let mut b = a.source.builder(&pin.version, a.out.is_none());
         if let Some(s) = &a.schema {
             b = b.schema(s);
         }
@@ -249,7 +291,36 @@ fn generate(a: GenerateArgs) -> Result<ExitCode, Error> {
         let g = b.out_file(&out).generate()?;
         eprintln!("wrote {} from {}", out.display(), g.schema_path.display());
     }
+    if a.out.is_none() {
+        for (path, text) in table(&a.source.pins()?)? {
+            oxmcp_codegen::write_if_changed(&path, &text)?;
+            eprintln!("wrote {}", path.display());
+        }
+    }
     Ok(ExitCode::SUCCESS)
+}
+
+/// The bindings crate's module table and features for `pins` (see `oxmcp_codegen::table`).
+fn table(pins: &Pins) -> Result<Vec<(PathBuf, String)>, Error> {
+    oxmcp_codegen::table::fresh(&source::project_root().join("generated"), pins)
+}
+
+/// Print a unified diff of `committed` against `fresh` for `path`; whether they differ.
+fn report(path: &Path, committed: &str, fresh: &str) -> bool {
+    if committed == fresh {
+        eprintln!("{}: up to date", path.display());
+        return false;
+    }
+    let diff = similar::TextDiff::from_lines(committed, fresh);
+    print!(
+        "{}",
+        diff.unified_diff().context_radius(3).header(
+            &format!("{} (committed)", path.display()),
+            &format!("{} (generated)", path.display())
+        )
+    );
+    eprintln!("{}: differs from a fresh generation", path.display());
+    true
 }
 
 fn check(a: CheckArgs) -> Result<ExitCode, Error> {
@@ -268,21 +339,18 @@ fn check(a: CheckArgs) -> Result<ExitCode, Error> {
     let mut stale = false;
     for pin in selected(&pins, a.version.as_deref())? {
         let path = a.out.clone().unwrap_or_else(|| committed_path(&pin.module));
-        let fresh = a.source.builder(&pin.version).generate_string()?.code;
+        let fresh = a
+            .source
+            .builder(&pin.version, a.out.is_none())
+            .generate_string()?
+            .code;
         let committed = std::fs::read_to_string(&path).unwrap_or_default();
-        if committed == fresh {
-            eprintln!("{}: up to date", path.display());
-        } else {
-            stale = true;
-            let diff = similar::TextDiff::from_lines(&committed, &fresh);
-            print!(
-                "{}",
-                diff.unified_diff().context_radius(3).header(
-                    &format!("{} (committed)", path.display()),
-                    &format!("{} (generated)", path.display())
-                )
-            );
-            eprintln!("{}: differs from a fresh generation", path.display());
+        stale |= report(&path, &committed, &fresh);
+    }
+    if a.out.is_none() {
+        for (path, fresh) in table(&pins)? {
+            let committed = std::fs::read_to_string(&path).unwrap_or_default();
+            stale |= report(&path, &committed, &fresh);
         }
     }
     if stale {
@@ -335,7 +403,12 @@ fn fetch(a: FetchArgs) -> Result<ExitCode, Error> {
                 }
             }
             None => {
-                let url = a.url.as_deref().unwrap_or(&pin.url);
+                let url = a.url.as_deref().or(pin.url.as_deref()).ok_or_else(|| {
+                    Error::msg(format!(
+                        "{} has no pinned URL; copy it with --from DIR or name one with --url",
+                        pin.version
+                    ))
+                })?;
                 fetch_url(url, &pin.sha256, &dest)?;
                 eprintln!("wrote {} (sha256 {})", dest.display(), pin.sha256);
                 if pin.examples_sha256.is_some() {
@@ -355,18 +428,74 @@ fn fetch(a: FetchArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+fn pin(a: PinArgs) -> Result<ExitCode, Error> {
+    let into = a
+        .into
+        .clone()
+        .unwrap_or_else(|| source::project_root().join("schema"));
+    let (schema, examples) = match &a.from {
+        Some(dir) => {
+            let file = dir.join(&a.version).join("schema.json");
+            let bytes = std::fs::read(&file).map_err(|e| Error::in_file(&file, e.to_string()))?;
+            let examples = dir.join(&a.version).join("examples");
+            (bytes, examples.is_dir().then_some(examples))
+        }
+        None => {
+            let url = a.url.as_deref().unwrap_or_default();
+            (download(url)?, None)
+        }
+    };
+    let pin = source::pin_version(
+        &into,
+        &source::NewPin {
+            version: a.version.clone(),
+            schema,
+            url: a.url.clone(),
+            examples,
+            overlay_from: a.overlay_from.clone(),
+            era: a.era.clone(),
+            latest: a.latest,
+        },
+    )?;
+    eprintln!(
+        "pinned {} (sha256 {}, module {}{}) in {}",
+        pin.version,
+        pin.sha256,
+        pin.module,
+        pin.era
+            .as_deref()
+            .map(|e| format!(", served as {e}-era"))
+            .unwrap_or_default(),
+        into.join("versions.json").display()
+    );
+    eprintln!(
+        "next: `cargo run -p oxmcp-codegen -- generate --version {}`",
+        pin.version
+    );
+    Ok(ExitCode::SUCCESS)
+}
+
 fn diff(a: DiffArgs) -> Result<ExitCode, Error> {
     let pins = match &a.pins {
         Some(file) => Pins::from_file(file)?,
         None => Pins::builtin()?,
     };
-    let options = oxmcp_codegen::diff::Options { details: a.details };
-    let report = oxmcp_codegen::diff::diff_with(
+    use oxmcp_codegen::diff;
+    let options = diff::Options { details: a.details };
+    let changes = diff::diff_changes(
         &builder_for(&a.old, &pins, &a),
         &builder_for(&a.new, &pins, &a),
         &options,
     )?;
-    print!("{report}");
+    match a.format.as_str() {
+        "json" => println!(
+            "{}",
+            serde_json::to_string_pretty(&diff::json(&changes))
+                .map_err(|e| Error::msg(e.to_string()))?
+        ),
+        "md" => print!("{}", diff::markdown(&changes, &a.old, &a.new)),
+        _ => print!("{}", diff::text(&changes)),
+    }
     Ok(ExitCode::SUCCESS)
 }
 
@@ -431,8 +560,16 @@ fn client(a: ClientArgs) -> Result<ExitCode, Error> {
     Ok(ExitCode::SUCCESS)
 }
 
+#[cfg(not(feature = "live"))]
+fn live_tools(_url: &str, _headers: &[String]) -> Result<serde_json::Value, Error> {
+    Err(Error::msg(
+        "this oxmcp-codegen was built without the `live` feature; use --tools FILE",
+    ))
+}
+
 /// Every tool of the server at `url`, as a `tools/list` result, read with the project's client
 /// (which finds the server's era itself) sending `headers` (`NAME: VALUE`) with each request.
+#[cfg(feature = "live")]
 fn live_tools(url: &str, headers: &[String]) -> Result<serde_json::Value, Error> {
     let runtime = tokio::runtime::Builder::new_current_thread()
         .enable_all()
@@ -465,6 +602,18 @@ fn live_tools(url: &str, headers: &[String]) -> Result<serde_json::Value, Error>
 #[cfg(feature = "fetch")]
 fn fetch_url(url: &str, sha256: &str, dest: &Path) -> Result<(), Error> {
     source::fetch_from_url(url, sha256, dest)
+}
+
+#[cfg(feature = "fetch")]
+fn download(url: &str) -> Result<Vec<u8>, Error> {
+    source::download(url)
+}
+
+#[cfg(not(feature = "fetch"))]
+fn download(_url: &str) -> Result<Vec<u8>, Error> {
+    Err(Error::msg(
+        "this oxmcp-codegen was built without the `fetch` feature; use --from DIR",
+    ))
 }
 
 #[cfg(not(feature = "fetch"))]

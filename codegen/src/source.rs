@@ -45,14 +45,20 @@ pub struct Pin {
     pub version: String,
     /// The Rust module name of its bindings, e.g. `v2026_07_28`.
     pub module: String,
-    /// Where the pinned `schema.json` is published.
-    pub url: String,
+    /// Where the pinned `schema.json` is published; absent for a version pinned from a local
+    /// folder only (a draft), which `fetch` then copies with `--from` only.
+    #[serde(default)]
+    pub url: Option<String>,
     /// The sha256 of that file, lowercase hex.
     pub sha256: String,
     /// The [`examples_digest`] of the version's `examples/` folder, for a version whose examples
     /// the project keeps (its tests read them).
     #[serde(default)]
     pub examples_sha256: Option<String>,
+    /// How the runtime serves the version: `"2026"` statelessly (per-request `_meta`), `"2025"`
+    /// through sessions opened by `initialize`; absent when it does not serve it.
+    #[serde(default)]
+    pub era: Option<String>,
 }
 
 impl Pins {
@@ -86,6 +92,18 @@ impl Pins {
                 )));
             }
             let hex64 = |s: &str| s.len() == 64 && s.bytes().all(|b| b.is_ascii_hexdigit());
+            if !is_version_name(&p.version) {
+                return Err(Error::msg(format!(
+                    "version `{}` is not a version name (letters, digits, `-` and `.`, starting with a digit)",
+                    p.version
+                )));
+            }
+            if p.era.as_deref().is_some_and(|e| e != "2025" && e != "2026") {
+                return Err(Error::msg(format!(
+                    "version `{}`: era is \"2025\" or \"2026\"",
+                    p.version
+                )));
+            }
             if p.examples_sha256.as_deref().is_some_and(|s| !hex64(s)) {
                 return Err(Error::msg(format!(
                     "version `{}`: examples_sha256 is not 64 hex digits",
@@ -112,6 +130,17 @@ impl Pins {
                     p.version, p.module
                 )));
             }
+        }
+        let mut modules = std::collections::BTreeSet::new();
+        if let Some(p) = pins
+            .versions
+            .iter()
+            .find(|p| !modules.insert(p.module.as_str()))
+        {
+            return Err(Error::msg(format!(
+                "module `{}` is named by two versions",
+                p.module
+            )));
         }
         if !seen.contains(pins.latest.as_str()) {
             return Err(Error::msg(format!(
@@ -164,6 +193,61 @@ impl Pins {
             OverlayHome::Dir(dir) => Some(dir.join(format!("{version}.json"))),
         }
     }
+}
+
+/// Whether `version` can name a protocol version: it becomes a folder name and a module name, so
+/// it starts with a digit and holds only ASCII letters, digits, `-` and `.`.
+pub fn is_version_name(version: &str) -> bool {
+    version.bytes().next().is_some_and(|b| b.is_ascii_digit())
+        && version
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'.')
+        && !version.contains("..")
+}
+
+/// The Rust module name of a protocol version: `2030-01-01` is `v2030_01_01`.
+pub fn module_name(version: &str) -> String {
+    format!("v{}", version.replace(['-', '.'], "_").to_ascii_lowercase())
+}
+
+/// Add (or replace) the pin of `pin.version` in the pins file at `path`, keeping the others
+/// and their order; `latest` makes it the newest version. The file is written as
+/// `serde_json` writes it pretty, with a final newline.
+pub fn write_pin(path: &Path, pin: &Pin, latest: bool) -> Result<()> {
+    let text = std::fs::read_to_string(path).map_err(|e| Error::in_file(path, e.to_string()))?;
+    let mut doc: serde_json::Value = serde_json::from_str(&text)
+        .map_err(|e| Error::in_file(path, format!("malformed pins: {e}")))?;
+    let mut entry = serde_json::json!({
+        "version": pin.version,
+        "module": pin.module,
+        "sha256": pin.sha256,
+    });
+    if let Some(url) = &pin.url {
+        entry["url"] = serde_json::json!(url);
+    }
+    if let Some(digest) = &pin.examples_sha256 {
+        entry["examples_sha256"] = serde_json::json!(digest);
+    }
+    if let Some(era) = &pin.era {
+        entry["era"] = serde_json::json!(era);
+    }
+    let versions = doc["versions"]
+        .as_array_mut()
+        .ok_or_else(|| Error::in_file(path, "pins without a `versions` list"))?;
+    match versions
+        .iter_mut()
+        .find(|v| v["version"] == pin.version.as_str())
+    {
+        Some(old) => *old = entry,
+        None => versions.push(entry),
+    }
+    if latest {
+        doc["latest"] = serde_json::json!(pin.version);
+    }
+    let mut out = serde_json::to_string_pretty(&doc).map_err(|e| Error::msg(e.to_string()))?;
+    out.push('\n');
+    Pins::parse(&out).map_err(|e| e.with_file(path))?;
+    std::fs::write(path, out).map_err(|e| Error::in_file(path, e.to_string()))
 }
 
 /// The built-in overlay text for `version`, if the crate ships one.
@@ -425,6 +509,14 @@ pub fn copy_examples(src: &Path, expected: &str, dest: &Path) -> Result<()> {
 /// Download `url` to `dest`, refusing a body whose sha256 differs from `expected_sha256`.
 #[cfg(feature = "fetch")]
 pub fn fetch_from_url(url: &str, expected_sha256: &str, dest: &Path) -> Result<()> {
+    let bytes = download(url)?;
+    verify(&bytes, expected_sha256, Path::new(url))?;
+    write_atomic(dest, &bytes)
+}
+
+/// The body of `url` (at most 16 MiB), for pinning a new version by its address.
+#[cfg(feature = "fetch")]
+pub fn download(url: &str) -> Result<Vec<u8>> {
     use std::io::Read;
     const LIMIT: u64 = 16 * 1024 * 1024;
     let response = ureq::get(url)
@@ -440,8 +532,95 @@ pub fn fetch_from_url(url: &str, expected_sha256: &str, dest: &Path) -> Result<(
     if bytes.len() as u64 > LIMIT {
         return Err(Error::msg(format!("{url}: larger than {LIMIT} bytes")));
     }
-    verify(&bytes, expected_sha256, Path::new(url))?;
-    write_atomic(dest, &bytes)
+    Ok(bytes)
+}
+
+/// What [`pin_version`] starts from.
+#[derive(Debug, Clone, Default)]
+pub struct NewPin {
+    /// The protocol version, e.g. `2030-01-01`.
+    pub version: String,
+    /// The schema's bytes (read from a folder or downloaded by the caller).
+    pub schema: Vec<u8>,
+    /// Where the schema is published, if it is.
+    pub url: Option<String>,
+    /// A folder of the version's examples to keep (and pin by digest), if any.
+    pub examples: Option<PathBuf>,
+    /// The version whose overlay the new version's overlay starts as a copy of.
+    pub overlay_from: Option<String>,
+    /// How the runtime serves it (`"2025"` or `"2026"`); with `latest` and none given, the era
+    /// of the previous latest version.
+    pub era: Option<String>,
+    /// Make it the newest version, re-exported at the bindings crate's root.
+    pub latest: bool,
+}
+
+/// Pin a new protocol version in the spec data folder `root` (a repository's `schema/`): write
+/// `root/<version>/schema.json` (and `examples/`), start `root/overlays/<version>.json` as a copy
+/// of another version's overlay, and add the pin (sha256, module, era) to `root/versions.json`.
+/// Nothing is written when the schema is not JSON with type definitions or an input is missing.
+/// Returns the new pin.
+pub fn pin_version(root: &Path, new: &NewPin) -> Result<Pin> {
+    let pins_file = root.join("versions.json");
+    let pins = Pins::from_file(&pins_file)?;
+    if !is_version_name(&new.version) {
+        return Err(Error::msg(format!(
+            "`{}` is not a version name (letters, digits, `-` and `.`, starting with a digit)",
+            new.version
+        )));
+    }
+    let schema: serde_json::Value = serde_json::from_slice(&new.schema)
+        .map_err(|e| Error::msg(format!("{}: the schema is not JSON: {e}", new.version)))?;
+    crate::lower::definitions(&schema).map_err(|e| Error::msg(format!("{}: {e}", new.version)))?;
+    let overlay = match &new.overlay_from {
+        Some(old) => {
+            pins.get(old)?;
+            let path = root.join("overlays").join(format!("{old}.json"));
+            let text = std::fs::read(&path).map_err(|e| {
+                Error::in_file(&path, format!("{e} ({old} has no overlay to start from)"))
+            })?;
+            Some(text)
+        }
+        None => None,
+    };
+    let era = new.era.clone().or_else(|| {
+        new.latest
+            .then(|| pins.get(&pins.latest).ok().and_then(|p| p.era.clone()))
+            .flatten()
+    });
+    let examples_sha256 = match &new.examples {
+        Some(dir) => Some(examples_digest(dir)?),
+        None => None,
+    };
+    let pin = Pin {
+        version: new.version.clone(),
+        module: module_name(&new.version),
+        url: new.url.clone(),
+        sha256: sha256_hex(&new.schema),
+        examples_sha256: examples_sha256.clone(),
+        era,
+    };
+    // Check the pins as they will be before writing anything.
+    let mut next = pins.clone();
+    next.versions.retain(|p| p.version != pin.version);
+    if let Some(p) = next.versions.iter().find(|p| p.module == pin.module) {
+        return Err(Error::msg(format!(
+            "module `{}` is already the module of {}",
+            pin.module, p.version
+        )));
+    }
+    write_atomic(&root.join(&pin.version).join("schema.json"), &new.schema)?;
+    if let (Some(dir), Some(digest)) = (&new.examples, &examples_sha256) {
+        copy_examples(dir, digest, &root.join(&pin.version).join("examples"))?;
+    }
+    if let Some(text) = overlay {
+        write_atomic(
+            &root.join("overlays").join(format!("{}.json", pin.version)),
+            &text,
+        )?;
+    }
+    write_pin(&pins_file, &pin, new.latest)?;
+    Ok(pin)
 }
 
 #[cfg(test)]
@@ -451,12 +630,24 @@ mod tests {
     #[test]
     fn builtin_pins_parse_and_are_well_formed() {
         let pins = Pins::builtin().unwrap();
-        assert_eq!(pins.versions.len(), 5);
         for p in &pins.versions {
             assert_eq!(p.sha256.len(), 64, "{}", p.version);
-            assert!(p.url.contains(&pins.spec_commit), "{}", p.version);
-            assert!(p.url.ends_with(&format!("/{}/schema.json", p.version)));
+            assert_eq!(p.module, module_name(&p.version));
+            if let Some(url) = &p.url {
+                assert!(url.starts_with("https://"), "{}", p.version);
+                assert!(url.ends_with(&format!("/{}/schema.json", p.version)));
+            }
+            assert!(
+                builtin_schema(&p.version).is_some_and(|b| sha256_hex(b) == p.sha256),
+                "{}: the compiled-in schema is the pinned one",
+                p.version
+            );
         }
+        let latest = pins.get(&pins.latest).unwrap();
+        assert!(
+            latest.era.is_some(),
+            "the runtime serves the latest version"
+        );
         assert!(pins.get(&pins.latest).is_ok());
         assert!(builtin_overlay("2026-07-28").is_some());
         assert!(pins
@@ -485,6 +676,12 @@ mod tests {
         assert!(e.contains("module `V-2030`"), "{e}");
         let e = Pins::parse("{").unwrap_err().to_string();
         assert!(e.starts_with("malformed pins"), "{e}");
+        let e = Pins::parse(&pin("../x", "v_x", &good))
+            .unwrap_err()
+            .to_string();
+        assert!(e.contains("is not a version name"), "{e}");
+        assert_eq!(module_name("2030-01-01"), "v2030_01_01");
+        assert_eq!(module_name("2030.1-RC"), "v2030_1_rc");
     }
 
     #[test]

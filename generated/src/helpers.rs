@@ -1,15 +1,13 @@
-//! Hand-written conveniences over the generated 2026-07-28 types: method names, error codes and
-//! constructors for the messages a server or client builds most often.
+//! Hand-written conveniences over the newest version's generated types (the module the pins
+//! name `latest`): method names, error codes and constructors for the messages a server or
+//! client builds most often.
 
-use crate::v2026_07_28::*;
+use crate::versions::latest::*;
 use serde_json::{Map, Value};
-
-/// The latest protocol version these bindings describe.
-pub const LATEST_PROTOCOL_VERSION: &str = "2026-07-28";
 
 /// JSON-RPC method names, as they appear in `method`.
 pub mod methods {
-    use crate::v2026_07_28 as g;
+    use crate::versions::latest as g;
     /// `server/discover`.
     pub const SERVER_DISCOVER: &str = g::MethodServerDiscover::VALUE;
     /// `tools/list`.

@@ -18,16 +18,18 @@ use crate::handler::extract::StateMap;
 use crate::handler::{Need, PromptHandler, ResourceHandler, ToolHandler};
 use crate::resume::events::{Change, ListKind};
 use crate::state::{StateCodec, StateKeyError, StateKeys};
-use oxmcp_schema::{Implementation, LATEST_PROTOCOL_VERSION};
+use oxmcp_schema::Implementation;
 use std::fmt;
 use std::sync::Arc;
 use std::time::Duration;
 
-/// Protocol versions this server speaks.
-pub const SUPPORTED_VERSIONS: &[&str] = &[LATEST_PROTOCOL_VERSION];
+/// The stateless protocol versions this server speaks (per-request `_meta`, no session), from
+/// the pins of the bindings crate (`era: "2026"`).
+pub const SUPPORTED_VERSIONS: &[&str] = oxmcp_schema::STATELESS_VERSIONS;
 
-/// The legacy protocol versions served (through `initialize` and sessions), newest first.
-pub const LEGACY_VERSIONS: &[&str] = &["2025-11-25", "2025-06-18", "2025-03-26"];
+/// The legacy protocol versions served (through `initialize` and sessions), newest first, from
+/// the pins of the bindings crate (`era: "2025"`).
+pub const LEGACY_VERSIONS: &[&str] = oxmcp_schema::SESSION_VERSIONS;
 
 /// The JSON-RPC error code of a refusal for a caller over its quota (tasks kept, sessions held,
 /// requests in flight): a server error in the range JSON-RPC leaves to implementations. The

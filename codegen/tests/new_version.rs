@@ -1,0 +1,229 @@
+//! A new protocol version is data end to end: in a scratch copy of this repository, a made-up
+//! version is pinned from a folder with `oxmcp-codegen pin`, generated with `generate`, and the
+//! bindings crate builds it behind its own feature; the generator's tests and `check` pass, the
+//! runtime serves it from the pins, and no file but the spec data, the pins and what the
+//! generator writes has changed.
+
+use serde_json::{json, Value};
+use std::collections::BTreeMap;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+const NEW: &str = "2030-01-01";
+
+fn repo() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .parent()
+        .unwrap()
+        .to_path_buf()
+}
+
+/// Copy the tracked files of the repository into `to` (symbolic links kept as links).
+fn copy_tracked(to: &Path) {
+    let out = Command::new("git")
+        .args(["ls-files", "-z"])
+        .current_dir(repo())
+        .output()
+        .expect("git runs");
+    assert!(out.status.success());
+    for name in out.stdout.split(|b| *b == 0).filter(|n| !n.is_empty()) {
+        let rel = Path::new(std::str::from_utf8(name).unwrap());
+        let (from, dest) = (repo().join(rel), to.join(rel));
+        std::fs::create_dir_all(dest.parent().unwrap()).unwrap();
+        let meta = std::fs::symlink_metadata(&from).unwrap();
+        if meta.file_type().is_symlink() {
+            std::os::unix::fs::symlink(std::fs::read_link(&from).unwrap(), &dest).unwrap();
+        } else {
+            std::fs::copy(&from, &dest).unwrap();
+        }
+    }
+}
+
+/// Every regular file under `dir` (links not followed, `target/` skipped) with its bytes.
+fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
+    let mut out = BTreeMap::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in std::fs::read_dir(&d).unwrap() {
+            let entry = entry.unwrap();
+            let path = entry.path();
+            let kind = entry.file_type().unwrap();
+            if kind.is_dir() && entry.file_name() != "target" {
+                stack.push(path);
+            } else if kind.is_file() {
+                let rel = path.strip_prefix(dir).unwrap().to_path_buf();
+                out.insert(rel, std::fs::read(&path).unwrap());
+            }
+        }
+    }
+    out
+}
+
+/// The 2026-07-28 schema with a new request (`things/list`, a member of `ClientRequest`) and a
+/// new optional field of `Tool`: a version the generator has never seen.
+fn made_up_schema() -> Vec<u8> {
+    let base = repo().join("schema/2026-07-28/schema.json");
+    let mut schema: Value = serde_json::from_slice(&std::fs::read(base).unwrap()).unwrap();
+    let defs = schema["$defs"].as_object_mut().unwrap();
+    defs.insert(
+        "ListThingsRequest".into(),
+        json!({
+            "description": "Sent from the client to list the server's things.",
+            "type": "object",
+            "properties": {
+                "id": {"$ref": "#/$defs/RequestId"},
+                "jsonrpc": {"const": "2.0", "type": "string"},
+                "method": {"const": "things/list", "type": "string"},
+                "params": {"$ref": "#/$defs/PaginatedRequestParams"}
+            },
+            "required": ["id", "jsonrpc", "method", "params"]
+        }),
+    );
+    defs["ClientRequest"]["anyOf"]
+        .as_array_mut()
+        .unwrap()
+        .push(json!({"$ref": "#/$defs/ListThingsRequest"}));
+    defs["Tool"]["properties"]
+        .as_object_mut()
+        .unwrap()
+        .insert("version".into(), json!({"type": "string", "maxLength": 64}));
+    serde_json::to_vec_pretty(&schema).unwrap()
+}
+
+/// Run `cargo ARGS` in `dir` with the shared target folder; panics with the output on failure.
+fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
+    let out = Command::new(env!("CARGO"))
+        .args(args)
+        .current_dir(dir)
+        .env("CARGO_TARGET_DIR", target)
+        .env_remove("CARGO_MANIFEST_DIR")
+        .output()
+        .unwrap();
+    let text = format!(
+        "{}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(out.status.success(), "cargo {}:\n{text}", args.join(" "));
+    text
+}
+
+#[test]
+fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
+    let scratch = tempfile::tempdir().unwrap();
+    let root = scratch.path().join("repo");
+    copy_tracked(&root);
+    let spec = scratch.path().join("spec");
+    std::fs::create_dir_all(spec.join(NEW)).unwrap();
+    std::fs::write(spec.join(NEW).join("schema.json"), made_up_schema()).unwrap();
+    let before = snapshot(&root);
+    // The scratch workspace's own crates build apart from this one's (their paths differ); the
+    // registry dependencies are shared.
+    let target = repo().join("target").join("new-version");
+
+    // The commands the README lists for a new spec revision.
+    let from = spec.to_str().unwrap();
+    cargo(
+        &root,
+        &target,
+        &[
+            "run",
+            "-q",
+            "-p",
+            "oxmcp-codegen",
+            "--",
+            "pin",
+            NEW,
+            "--from",
+            from,
+            "--overlay-from",
+            "2026-07-28",
+            "--era",
+            "2026",
+        ],
+    );
+    cargo(
+        &root,
+        &target,
+        &[
+            "run",
+            "-q",
+            "-p",
+            "oxmcp-codegen",
+            "--",
+            "generate",
+            "--version",
+            NEW,
+        ],
+    );
+    cargo(
+        &root,
+        &target,
+        &["run", "-q", "-p", "oxmcp-codegen", "--", "check"],
+    );
+
+    // Only spec data, pins and generated files changed.
+    let after = snapshot(&root);
+    let changed: Vec<String> = after
+        .iter()
+        .filter(|(path, bytes)| before.get(*path) != Some(*bytes))
+        .map(|(path, _)| path.display().to_string())
+        .collect();
+    assert!(
+        before.keys().all(|p| after.contains_key(p)),
+        "a file was removed"
+    );
+    let expected = [
+        "generated/Cargo.toml",
+        "generated/src/v2030_01_01.rs",
+        "generated/src/versions.rs",
+        "schema/2030-01-01/schema.json",
+        "schema/overlays/2030-01-01.json",
+        "schema/versions.json",
+    ];
+    assert_eq!(changed, expected, "files changed by pin and generate");
+
+    let versions = std::fs::read_to_string(root.join("generated/src/versions.rs")).unwrap();
+    assert!(versions.contains("pub mod v2030_01_01;"), "{versions}");
+    assert!(
+        versions.contains(r#"STATELESS_VERSIONS: &[&str] = &["2026-07-28", "2030-01-01"]"#),
+        "{versions}"
+    );
+    let toml = std::fs::read_to_string(root.join("generated/Cargo.toml")).unwrap();
+    assert!(toml.contains("v2030_01_01 = []"), "{toml}");
+
+    // The bindings crate compiles the new module behind its feature, with the new request.
+    let module = std::fs::read_to_string(root.join("generated/src/v2030_01_01.rs")).unwrap();
+    assert!(module.contains("pub struct ListThingsRequest"));
+    cargo(
+        &root,
+        &target,
+        &[
+            "check",
+            "-q",
+            "-p",
+            "oxmcp-schema",
+            "--features",
+            "v2030_01_01",
+        ],
+    );
+    // The generator's own tests go over every pin, the new one included; the runtime and every
+    // other crate still build.
+    cargo(
+        &root,
+        &target,
+        &["test", "-q", "-p", "oxmcp-codegen", "--lib"],
+    );
+    cargo(
+        &root,
+        &target,
+        &[
+            "check",
+            "-q",
+            "--workspace",
+            "--all-targets",
+            "--features",
+            "oxmcp-schema/all-versions",
+        ],
+    );
+}
