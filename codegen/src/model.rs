@@ -46,6 +46,74 @@ impl Ty {
     }
 }
 
+/// A validation keyword of the schema, kept so the generated code can check it (see
+/// `Validate` in the generated support code).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Rule {
+    /// `minimum` (or `exclusiveMinimum` when the flag is set).
+    Minimum(serde_json::Number, bool),
+    /// `maximum` (or `exclusiveMaximum` when the flag is set).
+    Maximum(serde_json::Number, bool),
+    /// `multipleOf`.
+    MultipleOf(serde_json::Number),
+    /// `minLength`, in characters.
+    MinLength(u64),
+    /// `maxLength`, in characters.
+    MaxLength(u64),
+    /// `pattern`, an ECMA-262 regular expression the value must contain a match of.
+    Pattern(String),
+    /// `format`.
+    Format(String),
+    /// `minItems`.
+    MinItems(u64),
+    /// `maxItems`.
+    MaxItems(u64),
+    /// `uniqueItems: true`.
+    UniqueItems,
+    /// `minProperties`.
+    MinProperties(u64),
+    /// `maxProperties`.
+    MaxProperties(u64),
+}
+
+impl Rule {
+    /// The keyword as the schema spells it, with its value.
+    pub fn keyword(&self) -> String {
+        match self {
+            Rule::Minimum(n, false) => format!("minimum {n}"),
+            Rule::Minimum(n, true) => format!("exclusiveMinimum {n}"),
+            Rule::Maximum(n, false) => format!("maximum {n}"),
+            Rule::Maximum(n, true) => format!("exclusiveMaximum {n}"),
+            Rule::MultipleOf(n) => format!("multipleOf {n}"),
+            Rule::MinLength(n) => format!("minLength {n}"),
+            Rule::MaxLength(n) => format!("maxLength {n}"),
+            Rule::Pattern(p) => format!("pattern {p}"),
+            Rule::Format(f) => format!("format {f}"),
+            Rule::MinItems(n) => format!("minItems {n}"),
+            Rule::MaxItems(n) => format!("maxItems {n}"),
+            Rule::UniqueItems => "uniqueItems".into(),
+            Rule::MinProperties(n) => format!("minProperties {n}"),
+            Rule::MaxProperties(n) => format!("maxProperties {n}"),
+        }
+    }
+}
+
+/// The validation keywords of a value, and of the items (array) or values (map) inside it.
+#[derive(Debug, Clone, Default, PartialEq)]
+pub struct Rules {
+    /// Keywords on the value itself.
+    pub own: Vec<Rule>,
+    /// Keywords on each item of an array or each value of a map.
+    pub items: Option<Box<Rules>>,
+}
+
+impl Rules {
+    /// Whether there is nothing to check.
+    pub fn is_empty(&self) -> bool {
+        self.own.is_empty() && self.items.as_ref().is_none_or(|i| i.is_empty())
+    }
+}
+
 /// One property of an object type.
 #[derive(Debug, Clone)]
 pub struct Field {
@@ -61,6 +129,8 @@ pub struct Field {
     pub boxed: bool,
     /// The schema's description.
     pub doc: Option<String>,
+    /// The validation keywords stated where the property is declared.
+    pub rules: Rules,
 }
 
 /// The JSON shape of one union member, as far as dispatch needs it.
@@ -124,6 +194,9 @@ pub struct TypeDef {
     pub doc: Option<String>,
     /// The representation.
     pub kind: Kind,
+    /// The validation keywords stated on the type itself: checked where an alias is used, by
+    /// the struct itself for an object (its property count).
+    pub rules: Rules,
 }
 
 /// Everything generated from one schema.
