@@ -5,7 +5,8 @@
 
 use crate::dispatch::{plan_objects, ObjPlan};
 use crate::error::{Error, Result};
-use crate::model::{Kind, Model, Variant};
+use crate::model::{Kind, Model, Rules, Ty, Variant};
+use crate::rules::{annotate, rules_of};
 use serde_json::{Map, Value};
 use std::collections::BTreeSet;
 
@@ -28,6 +29,10 @@ pub mod construct {
     pub const NON_STRING_CONST: &str = "non-string-const";
     /// Union members that no discriminator or key tells apart: the first one always wins.
     pub const AMBIGUOUS_UNION: &str = "ambiguous-union";
+    /// A validation keyword (`maxLength`, `pattern`, `format`, ...) that `Validate` does not
+    /// check where it stands: a `format` with no closed rule, a `pattern` the regex crate does
+    /// not read, a keyword on a union member or on a value of another type.
+    pub const UNENFORCED_CONSTRAINT: &str = "unenforced-constraint";
 }
 
 /// One thing the generated code would not hold exactly.
@@ -69,6 +74,90 @@ pub fn findings(defs: &Map<String, Value>, model: &Model) -> Vec<Finding> {
     out.sort();
     out.dedup();
     out
+}
+
+/// The validation keywords `Validate` would not check: on each type and field of the model, and
+/// on the members of unions and `allOf`s in the schema (which the generated types do not keep).
+pub fn constraint_findings(defs: &Map<String, Value>, model: &Model) -> Vec<Finding> {
+    let mut out = Vec::new();
+    for t in &model.types {
+        let owner = t
+            .schema_name
+            .clone()
+            .unwrap_or_else(|| owner_of(&t.name, defs));
+        let mut add = |unenforced: Vec<String>, at: String| {
+            for what in unenforced {
+                out.push(Finding {
+                    type_name: owner.clone(),
+                    construct: construct::UNENFORCED_CONSTRAINT,
+                    detail: format!("{what} at {at}"),
+                });
+            }
+        };
+        let this = Ty::Named(t.name.clone());
+        match &t.kind {
+            Kind::Struct { fields, .. } => {
+                add(annotate(&t.rules, &this, model).unenforced, t.name.clone());
+                for f in fields {
+                    let at = format!("{}.{}", t.name, f.json_name);
+                    add(annotate(&f.rules, &f.ty, model).unenforced, at);
+                }
+            }
+            Kind::Alias(_) => add(
+                annotate(&Rules::default(), &this, model).unenforced,
+                t.name.clone(),
+            ),
+            Kind::Union(_) | Kind::StringEnum(_) | Kind::Const(_) => {
+                let what = t
+                    .rules
+                    .own
+                    .iter()
+                    .map(|r| format!("`{}` on {}", r.keyword(), t.name))
+                    .collect();
+                add(what, t.name.clone());
+            }
+        }
+    }
+    for (name, def) in defs {
+        member_keywords(name, def, "", &mut out);
+    }
+    out
+}
+
+/// Validation keywords stated on a member of an `anyOf`, `oneOf` or `allOf` under `s`: the
+/// generated union or merged struct keeps the member's shape, not its keywords.
+fn member_keywords(owner: &str, s: &Value, at: &str, out: &mut Vec<Finding>) {
+    let Some(obj) = s.as_object() else { return };
+    for key in ["anyOf", "oneOf", "allOf"] {
+        for (i, member) in obj
+            .get(key)
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .enumerate()
+        {
+            for rule in rules_of(member).own {
+                out.push(Finding {
+                    type_name: owner.to_string(),
+                    construct: construct::UNENFORCED_CONSTRAINT,
+                    detail: format!("`{}` on a member at {at}.{key}[{i}]", rule.keyword()),
+                });
+            }
+        }
+    }
+    for (key, sub) in obj {
+        match sub {
+            Value::Object(_) if key != "const" && key != "default" && key != "examples" => {
+                member_keywords(owner, sub, &format!("{at}.{key}"), out)
+            }
+            Value::Array(items) if key != "enum" && key != "examples" => {
+                for (i, item) in items.iter().enumerate() {
+                    member_keywords(owner, item, &format!("{at}.{key}[{i}]"), out);
+                }
+            }
+            _ => {}
+        }
+    }
 }
 
 /// The `$defs` entry an inline type was lowered from: the longest schema name its Rust name

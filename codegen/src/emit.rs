@@ -7,6 +7,7 @@ use crate::docs::rustdoc;
 use crate::error::{Error, Result};
 use crate::model::{Field, Kind, Model, Ty, TypeDef, Variant};
 use crate::naming::pascal;
+use crate::rules::annotate;
 use proc_macro2::{Ident, Span, TokenStream};
 use quote::quote;
 use std::collections::{BTreeMap, BTreeSet};
@@ -14,6 +15,26 @@ use std::collections::{BTreeMap, BTreeSet};
 /// The support macros and functions every generated file carries in its `__private` module
 /// (hand-formatted Rust; the per-type code invokes them instead of spelling out serde impls).
 const SUPPORT_MACROS: &str = include_str!("support_macros.rs");
+
+/// The support code of `Validate`: the trait, its error, the checks and the macros the
+/// generated types invoke.
+const SUPPORT_VALIDATE: &str = include_str!("support_validate.rs");
+
+/// The same macros when validation is off: they expand to nothing.
+const SUPPORT_NO_VALIDATE: &str = include_str!("support_novalidate.rs");
+
+/// Whether and how the generated types implement `Validate` (see [`crate::Builder::validation`]).
+#[derive(Debug, Clone, PartialEq, Eq, Default)]
+pub enum Validation {
+    /// Always: the output then needs the `regex` crate if the schema has a `pattern`.
+    #[default]
+    Always,
+    /// Behind a Cargo feature of the crate that compiles the output (e.g. `validate`), so a
+    /// build without it compiles no check and no regex.
+    Feature(String),
+    /// Never: the schema's validation keywords are not checked, and not reported either.
+    Off,
+}
 
 /// The code for one type: items formatted by prettyplease, then a support-macro call formatted
 /// here (prettyplease would fill a macro's tokens into long lines).
@@ -43,6 +64,7 @@ pub fn emit(
     header: &str,
     open: &BTreeSet<String>,
     support_path: Option<&str>,
+    validation: &Validation,
 ) -> Result<String> {
     let defaults = default_types(model);
     let mut out = String::new();
@@ -56,6 +78,17 @@ pub fn emit(
         syn::parse_str::<syn::Path>(path)
             .map_err(|e| Error::msg(format!("support_path `{path}` is not a Rust path: {e}")))?;
         out.push_str(&format!("use {path} as __private;\n"));
+    } else {
+        // The validation types live in the private support module; the file's user names them.
+        let export =
+            "#[allow(unused_imports)]\npub use __private::{Validate, ValidationError, ValidationPath};\n";
+        match validation {
+            Validation::Always => out.push_str(export),
+            Validation::Feature(f) => {
+                out.push_str(&format!("#[cfg(feature = {})]\n{export}", lit(f)))
+            }
+            Validation::Off => {}
+        }
     }
     for t in &model.types {
         let emitted = emit_type(t, model, &defaults, open.contains(&t.name))?;
@@ -66,7 +99,7 @@ pub fn emit(
     }
     if support_path.is_none() {
         out.push_str("/// Support code for the generated types; not a public API.\n#[doc(hidden)]\n#[allow(dead_code, unused_macros, unused_imports)]\nmod __private {\n");
-        for line in support_lines()?.lines() {
+        for line in support_lines(validation)?.lines() {
             if !line.is_empty() {
                 out.push_str("    ");
                 out.push_str(line);
@@ -79,22 +112,49 @@ pub fn emit(
 }
 
 /// The support code's items, unindented.
-fn support_lines() -> Result<String> {
+fn support_lines(validation: &Validation) -> Result<String> {
     let mut out = unparse(private_module())?;
     out.push_str(SUPPORT_MACROS);
+    let module = |cfg: Option<String>, text: &str| {
+        let mut m = String::from("\n");
+        if let Some(cfg) = cfg {
+            m.push_str(&format!("#[cfg({cfg})]\n"));
+        }
+        m.push_str("mod validation {\n");
+        for line in text.lines() {
+            if !line.is_empty() {
+                m.push_str("    ");
+                m.push_str(line);
+            }
+            m.push('\n');
+        }
+        m.push_str("}\n");
+        m
+    };
+    match validation {
+        Validation::Always => out.push_str(&module(None, SUPPORT_VALIDATE)),
+        Validation::Off => out.push_str(&module(None, SUPPORT_NO_VALIDATE)),
+        Validation::Feature(f) => {
+            let on = format!("feature = {}", lit(f));
+            out.push_str(&module(Some(on.clone()), SUPPORT_VALIDATE));
+            out.push_str(&module(Some(format!("not({on})")), SUPPORT_NO_VALIDATE));
+        }
+    }
+    out.push_str("pub use validation::*;\n");
     Ok(out)
 }
 
 /// The support code as a module file of its own, for a crate that compiles several generated
 /// files (see [`crate::Builder::support_path`]): declare it once (`mod support;`, with
-/// `#[rustfmt::skip]`) and give each generation its path.
-pub fn support_module() -> Result<String> {
+/// `#[rustfmt::skip]`) and give each generation its path. `validation` decides whether the
+/// `Validate` trait and its checks are in it (and behind which feature).
+pub fn support_module(validation: &Validation) -> Result<String> {
     let mut out = String::from(
         "// @generated by oxmcp-codegen: the support code of the generated types. Do not edit.\n\n\
-         //! Support code for the generated types (serde macros and dispatch helpers); not a\n\
-         //! public API.\n#![allow(dead_code, unused_macros, unused_imports)]\n\n",
+         //! Support code for the generated types (serde macros, dispatch helpers, validation);\n\
+         //! not a public API.\n#![allow(dead_code, unused_macros, unused_imports)]\n\n",
     );
-    out.push_str(&support_lines()?);
+    out.push_str(&support_lines(validation)?);
     Ok(out)
 }
 
@@ -249,11 +309,12 @@ fn emit_type(
         Kind::StringEnum(values) => emit_enum(&name, values, doc),
         Kind::Struct { fields, extra } => {
             let mut emitted = emit_struct(
-                &name,
+                t,
                 fields,
                 extra.as_ref(),
                 doc,
                 defaults.contains(&t.name),
+                model,
             )?;
             if !defaults.contains(&t.name) {
                 emitted
@@ -262,7 +323,7 @@ fn emit_type(
             }
             emitted
         }
-        Kind::Union(variants) => emit_union(t, variants, model, doc, open)?.into(),
+        Kind::Union(variants) => emit_union(t, variants, model, doc, open)?,
     })
 }
 
@@ -324,17 +385,25 @@ fn field_ty(f: &Field) -> Result<TokenStream> {
 }
 
 fn emit_struct(
-    name: &Ident,
+    t: &TypeDef,
     fields: &[Field],
     extra: Option<&Ty>,
     doc: TokenStream,
     default: bool,
+    model: &Model,
 ) -> Result<Emitted> {
     // Serialize and Deserialize come from the `object!` support macro rather than a derive:
     // one pass over the map, unknown keys straight into `extra` (serde's `flatten` would buffer
-    // every value first), and no proc-macro expansion at build time.
+    // every value first), and no proc-macro expansion at build time. The validation rules of the
+    // object and of each field follow them in brackets.
+    let name = ident(&t.name);
     let mut defs = Vec::new();
-    let mut call = format!("__private::object!({name} {{\n");
+    let own = annotate(&t.rules, &Ty::Named(t.name.clone()), model).rules;
+    let mut call = if own.is_empty() {
+        format!("__private::object!({name} {{\n")
+    } else {
+        format!("__private::object!({name} [{own}] {{\n")
+    };
     for f in fields {
         let fdoc = docs(f.doc.as_deref());
         let fname = ident(&f.rust_name);
@@ -346,7 +415,15 @@ fn emit_struct(
             defs.push(quote! { #fdoc pub #fname: ::core::option::Option<#ty>, });
             "opt"
         };
-        call.push_str(&format!("    {kind} {fname} = {},\n", lit(&f.json_name)));
+        let rules = annotate(&f.rules, &f.ty, model).rules;
+        if rules.is_empty() {
+            call.push_str(&format!("    {kind} {fname} = {},\n", lit(&f.json_name)));
+        } else {
+            call.push_str(&format!(
+                "    {kind} {fname} = {} [{rules}],\n",
+                lit(&f.json_name)
+            ));
+        }
     }
     call.push('}');
     if let Some(ty) = extra {
@@ -390,13 +467,23 @@ const KINDS: &[&str] = &[
 /// The member an open union keeps an object of an unknown kind in.
 const UNKNOWN: &str = "Unknown";
 
+/// A type as formatted Rust text (for a support-macro call, which prettyplease does not format).
+fn type_text(ty: &TokenStream) -> Result<String> {
+    let item = unparse(quote!(type __T = #ty;))?;
+    Ok(item
+        .trim()
+        .trim_start_matches("type __T = ")
+        .trim_end_matches(';')
+        .to_string())
+}
+
 fn emit_union(
     t: &TypeDef,
     variants: &[Variant],
     model: &Model,
     doc: TokenStream,
     open: bool,
-) -> Result<TokenStream> {
+) -> Result<Emitted> {
     let name = ident(&t.name);
     // An open union's extra member comes last, so the schema's members keep their indices; it
     // takes no part in planning the dispatch, only in where an unknown tag value leads.
@@ -418,11 +505,12 @@ fn emit_union(
         });
     }
     let mut defs = Vec::new();
-    let mut ser_arms = Vec::new();
+    // `Serialize`, `From` and `Validate` come from the `union!` support macro: one line per
+    // member.
+    let mut call = format!("__private::union!({name} {{\n");
     let mut name_arms = Vec::new();
     let mut build_arms = Vec::new();
     let mut stream_arms = Vec::new();
-    let mut froms = Vec::new();
     let mut schema_names = Vec::new();
     let mut from_count = BTreeMap::<String, usize>::new();
     // `From` only where the payload type is unique after following aliases (two members that
@@ -456,8 +544,6 @@ fn emit_union(
             None => format!(" A JSON {}.", v.name.to_lowercase()),
         };
         defs.push(quote!(#[doc = #vdoc] #vname(#ty),));
-        ser_arms
-            .push(quote!(Self::#vname(value) => ::serde::Serialize::serialize(value, serializer),));
         let label = v.name.as_str();
         name_arms.push(quote!(Self::#vname(_) => #label,));
         if i < declared {
@@ -476,18 +562,13 @@ fn emit_union(
             #idx => ::serde::Deserialize::deserialize(rest).map(#wrap),
         });
         if i < declared && from_count.get(&canonical(&v.ty)?) == Some(&1) {
-            let wrap = if v.boxed {
-                quote!(::std::boxed::Box::new(value))
-            } else {
-                quote!(value)
-            };
-            froms.push(quote! {
-                impl ::core::convert::From<#plain> for #name {
-                    fn from(value: #plain) -> Self { Self::#vname(#wrap) }
-                }
-            });
+            let how = if v.boxed { "boxed" } else { "from" };
+            call.push_str(&format!("    {vname} [{how} {}],\n", type_text(&plain)?));
+        } else {
+            call.push_str(&format!("    {vname},\n"));
         }
     }
+    call.push_str("});\n");
 
     // Dispatch: first on the JSON kind, then (for objects) on the planned discriminators.
     let mut object_plan = None;
@@ -594,7 +675,7 @@ fn emit_union(
             }
         },
     };
-    Ok(quote! {
+    let items = quote! {
         #doc
         #[derive(Debug, Clone, PartialEq)]
         #[allow(clippy::large_enum_variant)]
@@ -629,13 +710,11 @@ fn emit_union(
                 }
             }
         }
-        impl ::serde::Serialize for #name {
-            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
-                match self { #(#ser_arms)* }
-            }
-        }
         #deserialize
-        #(#froms)*
+    };
+    Ok(Emitted {
+        items,
+        call: Some(call),
     })
 }
 

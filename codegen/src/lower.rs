@@ -1,8 +1,9 @@
 //! Lowers a JSON Schema (`$defs` or `definitions`) into the generator's [`Model`].
 
 use crate::error::{Error, Result};
-use crate::model::{Field, Kind, Model, Shape, Ty, TypeDef, Variant};
+use crate::model::{Field, Kind, Model, Rules, Shape, Ty, TypeDef, Variant};
 use crate::naming::{field_name, pascal, type_name};
+use crate::rules::rules_of;
 use serde_json::{Map, Value};
 use std::borrow::Cow;
 use std::collections::{BTreeMap, BTreeSet, HashMap};
@@ -230,16 +231,17 @@ impl<'a> Lowerer<'a> {
     fn lower_def(&mut self, name: &str, s: &Value) -> Result<()> {
         let rust = type_name(name);
         let at = format!("`{name}`");
-        let kind = if let Some(path) = self.settings.replacements.get(name) {
-            Kind::Alias(Ty::Path(path.clone()))
+        let (kind, rules) = if let Some(path) = self.settings.replacements.get(name) {
+            (Kind::Alias(Ty::Path(path.clone())), Rules::default())
         } else {
-            self.kind_of(s, &rust, &at)?
+            (self.kind_of(s, &rust, &at)?, rules_of(s))
         };
         self.types.push(TypeDef {
             name: rust,
             schema_name: Some(name.to_string()),
             doc: desc(s),
             kind,
+            rules,
         });
         Ok(())
     }
@@ -312,6 +314,7 @@ impl<'a> Lowerer<'a> {
                 required: required.contains(json_name.as_str()),
                 boxed: false,
                 doc: desc(ps),
+                rules: rules_of(ps),
             });
         }
         let extra = match s.get("additionalProperties") {
@@ -330,6 +333,7 @@ impl<'a> Lowerer<'a> {
             schema_name: None,
             doc,
             kind,
+            rules: Rules::default(),
         });
     }
 

@@ -1,9 +1,10 @@
 /// `Serialize` and `Deserialize` for a generated struct: each field by its wire name (`req`
 /// fields must be present, `opt` fields may be absent but never `null` unless their type takes
 /// `null`), a key given twice is an error, and unknown properties go to the named map field (or
-/// are refused when the schema closes the object).
+/// are refused when the schema closes the object). Rules in brackets, after the name for the
+/// object's own and after a field for that field's, are what `Validate` checks.
 macro_rules! object {
-    ($name:ident { $($kind:ident $field:ident = $json:literal,)* } $($extra:ident)?) => {
+    ($name:ident $([$($trule:tt)*])? { $($kind:ident $field:ident = $json:literal $([$($rule:tt)*])?,)* } $($extra:ident)?) => {
         impl ::serde::Serialize for $name {
             fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
                 let len = 0 $(+ __private::count!($kind self.$field))* $(+ self.$extra.len())?;
@@ -42,6 +43,7 @@ macro_rules! object {
                 deserializer.deserialize_map(Visitor)
             }
         }
+        __private::validate_object!($name [$($($trule)*)?] { $($kind $field $json [$($($rule)*)?])* } $($extra)?);
     };
 }
 pub(crate) use object;
@@ -86,6 +88,42 @@ macro_rules! unknown {
 }
 pub(crate) use unknown;
 
+/// `Serialize` (the member as it is), `From` each member type marked `from` (or `boxed`, held
+/// in a `Box`) and `Validate` (the member it holds) for a generated union.
+macro_rules! union {
+    ($name:ident { $($variant:ident $([$how:ident $from:ty])?,)* }) => {
+        impl ::serde::Serialize for $name {
+            fn serialize<S: ::serde::Serializer>(&self, serializer: S) -> ::core::result::Result<S::Ok, S::Error> {
+                match self {
+                    $(Self::$variant(value) => ::serde::Serialize::serialize(value, serializer),)*
+                }
+            }
+        }
+        $($(__private::union_from!($how $name $variant $from);)?)*
+        __private::validate_union!($name { $($variant)* });
+    };
+}
+pub(crate) use union;
+
+/// One `From` of a union's member type.
+macro_rules! union_from {
+    (from $name:ident $variant:ident $from:ty) => {
+        impl ::core::convert::From<$from> for $name {
+            fn from(value: $from) -> Self {
+                Self::$variant(value)
+            }
+        }
+    };
+    (boxed $name:ident $variant:ident $from:ty) => {
+        impl ::core::convert::From<$from> for $name {
+            fn from(value: $from) -> Self {
+                Self::$variant(::std::boxed::Box::new(value))
+            }
+        }
+    };
+}
+pub(crate) use union_from;
+
 /// `VALUE`, `Serialize` and `Deserialize` for a constant marker type.
 macro_rules! constant {
     ($name:ident = $value:literal) => {
@@ -103,6 +141,7 @@ macro_rules! constant {
                 __private::expect_const(deserializer, Self::VALUE).map(|()| $name)
             }
         }
+        __private::validate_none!($name);
     };
 }
 pub(crate) use constant;
@@ -151,6 +190,7 @@ macro_rules! string_enum {
                 <::std::string::String as ::serde::Deserialize>::deserialize(deserializer).map(Self::from)
             }
         }
+        __private::validate_none!($name);
     };
 }
 pub(crate) use string_enum;

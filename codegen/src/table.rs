@@ -138,6 +138,9 @@ pub fn replace_region(
     ))
 }
 
+/// The bindings crate's feature that turns `Validate` on.
+pub const VALIDATE_FEATURE: &str = "validate";
+
 /// The path the bindings crate's generated files reach the support code through.
 pub const SUPPORT_PATH: &str = "crate::support";
 
@@ -150,7 +153,7 @@ pub fn fresh(crate_dir: &Path, pins: &Pins) -> Result<Vec<(std::path::PathBuf, S
         (crate_dir.join("src").join("versions.rs"), versions_rs(pins)),
         (
             crate_dir.join("src").join("support.rs"),
-            crate::support_module()?,
+            crate::support_module(&crate::Validation::Feature(VALIDATE_FEATURE.into()))?,
         ),
         (
             toml.clone(),

@@ -91,3 +91,32 @@ fn a_schema_can_accept_its_own_findings() {
     std::fs::write(&path, schema.to_string()).unwrap();
     builder(&path).generate_string().unwrap();
 }
+
+#[test]
+fn unchecked_validation_keywords_are_findings_unless_validation_is_off() {
+    let schema =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/findings/unenforced_constraint.json");
+    let found = builder(&schema).findings().unwrap();
+    let details: Vec<&str> = found.iter().map(|f| f.detail.as_str()).collect();
+    for keyword in [
+        "format email",
+        "pattern ^(?!x)[a-z]+$",
+        "maxLength 3",
+        "maxLength 4",
+    ] {
+        assert!(
+            details.iter().any(|d| d.contains(keyword)),
+            "{keyword} not reported: {details:?}"
+        );
+    }
+    assert!(found
+        .iter()
+        .all(|f| f.construct == oxmcp_codegen::check::construct::UNENFORCED_CONSTRAINT));
+    let off = builder(&schema).validation(oxmcp_codegen::Validation::Off);
+    assert_eq!(off.findings().unwrap(), Vec::<Finding>::new());
+    let code = off.generate_string().unwrap().code;
+    assert!(
+        !code.contains("pub trait Validate"),
+        "validation off leaves the trait out"
+    );
+}

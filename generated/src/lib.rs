@@ -22,6 +22,11 @@ pub use versions::*;
 #[doc(hidden)]
 mod support;
 
+/// Checking a value against the rules its schema states (feature `validate`).
+#[cfg(feature = "validate")]
+#[cfg_attr(docsrs, doc(cfg(feature = "validate")))]
+pub use support::{Validate, ValidationError, ValidationPath};
+
 #[cfg(feature = "latest")]
 mod helpers;
 #[cfg(feature = "latest")]

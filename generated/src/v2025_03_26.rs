@@ -20,7 +20,7 @@ pub struct Annotations {
 }
 __private::object!(Annotations {
     opt audience = "audience",
-    opt priority = "priority",
+    opt priority = "priority" [minimum(0) maximum(1)],
 } extra);
 /// The constant string `audio`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -57,7 +57,7 @@ impl AudioContent {
 }
 __private::object!(AudioContent {
     opt annotations = "annotations",
-    req data = "data",
+    req data = "data" [format("byte")],
     req mime_type = "mimeType",
     req type_ = "type",
 } extra);
@@ -88,9 +88,9 @@ impl BlobResourceContents {
     }
 }
 __private::object!(BlobResourceContents {
-    req blob = "blob",
+    req blob = "blob" [format("byte")],
     opt mime_type = "mimeType",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `tools/call`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -269,22 +269,6 @@ impl CallToolResultContentItem {
         }
     }
 }
-impl ::serde::Serialize for CallToolResultContentItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for CallToolResultContentItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -295,26 +279,13 @@ impl<'de> ::serde::Deserialize<'de> for CallToolResultContentItem {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for CallToolResultContentItem {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for CallToolResultContentItem {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for CallToolResultContentItem {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<EmbeddedResource> for CallToolResultContentItem {
-    fn from(value: EmbeddedResource) -> Self {
-        Self::EmbeddedResource(value)
-    }
-}
+__private::union!(CallToolResultContentItem {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    EmbeddedResource [from EmbeddedResource],
+    Unknown,
+});
 /// The server's response to a tool call.
 ///
 /// Any errors that originate from the tool SHOULD be reported inside the result
@@ -575,27 +546,6 @@ impl ClientNotification {
         }
     }
 }
-impl ::serde::Serialize for ClientNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::CancelledNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::InitializedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ProgressNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::RootsListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -660,26 +610,12 @@ impl __private::Streamed for ClientNotification {
         }
     }
 }
-impl ::core::convert::From<CancelledNotification> for ClientNotification {
-    fn from(value: CancelledNotification) -> Self {
-        Self::CancelledNotification(value)
-    }
-}
-impl ::core::convert::From<InitializedNotification> for ClientNotification {
-    fn from(value: InitializedNotification) -> Self {
-        Self::InitializedNotification(value)
-    }
-}
-impl ::core::convert::From<ProgressNotification> for ClientNotification {
-    fn from(value: ProgressNotification) -> Self {
-        Self::ProgressNotification(value)
-    }
-}
-impl ::core::convert::From<RootsListChangedNotification> for ClientNotification {
-    fn from(value: RootsListChangedNotification) -> Self {
-        Self::RootsListChangedNotification(value)
-    }
-}
+__private::union!(ClientNotification {
+    CancelledNotification [from CancelledNotification],
+    InitializedNotification [from InitializedNotification],
+    ProgressNotification [from ProgressNotification],
+    RootsListChangedNotification [from RootsListChangedNotification],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -943,52 +879,6 @@ impl ClientRequest {
         }
     }
 }
-impl ::serde::Serialize for ClientRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::InitializeRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourceTemplatesRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ReadResourceRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::SubscribeRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::UnsubscribeRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListPromptsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetPromptRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListToolsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CallToolRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::SetLevelRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CompleteRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1089,71 +979,21 @@ impl __private::Streamed for ClientRequest {
         }
     }
 }
-impl ::core::convert::From<InitializeRequest> for ClientRequest {
-    fn from(value: InitializeRequest) -> Self {
-        Self::InitializeRequest(value)
-    }
-}
-impl ::core::convert::From<PingRequest> for ClientRequest {
-    fn from(value: PingRequest) -> Self {
-        Self::PingRequest(value)
-    }
-}
-impl ::core::convert::From<ListResourcesRequest> for ClientRequest {
-    fn from(value: ListResourcesRequest) -> Self {
-        Self::ListResourcesRequest(value)
-    }
-}
-impl ::core::convert::From<ListResourceTemplatesRequest> for ClientRequest {
-    fn from(value: ListResourceTemplatesRequest) -> Self {
-        Self::ListResourceTemplatesRequest(value)
-    }
-}
-impl ::core::convert::From<ReadResourceRequest> for ClientRequest {
-    fn from(value: ReadResourceRequest) -> Self {
-        Self::ReadResourceRequest(value)
-    }
-}
-impl ::core::convert::From<SubscribeRequest> for ClientRequest {
-    fn from(value: SubscribeRequest) -> Self {
-        Self::SubscribeRequest(value)
-    }
-}
-impl ::core::convert::From<UnsubscribeRequest> for ClientRequest {
-    fn from(value: UnsubscribeRequest) -> Self {
-        Self::UnsubscribeRequest(value)
-    }
-}
-impl ::core::convert::From<ListPromptsRequest> for ClientRequest {
-    fn from(value: ListPromptsRequest) -> Self {
-        Self::ListPromptsRequest(value)
-    }
-}
-impl ::core::convert::From<GetPromptRequest> for ClientRequest {
-    fn from(value: GetPromptRequest) -> Self {
-        Self::GetPromptRequest(value)
-    }
-}
-impl ::core::convert::From<ListToolsRequest> for ClientRequest {
-    fn from(value: ListToolsRequest) -> Self {
-        Self::ListToolsRequest(value)
-    }
-}
-impl ::core::convert::From<CallToolRequest> for ClientRequest {
-    fn from(value: CallToolRequest) -> Self {
-        Self::CallToolRequest(value)
-    }
-}
-impl ::core::convert::From<SetLevelRequest> for ClientRequest {
-    fn from(value: SetLevelRequest) -> Self {
-        Self::SetLevelRequest(value)
-    }
-}
-impl ::core::convert::From<CompleteRequest> for ClientRequest {
-    fn from(value: CompleteRequest) -> Self {
-        Self::CompleteRequest(value)
-    }
-}
+__private::union!(ClientRequest {
+    InitializeRequest [from InitializeRequest],
+    PingRequest [from PingRequest],
+    ListResourcesRequest [from ListResourcesRequest],
+    ListResourceTemplatesRequest [from ListResourceTemplatesRequest],
+    ReadResourceRequest [from ReadResourceRequest],
+    SubscribeRequest [from SubscribeRequest],
+    UnsubscribeRequest [from UnsubscribeRequest],
+    ListPromptsRequest [from ListPromptsRequest],
+    GetPromptRequest [from GetPromptRequest],
+    ListToolsRequest [from ListToolsRequest],
+    CallToolRequest [from CallToolRequest],
+    SetLevelRequest [from SetLevelRequest],
+    CompleteRequest [from CompleteRequest],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -1248,22 +1088,6 @@ impl ClientResult {
         }
     }
 }
-impl ::serde::Serialize for ClientResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListRootsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1274,21 +1098,11 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<Result> for ClientResult {
-    fn from(value: Result) -> Self {
-        Self::Result(value)
-    }
-}
-impl ::core::convert::From<CreateMessageResult> for ClientResult {
-    fn from(value: CreateMessageResult) -> Self {
-        Self::CreateMessageResult(value)
-    }
-}
-impl ::core::convert::From<ListRootsResult> for ClientResult {
-    fn from(value: ListRootsResult) -> Self {
-        Self::ListRootsResult(value)
-    }
-}
+__private::union!(ClientResult {
+    Result [from Result],
+    CreateMessageResult [from CreateMessageResult],
+    ListRootsResult [from ListRootsResult],
+});
 /// The constant string `completion/complete`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodCompletionComplete;
@@ -1413,21 +1227,6 @@ impl CompleteRequestParamsRef {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequestParamsRef {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::PromptReference(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ResourceReference(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1438,16 +1237,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
-    fn from(value: PromptReference) -> Self {
-        Self::PromptReference(value)
-    }
-}
-impl ::core::convert::From<ResourceReference> for CompleteRequestParamsRef {
-    fn from(value: ResourceReference) -> Self {
-        Self::ResourceReference(value)
-    }
-}
+__private::union!(CompleteRequestParamsRef {
+    PromptReference [from PromptReference],
+    ResourceReference [from ResourceReference],
+});
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParams {
     /// The argument's information
@@ -1740,19 +1533,6 @@ impl CreateMessageResultContent {
         }
     }
 }
-impl ::serde::Serialize for CreateMessageResultContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1763,21 +1543,12 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for CreateMessageResultContent {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for CreateMessageResultContent {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for CreateMessageResultContent {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
+__private::union!(CreateMessageResultContent {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    Unknown,
+});
 /// The client's response to a sampling/create_message request from the server. The client should inform the user before returning the sampled message, to allow them to inspect the response (human in the loop) and decide whether to allow the server to see it.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CreateMessageResult {
@@ -1900,21 +1671,6 @@ impl EmbeddedResourceResource {
         }
     }
 }
-impl ::serde::Serialize for EmbeddedResourceResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::BlobResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1925,16 +1681,10 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextResourceContents> for EmbeddedResourceResource {
-    fn from(value: TextResourceContents) -> Self {
-        Self::TextResourceContents(value)
-    }
-}
-impl ::core::convert::From<BlobResourceContents> for EmbeddedResourceResource {
-    fn from(value: BlobResourceContents) -> Self {
-        Self::BlobResourceContents(value)
-    }
-}
+__private::union!(EmbeddedResourceResource {
+    TextResourceContents [from TextResourceContents],
+    BlobResourceContents [from BlobResourceContents],
+});
 /// The constant string `resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeResource;
@@ -2076,7 +1826,7 @@ impl ImageContent {
 }
 __private::object!(ImageContent {
     opt annotations = "annotations",
-    req data = "data",
+    req data = "data" [format("byte")],
     req mime_type = "mimeType",
     req type_ = "type",
 } extra);
@@ -2310,21 +2060,6 @@ impl JSONRPCBatchRequestItem {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCBatchRequestItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::JSONRPCRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for JSONRPCBatchRequestItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2335,16 +2070,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCBatchRequestItem {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<JSONRPCRequest> for JSONRPCBatchRequestItem {
-    fn from(value: JSONRPCRequest) -> Self {
-        Self::JSONRPCRequest(value)
-    }
-}
-impl ::core::convert::From<JSONRPCNotification> for JSONRPCBatchRequestItem {
-    fn from(value: JSONRPCNotification) -> Self {
-        Self::JSONRPCNotification(value)
-    }
-}
+__private::union!(JSONRPCBatchRequestItem {
+    JSONRPCRequest [from JSONRPCRequest],
+    JSONRPCNotification [from JSONRPCNotification],
+});
 /// A JSON-RPC batch request, as described in <https://www.jsonrpc.org/specification#batch>.
 pub type JSONRPCBatchRequest = ::std::vec::Vec<JSONRPCBatchRequestItem>;
 #[derive(Debug, Clone, PartialEq)]
@@ -2426,19 +2155,6 @@ impl JSONRPCBatchResponseItem {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCBatchResponseItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::JSONRPCResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCError(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for JSONRPCBatchResponseItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2449,16 +2165,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCBatchResponseItem {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<JSONRPCResponse> for JSONRPCBatchResponseItem {
-    fn from(value: JSONRPCResponse) -> Self {
-        Self::JSONRPCResponse(value)
-    }
-}
-impl ::core::convert::From<JSONRPCError> for JSONRPCBatchResponseItem {
-    fn from(value: JSONRPCError) -> Self {
-        Self::JSONRPCError(value)
-    }
-}
+__private::union!(JSONRPCBatchResponseItem {
+    JSONRPCResponse [from JSONRPCResponse],
+    JSONRPCError [from JSONRPCError],
+});
 /// A JSON-RPC batch response, as described in <https://www.jsonrpc.org/specification#batch>.
 pub type JSONRPCBatchResponse = ::std::vec::Vec<JSONRPCBatchResponseItem>;
 #[derive(Debug, Clone, PartialEq)]
@@ -2598,21 +2308,6 @@ impl JSONRPCMessageArrayItem {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCMessageArrayItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::JSONRPCRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for JSONRPCMessageArrayItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2623,16 +2318,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessageArrayItem {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessageArrayItem {
-    fn from(value: JSONRPCRequest) -> Self {
-        Self::JSONRPCRequest(value)
-    }
-}
-impl ::core::convert::From<JSONRPCNotification> for JSONRPCMessageArrayItem {
-    fn from(value: JSONRPCNotification) -> Self {
-        Self::JSONRPCNotification(value)
-    }
-}
+__private::union!(JSONRPCMessageArrayItem {
+    JSONRPCRequest [from JSONRPCRequest],
+    JSONRPCNotification [from JSONRPCNotification],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -2712,19 +2401,6 @@ impl JSONRPCMessageArrayItem2 {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCMessageArrayItem2 {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::JSONRPCResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCError(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for JSONRPCMessageArrayItem2 {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2735,16 +2411,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessageArrayItem2 {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<JSONRPCResponse> for JSONRPCMessageArrayItem2 {
-    fn from(value: JSONRPCResponse) -> Self {
-        Self::JSONRPCResponse(value)
-    }
-}
-impl ::core::convert::From<JSONRPCError> for JSONRPCMessageArrayItem2 {
-    fn from(value: JSONRPCError) -> Self {
-        Self::JSONRPCError(value)
-    }
-}
+__private::union!(JSONRPCMessageArrayItem2 {
+    JSONRPCResponse [from JSONRPCResponse],
+    JSONRPCError [from JSONRPCError],
+});
 /// Refers to any valid JSON-RPC object that can be decoded off the wire, or encoded to be sent.
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -2890,27 +2560,6 @@ impl JSONRPCMessage {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::JSONRPCRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::JSONRPCResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCError(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Array2(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2921,37 +2570,14 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
-    fn from(value: JSONRPCRequest) -> Self {
-        Self::JSONRPCRequest(value)
-    }
-}
-impl ::core::convert::From<JSONRPCNotification> for JSONRPCMessage {
-    fn from(value: JSONRPCNotification) -> Self {
-        Self::JSONRPCNotification(value)
-    }
-}
-impl ::core::convert::From<::std::vec::Vec<JSONRPCMessageArrayItem>> for JSONRPCMessage {
-    fn from(value: ::std::vec::Vec<JSONRPCMessageArrayItem>) -> Self {
-        Self::Array(value)
-    }
-}
-impl ::core::convert::From<JSONRPCResponse> for JSONRPCMessage {
-    fn from(value: JSONRPCResponse) -> Self {
-        Self::JSONRPCResponse(value)
-    }
-}
-impl ::core::convert::From<JSONRPCError> for JSONRPCMessage {
-    fn from(value: JSONRPCError) -> Self {
-        Self::JSONRPCError(value)
-    }
-}
-impl ::core::convert::From<::std::vec::Vec<JSONRPCMessageArrayItem2>>
-for JSONRPCMessage {
-    fn from(value: ::std::vec::Vec<JSONRPCMessageArrayItem2>) -> Self {
-        Self::Array2(value)
-    }
-}
+__private::union!(JSONRPCMessage {
+    JSONRPCRequest [from JSONRPCRequest],
+    JSONRPCNotification [from JSONRPCNotification],
+    Array [from ::std::vec::Vec<JSONRPCMessageArrayItem>],
+    JSONRPCResponse [from JSONRPCResponse],
+    JSONRPCError [from JSONRPCError],
+    Array2 [from ::std::vec::Vec<JSONRPCMessageArrayItem2>],
+});
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct JSONRPCNotificationParams {
     /// This parameter name is reserved by MCP to allow clients and servers to attach additional metadata to their notifications.
@@ -3459,10 +3085,10 @@ pub struct ModelPreferences {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 __private::object!(ModelPreferences {
-    opt cost_priority = "costPriority",
+    opt cost_priority = "costPriority" [minimum(0) maximum(1)],
     opt hints = "hints",
-    opt intelligence_priority = "intelligencePriority",
-    opt speed_priority = "speedPriority",
+    opt intelligence_priority = "intelligencePriority" [minimum(0) maximum(1)],
+    opt speed_priority = "speedPriority" [minimum(0) maximum(1)],
 } extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct NotificationParams {
@@ -3713,17 +3339,6 @@ impl ProgressToken {
         }
     }
 }
-impl ::serde::Serialize for ProgressToken {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -3734,16 +3349,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::string::String> for ProgressToken {
-    fn from(value: ::std::string::String) -> Self {
-        Self::String(value)
-    }
-}
-impl ::core::convert::From<i64> for ProgressToken {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
+__private::union!(ProgressToken {
+    String [from ::std::string::String],
+    Integer [from i64],
+});
 /// A prompt or prompt template that the server offers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
@@ -3956,22 +3565,6 @@ impl PromptMessageContent {
         }
     }
 }
-impl ::serde::Serialize for PromptMessageContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for PromptMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -3982,26 +3575,13 @@ impl<'de> ::serde::Deserialize<'de> for PromptMessageContent {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for PromptMessageContent {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for PromptMessageContent {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for PromptMessageContent {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<EmbeddedResource> for PromptMessageContent {
-    fn from(value: EmbeddedResource) -> Self {
-        Self::EmbeddedResource(value)
-    }
-}
+__private::union!(PromptMessageContent {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    EmbeddedResource [from EmbeddedResource],
+    Unknown,
+});
 /// Describes a message returned as part of a prompt.
 ///
 /// This is similar to `SamplingMessage`, but also supports the embedding of
@@ -4078,7 +3658,7 @@ impl ReadResourceRequestParams {
     }
 }
 __private::object!(ReadResourceRequestParams {
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// Sent from the client to the server, to read a specific resource URI.
 #[derive(Debug, Clone, PartialEq)]
@@ -4182,21 +3762,6 @@ impl ReadResourceResultContentsItem {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceResultContentsItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::BlobResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -4207,16 +3772,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
-    fn from(value: TextResourceContents) -> Self {
-        Self::TextResourceContents(value)
-    }
-}
-impl ::core::convert::From<BlobResourceContents> for ReadResourceResultContentsItem {
-    fn from(value: BlobResourceContents) -> Self {
-        Self::BlobResourceContents(value)
-    }
-}
+__private::union!(ReadResourceResultContentsItem {
+    TextResourceContents [from TextResourceContents],
+    BlobResourceContents [from BlobResourceContents],
+});
 /// The server's response to a resources/read request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceResult {
@@ -4345,17 +3904,6 @@ impl RequestId {
         }
     }
 }
-impl ::serde::Serialize for RequestId {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -4366,16 +3914,10 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::string::String> for RequestId {
-    fn from(value: ::std::string::String) -> Self {
-        Self::String(value)
-    }
-}
-impl ::core::convert::From<i64> for RequestId {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
+__private::union!(RequestId {
+    String [from ::std::string::String],
+    Integer [from i64],
+});
 /// A known resource that the server is capable of reading.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Resource {
@@ -4424,7 +3966,7 @@ __private::object!(Resource {
     opt mime_type = "mimeType",
     req name = "name",
     opt size = "size",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The contents of a specific resource or sub-resource.
 #[derive(Debug, Clone, PartialEq)]
@@ -4449,7 +3991,7 @@ impl ResourceContents {
 }
 __private::object!(ResourceContents {
     opt mime_type = "mimeType",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `notifications/resources/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4505,7 +4047,7 @@ impl ResourceReference {
 }
 __private::object!(ResourceReference {
     req type_ = "type",
-    req uri = "uri",
+    req uri = "uri" [format("uri-template")],
 } extra);
 /// A template description for resources available on the server.
 #[derive(Debug, Clone, PartialEq)]
@@ -4549,7 +4091,7 @@ __private::object!(ResourceTemplate {
     opt description = "description",
     opt mime_type = "mimeType",
     req name = "name",
-    req uri_template = "uriTemplate",
+    req uri_template = "uriTemplate" [format("uri-template")],
 } extra);
 /// The constant string `notifications/resources/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4573,7 +4115,7 @@ impl ResourceUpdatedNotificationParams {
     }
 }
 __private::object!(ResourceUpdatedNotificationParams {
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// A notification from the server to the client, informing it that a resource has changed and may need to be read again. This should only be sent if the client previously sent a resources/subscribe request.
 #[derive(Debug, Clone, PartialEq)]
@@ -4652,7 +4194,7 @@ impl Root {
 }
 __private::object!(Root {
     opt name = "name",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `notifications/roots/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4796,19 +4338,6 @@ impl SamplingMessageContent {
         }
     }
 }
-impl ::serde::Serialize for SamplingMessageContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -4819,21 +4348,12 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for SamplingMessageContent {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for SamplingMessageContent {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for SamplingMessageContent {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
+__private::union!(SamplingMessageContent {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    Unknown,
+});
 /// Describes a message issued to or received from an LLM API.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplingMessage {
@@ -5119,36 +4639,6 @@ impl ServerNotification {
         }
     }
 }
-impl ::serde::Serialize for ServerNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::CancelledNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ProgressNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ResourceListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ResourceUpdatedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::PromptListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::LoggingMessageNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -5240,41 +4730,15 @@ impl __private::Streamed for ServerNotification {
         }
     }
 }
-impl ::core::convert::From<CancelledNotification> for ServerNotification {
-    fn from(value: CancelledNotification) -> Self {
-        Self::CancelledNotification(value)
-    }
-}
-impl ::core::convert::From<ProgressNotification> for ServerNotification {
-    fn from(value: ProgressNotification) -> Self {
-        Self::ProgressNotification(value)
-    }
-}
-impl ::core::convert::From<ResourceListChangedNotification> for ServerNotification {
-    fn from(value: ResourceListChangedNotification) -> Self {
-        Self::ResourceListChangedNotification(value)
-    }
-}
-impl ::core::convert::From<ResourceUpdatedNotification> for ServerNotification {
-    fn from(value: ResourceUpdatedNotification) -> Self {
-        Self::ResourceUpdatedNotification(value)
-    }
-}
-impl ::core::convert::From<PromptListChangedNotification> for ServerNotification {
-    fn from(value: PromptListChangedNotification) -> Self {
-        Self::PromptListChangedNotification(value)
-    }
-}
-impl ::core::convert::From<ToolListChangedNotification> for ServerNotification {
-    fn from(value: ToolListChangedNotification) -> Self {
-        Self::ToolListChangedNotification(value)
-    }
-}
-impl ::core::convert::From<LoggingMessageNotification> for ServerNotification {
-    fn from(value: LoggingMessageNotification) -> Self {
-        Self::LoggingMessageNotification(value)
-    }
-}
+__private::union!(ServerNotification {
+    CancelledNotification [from CancelledNotification],
+    ProgressNotification [from ProgressNotification],
+    ResourceListChangedNotification [from ResourceListChangedNotification],
+    ResourceUpdatedNotification [from ResourceUpdatedNotification],
+    PromptListChangedNotification [from PromptListChangedNotification],
+    ToolListChangedNotification [from ToolListChangedNotification],
+    LoggingMessageNotification [from LoggingMessageNotification],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -5382,22 +4846,6 @@ impl ServerRequest {
         }
     }
 }
-impl ::serde::Serialize for ServerRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::CreateMessageRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListRootsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -5447,21 +4895,11 @@ impl __private::Streamed for ServerRequest {
         }
     }
 }
-impl ::core::convert::From<PingRequest> for ServerRequest {
-    fn from(value: PingRequest) -> Self {
-        Self::PingRequest(value)
-    }
-}
-impl ::core::convert::From<CreateMessageRequest> for ServerRequest {
-    fn from(value: CreateMessageRequest) -> Self {
-        Self::CreateMessageRequest(value)
-    }
-}
-impl ::core::convert::From<ListRootsRequest> for ServerRequest {
-    fn from(value: ListRootsRequest) -> Self {
-        Self::ListRootsRequest(value)
-    }
-}
+__private::union!(ServerRequest {
+    PingRequest [from PingRequest],
+    CreateMessageRequest [from CreateMessageRequest],
+    ListRootsRequest [from ListRootsRequest],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -5670,43 +5108,6 @@ impl ServerResult {
         }
     }
 }
-impl ::serde::Serialize for ServerResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InitializeResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourcesResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourceTemplatesResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ReadResourceResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListPromptsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetPromptResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListToolsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CallToolResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CompleteResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -5717,56 +5118,18 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<Result> for ServerResult {
-    fn from(value: Result) -> Self {
-        Self::Result(value)
-    }
-}
-impl ::core::convert::From<InitializeResult> for ServerResult {
-    fn from(value: InitializeResult) -> Self {
-        Self::InitializeResult(value)
-    }
-}
-impl ::core::convert::From<ListResourcesResult> for ServerResult {
-    fn from(value: ListResourcesResult) -> Self {
-        Self::ListResourcesResult(value)
-    }
-}
-impl ::core::convert::From<ListResourceTemplatesResult> for ServerResult {
-    fn from(value: ListResourceTemplatesResult) -> Self {
-        Self::ListResourceTemplatesResult(value)
-    }
-}
-impl ::core::convert::From<ReadResourceResult> for ServerResult {
-    fn from(value: ReadResourceResult) -> Self {
-        Self::ReadResourceResult(value)
-    }
-}
-impl ::core::convert::From<ListPromptsResult> for ServerResult {
-    fn from(value: ListPromptsResult) -> Self {
-        Self::ListPromptsResult(value)
-    }
-}
-impl ::core::convert::From<GetPromptResult> for ServerResult {
-    fn from(value: GetPromptResult) -> Self {
-        Self::GetPromptResult(value)
-    }
-}
-impl ::core::convert::From<ListToolsResult> for ServerResult {
-    fn from(value: ListToolsResult) -> Self {
-        Self::ListToolsResult(value)
-    }
-}
-impl ::core::convert::From<CallToolResult> for ServerResult {
-    fn from(value: CallToolResult) -> Self {
-        Self::CallToolResult(value)
-    }
-}
-impl ::core::convert::From<CompleteResult> for ServerResult {
-    fn from(value: CompleteResult) -> Self {
-        Self::CompleteResult(value)
-    }
-}
+__private::union!(ServerResult {
+    Result [from Result],
+    InitializeResult [from InitializeResult],
+    ListResourcesResult [from ListResourcesResult],
+    ListResourceTemplatesResult [from ListResourceTemplatesResult],
+    ReadResourceResult [from ReadResourceResult],
+    ListPromptsResult [from ListPromptsResult],
+    GetPromptResult [from GetPromptResult],
+    ListToolsResult [from ListToolsResult],
+    CallToolResult [from CallToolResult],
+    CompleteResult [from CompleteResult],
+});
 /// The constant string `logging/setLevel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodLoggingSetLevel;
@@ -5836,7 +5199,7 @@ impl SubscribeRequestParams {
     }
 }
 __private::object!(SubscribeRequestParams {
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// Sent from the client to request resources/updated notifications from the server whenever a particular resource changes.
 #[derive(Debug, Clone, PartialEq)]
@@ -5922,7 +5285,7 @@ impl TextResourceContents {
 __private::object!(TextResourceContents {
     opt mime_type = "mimeType",
     req text = "text",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ToolInputSchemaPropertiesValue {
@@ -6086,7 +5449,7 @@ impl UnsubscribeRequestParams {
     }
 }
 __private::object!(UnsubscribeRequestParams {
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// Sent from the client to request cancellation of resources/updated notifications from the server. This should follow a previous resources/subscribe request.
 #[derive(Debug, Clone, PartialEq)]

@@ -28,7 +28,7 @@ pub struct Annotations {
 __private::object!(Annotations {
     opt audience = "audience",
     opt last_modified = "lastModified",
-    opt priority = "priority",
+    opt priority = "priority" [minimum(0) maximum(1)],
 } extra);
 /// The constant string `audio`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -71,7 +71,7 @@ impl AudioContent {
 __private::object!(AudioContent {
     opt meta = "_meta",
     opt annotations = "annotations",
-    req data = "data",
+    req data = "data" [format("byte")],
     req mime_type = "mimeType",
     req type_ = "type",
 } extra);
@@ -138,9 +138,9 @@ impl BlobResourceContents {
 }
 __private::object!(BlobResourceContents {
     opt meta = "_meta",
-    req blob = "blob",
+    req blob = "blob" [format("byte")],
     opt mime_type = "mimeType",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `boolean`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -407,17 +407,6 @@ impl CancelTaskResultTtl {
         }
     }
 }
-impl ::serde::Serialize for CancelTaskResultTtl {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Null(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for CancelTaskResultTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -428,16 +417,10 @@ impl<'de> ::serde::Deserialize<'de> for CancelTaskResultTtl {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<i64> for CancelTaskResultTtl {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
-impl ::core::convert::From<()> for CancelTaskResultTtl {
-    fn from(value: ()) -> Self {
-        Self::Null(value)
-    }
-}
+__private::union!(CancelTaskResultTtl {
+    Integer [from i64],
+    Null [from ()],
+});
 /// The response to a tasks/cancel request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CancelTaskResult {
@@ -879,30 +862,6 @@ impl ClientNotification {
         }
     }
 }
-impl ::serde::Serialize for ClientNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::CancelledNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::InitializedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ProgressNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TaskStatusNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::RootsListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ClientNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -973,31 +932,13 @@ impl __private::Streamed for ClientNotification {
         }
     }
 }
-impl ::core::convert::From<CancelledNotification> for ClientNotification {
-    fn from(value: CancelledNotification) -> Self {
-        Self::CancelledNotification(value)
-    }
-}
-impl ::core::convert::From<InitializedNotification> for ClientNotification {
-    fn from(value: InitializedNotification) -> Self {
-        Self::InitializedNotification(value)
-    }
-}
-impl ::core::convert::From<ProgressNotification> for ClientNotification {
-    fn from(value: ProgressNotification) -> Self {
-        Self::ProgressNotification(value)
-    }
-}
-impl ::core::convert::From<TaskStatusNotification> for ClientNotification {
-    fn from(value: TaskStatusNotification) -> Self {
-        Self::TaskStatusNotification(value)
-    }
-}
-impl ::core::convert::From<RootsListChangedNotification> for ClientNotification {
-    fn from(value: RootsListChangedNotification) -> Self {
-        Self::RootsListChangedNotification(value)
-    }
-}
+__private::union!(ClientNotification {
+    CancelledNotification [from CancelledNotification],
+    InitializedNotification [from InitializedNotification],
+    ProgressNotification [from ProgressNotification],
+    TaskStatusNotification [from TaskStatusNotification],
+    RootsListChangedNotification [from RootsListChangedNotification],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -1321,64 +1262,6 @@ impl ClientRequest {
         }
     }
 }
-impl ::serde::Serialize for ClientRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::InitializeRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ListResourcesRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourceTemplatesRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ReadResourceRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::SubscribeRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::UnsubscribeRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListPromptsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetPromptRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListToolsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CallToolRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskPayloadRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CancelTaskRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListTasksRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::SetLevelRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CompleteRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1501,91 +1384,25 @@ impl __private::Streamed for ClientRequest {
         }
     }
 }
-impl ::core::convert::From<InitializeRequest> for ClientRequest {
-    fn from(value: InitializeRequest) -> Self {
-        Self::InitializeRequest(value)
-    }
-}
-impl ::core::convert::From<PingRequest> for ClientRequest {
-    fn from(value: PingRequest) -> Self {
-        Self::PingRequest(value)
-    }
-}
-impl ::core::convert::From<ListResourcesRequest> for ClientRequest {
-    fn from(value: ListResourcesRequest) -> Self {
-        Self::ListResourcesRequest(value)
-    }
-}
-impl ::core::convert::From<ListResourceTemplatesRequest> for ClientRequest {
-    fn from(value: ListResourceTemplatesRequest) -> Self {
-        Self::ListResourceTemplatesRequest(value)
-    }
-}
-impl ::core::convert::From<ReadResourceRequest> for ClientRequest {
-    fn from(value: ReadResourceRequest) -> Self {
-        Self::ReadResourceRequest(value)
-    }
-}
-impl ::core::convert::From<SubscribeRequest> for ClientRequest {
-    fn from(value: SubscribeRequest) -> Self {
-        Self::SubscribeRequest(value)
-    }
-}
-impl ::core::convert::From<UnsubscribeRequest> for ClientRequest {
-    fn from(value: UnsubscribeRequest) -> Self {
-        Self::UnsubscribeRequest(value)
-    }
-}
-impl ::core::convert::From<ListPromptsRequest> for ClientRequest {
-    fn from(value: ListPromptsRequest) -> Self {
-        Self::ListPromptsRequest(value)
-    }
-}
-impl ::core::convert::From<GetPromptRequest> for ClientRequest {
-    fn from(value: GetPromptRequest) -> Self {
-        Self::GetPromptRequest(value)
-    }
-}
-impl ::core::convert::From<ListToolsRequest> for ClientRequest {
-    fn from(value: ListToolsRequest) -> Self {
-        Self::ListToolsRequest(value)
-    }
-}
-impl ::core::convert::From<CallToolRequest> for ClientRequest {
-    fn from(value: CallToolRequest) -> Self {
-        Self::CallToolRequest(value)
-    }
-}
-impl ::core::convert::From<GetTaskRequest> for ClientRequest {
-    fn from(value: GetTaskRequest) -> Self {
-        Self::GetTaskRequest(value)
-    }
-}
-impl ::core::convert::From<GetTaskPayloadRequest> for ClientRequest {
-    fn from(value: GetTaskPayloadRequest) -> Self {
-        Self::GetTaskPayloadRequest(value)
-    }
-}
-impl ::core::convert::From<CancelTaskRequest> for ClientRequest {
-    fn from(value: CancelTaskRequest) -> Self {
-        Self::CancelTaskRequest(value)
-    }
-}
-impl ::core::convert::From<ListTasksRequest> for ClientRequest {
-    fn from(value: ListTasksRequest) -> Self {
-        Self::ListTasksRequest(value)
-    }
-}
-impl ::core::convert::From<SetLevelRequest> for ClientRequest {
-    fn from(value: SetLevelRequest) -> Self {
-        Self::SetLevelRequest(value)
-    }
-}
-impl ::core::convert::From<CompleteRequest> for ClientRequest {
-    fn from(value: CompleteRequest) -> Self {
-        Self::CompleteRequest(value)
-    }
-}
+__private::union!(ClientRequest {
+    InitializeRequest [from InitializeRequest],
+    PingRequest [from PingRequest],
+    ListResourcesRequest [from ListResourcesRequest],
+    ListResourceTemplatesRequest [from ListResourceTemplatesRequest],
+    ReadResourceRequest [from ReadResourceRequest],
+    SubscribeRequest [from SubscribeRequest],
+    UnsubscribeRequest [from UnsubscribeRequest],
+    ListPromptsRequest [from ListPromptsRequest],
+    GetPromptRequest [from GetPromptRequest],
+    ListToolsRequest [from ListToolsRequest],
+    CallToolRequest [from CallToolRequest],
+    GetTaskRequest [from GetTaskRequest],
+    GetTaskPayloadRequest [from GetTaskPayloadRequest],
+    CancelTaskRequest [from CancelTaskRequest],
+    ListTasksRequest [from ListTasksRequest],
+    SetLevelRequest [from SetLevelRequest],
+    CompleteRequest [from CompleteRequest],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -1773,35 +1590,6 @@ impl ClientResult {
         }
     }
 }
-impl ::serde::Serialize for ClientResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskPayloadResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CancelTaskResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListTasksResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CreateMessageResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListRootsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ElicitResult(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ClientResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1812,46 +1600,16 @@ impl<'de> ::serde::Deserialize<'de> for ClientResult {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<Result> for ClientResult {
-    fn from(value: Result) -> Self {
-        Self::Result(value)
-    }
-}
-impl ::core::convert::From<GetTaskResult> for ClientResult {
-    fn from(value: GetTaskResult) -> Self {
-        Self::GetTaskResult(value)
-    }
-}
-impl ::core::convert::From<GetTaskPayloadResult> for ClientResult {
-    fn from(value: GetTaskPayloadResult) -> Self {
-        Self::GetTaskPayloadResult(value)
-    }
-}
-impl ::core::convert::From<CancelTaskResult> for ClientResult {
-    fn from(value: CancelTaskResult) -> Self {
-        Self::CancelTaskResult(value)
-    }
-}
-impl ::core::convert::From<ListTasksResult> for ClientResult {
-    fn from(value: ListTasksResult) -> Self {
-        Self::ListTasksResult(value)
-    }
-}
-impl ::core::convert::From<CreateMessageResult> for ClientResult {
-    fn from(value: CreateMessageResult) -> Self {
-        Self::CreateMessageResult(value)
-    }
-}
-impl ::core::convert::From<ListRootsResult> for ClientResult {
-    fn from(value: ListRootsResult) -> Self {
-        Self::ListRootsResult(value)
-    }
-}
-impl ::core::convert::From<ElicitResult> for ClientResult {
-    fn from(value: ElicitResult) -> Self {
-        Self::ElicitResult(value)
-    }
-}
+__private::union!(ClientResult {
+    Result [from Result],
+    GetTaskResult [from GetTaskResult],
+    GetTaskPayloadResult [from GetTaskPayloadResult],
+    CancelTaskResult [from CancelTaskResult],
+    ListTasksResult [from ListTasksResult],
+    CreateMessageResult [from CreateMessageResult],
+    ListRootsResult [from ListRootsResult],
+    ElicitResult [from ElicitResult],
+});
 /// The constant string `completion/complete`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodCompletionComplete;
@@ -2029,21 +1787,6 @@ impl CompleteRequestParamsRef {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequestParamsRef {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::PromptReference(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ResourceTemplateReference(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2054,16 +1797,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
-    fn from(value: PromptReference) -> Self {
-        Self::PromptReference(value)
-    }
-}
-impl ::core::convert::From<ResourceTemplateReference> for CompleteRequestParamsRef {
-    fn from(value: ResourceTemplateReference) -> Self {
-        Self::ResourceTemplateReference(value)
-    }
-}
+__private::union!(CompleteRequestParamsRef {
+    PromptReference [from PromptReference],
+    ResourceTemplateReference [from ResourceTemplateReference],
+});
 /// Parameters for a `completion/complete` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParams {
@@ -2272,23 +2009,6 @@ impl ContentBlock {
         }
     }
 }
-impl ::serde::Serialize for ContentBlock {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ResourceLink(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2299,31 +2019,14 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for ContentBlock {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for ContentBlock {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for ContentBlock {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<ResourceLink> for ContentBlock {
-    fn from(value: ResourceLink) -> Self {
-        Self::ResourceLink(value)
-    }
-}
-impl ::core::convert::From<EmbeddedResource> for ContentBlock {
-    fn from(value: EmbeddedResource) -> Self {
-        Self::EmbeddedResource(value)
-    }
-}
+__private::union!(ContentBlock {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    ResourceLink [from ResourceLink],
+    EmbeddedResource [from EmbeddedResource],
+    Unknown,
+});
 /// The constant string `sampling/createMessage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodSamplingCreateMessage;
@@ -2632,26 +2335,6 @@ impl CreateMessageResultContent {
         }
     }
 }
-impl ::serde::Serialize for CreateMessageResultContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolResultContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2662,37 +2345,15 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for CreateMessageResultContent {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for CreateMessageResultContent {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for CreateMessageResultContent {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<ToolUseContent> for CreateMessageResultContent {
-    fn from(value: ToolUseContent) -> Self {
-        Self::ToolUseContent(value)
-    }
-}
-impl ::core::convert::From<ToolResultContent> for CreateMessageResultContent {
-    fn from(value: ToolResultContent) -> Self {
-        Self::ToolResultContent(value)
-    }
-}
-impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-for CreateMessageResultContent {
-    fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
-        Self::Array(value)
-    }
-}
+__private::union!(CreateMessageResultContent {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    ToolUseContent [from ToolUseContent],
+    ToolResultContent [from ToolResultContent],
+    Array [from ::std::vec::Vec<SamplingMessageContentBlock>],
+    Unknown,
+});
 /// The client's response to a sampling/createMessage request from the server.
 /// The client should inform the user before returning the sampled message, to allow them
 /// to inspect the response (human in the loop) and decide whether to allow the server to see it.
@@ -2977,21 +2638,6 @@ impl ElicitRequestParams {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::ElicitRequestURLParams(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ElicitRequestFormParams(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -3040,16 +2686,10 @@ impl __private::Streamed for ElicitRequestParams {
         }
     }
 }
-impl ::core::convert::From<ElicitRequestURLParams> for ElicitRequestParams {
-    fn from(value: ElicitRequestURLParams) -> Self {
-        Self::ElicitRequestURLParams(value)
-    }
-}
-impl ::core::convert::From<ElicitRequestFormParams> for ElicitRequestParams {
-    fn from(value: ElicitRequestFormParams) -> Self {
-        Self::ElicitRequestFormParams(value)
-    }
-}
+__private::union!(ElicitRequestParams {
+    ElicitRequestURLParams [from ElicitRequestURLParams],
+    ElicitRequestFormParams [from ElicitRequestFormParams],
+});
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ElicitRequestURLParamsMeta {
@@ -3114,7 +2754,7 @@ __private::object!(ElicitRequestURLParams {
     req message = "message",
     req mode = "mode",
     opt task = "task",
-    req url = "url",
+    req url = "url" [format("uri")],
 } extra);
 /// The user action in response to the elicitation.
 /// - "accept": User submitted the form/confirmed the action
@@ -3235,19 +2875,6 @@ impl ElicitResultContentValue {
         }
     }
 }
-impl ::serde::Serialize for ElicitResultContentValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Boolean(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -3258,27 +2885,12 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
-for ElicitResultContentValue {
-    fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
-        Self::Array(value)
-    }
-}
-impl ::core::convert::From<::std::string::String> for ElicitResultContentValue {
-    fn from(value: ::std::string::String) -> Self {
-        Self::String(value)
-    }
-}
-impl ::core::convert::From<i64> for ElicitResultContentValue {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
-impl ::core::convert::From<bool> for ElicitResultContentValue {
-    fn from(value: bool) -> Self {
-        Self::Boolean(value)
-    }
-}
+__private::union!(ElicitResultContentValue {
+    Array [from ::std::vec::Vec<::std::string::String>],
+    String [from ::std::string::String],
+    Integer [from i64],
+    Boolean [from bool],
+});
 /// The client's response to an elicitation request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitResult {
@@ -3448,21 +3060,6 @@ impl EmbeddedResourceResource {
         }
     }
 }
-impl ::serde::Serialize for EmbeddedResourceResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::BlobResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -3473,16 +3070,10 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextResourceContents> for EmbeddedResourceResource {
-    fn from(value: TextResourceContents) -> Self {
-        Self::TextResourceContents(value)
-    }
-}
-impl ::core::convert::From<BlobResourceContents> for EmbeddedResourceResource {
-    fn from(value: BlobResourceContents) -> Self {
-        Self::BlobResourceContents(value)
-    }
-}
+__private::union!(EmbeddedResourceResource {
+    TextResourceContents [from TextResourceContents],
+    BlobResourceContents [from BlobResourceContents],
+});
 /// The constant string `resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeResource;
@@ -3675,30 +3266,6 @@ impl EnumSchema {
         }
     }
 }
-impl ::serde::Serialize for EnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::UntitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::UntitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::LegacyTitledEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for EnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -3709,31 +3276,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<UntitledSingleSelectEnumSchema> for EnumSchema {
-    fn from(value: UntitledSingleSelectEnumSchema) -> Self {
-        Self::UntitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledSingleSelectEnumSchema> for EnumSchema {
-    fn from(value: TitledSingleSelectEnumSchema) -> Self {
-        Self::TitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<UntitledMultiSelectEnumSchema> for EnumSchema {
-    fn from(value: UntitledMultiSelectEnumSchema) -> Self {
-        Self::UntitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledMultiSelectEnumSchema> for EnumSchema {
-    fn from(value: TitledMultiSelectEnumSchema) -> Self {
-        Self::TitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<LegacyTitledEnumSchema> for EnumSchema {
-    fn from(value: LegacyTitledEnumSchema) -> Self {
-        Self::LegacyTitledEnumSchema(value)
-    }
-}
+__private::union!(EnumSchema {
+    UntitledSingleSelectEnumSchema [from UntitledSingleSelectEnumSchema],
+    TitledSingleSelectEnumSchema [from TitledSingleSelectEnumSchema],
+    UntitledMultiSelectEnumSchema [from UntitledMultiSelectEnumSchema],
+    TitledMultiSelectEnumSchema [from TitledMultiSelectEnumSchema],
+    LegacyTitledEnumSchema [from LegacyTitledEnumSchema],
+});
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     /// The error type that occurred.
@@ -4049,17 +3598,6 @@ impl GetTaskResultTtl {
         }
     }
 }
-impl ::serde::Serialize for GetTaskResultTtl {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Null(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for GetTaskResultTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -4070,16 +3608,10 @@ impl<'de> ::serde::Deserialize<'de> for GetTaskResultTtl {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<i64> for GetTaskResultTtl {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
-impl ::core::convert::From<()> for GetTaskResultTtl {
-    fn from(value: ()) -> Self {
-        Self::Null(value)
-    }
-}
+__private::union!(GetTaskResultTtl {
+    Integer [from i64],
+    Null [from ()],
+});
 /// The response to a tasks/get request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetTaskResult {
@@ -4205,7 +3737,7 @@ impl Icon {
 __private::object!(Icon {
     opt mime_type = "mimeType",
     opt sizes = "sizes",
-    req src = "src",
+    req src = "src" [format("uri")],
     opt theme = "theme",
 } extra);
 /// Base interface to add `icons` property.
@@ -4268,7 +3800,7 @@ impl ImageContent {
 __private::object!(ImageContent {
     opt meta = "_meta",
     opt annotations = "annotations",
-    req data = "data",
+    req data = "data" [format("byte")],
     req mime_type = "mimeType",
     req type_ = "type",
 } extra);
@@ -4330,7 +3862,7 @@ __private::object!(Implementation {
     req name = "name",
     opt title = "title",
     req version = "version",
-    opt website_url = "websiteUrl",
+    opt website_url = "websiteUrl" [format("uri")],
 } extra);
 /// The constant string `initialize`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -4608,27 +4140,6 @@ impl JSONRPCMessage {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::JSONRPCRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCResultResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCErrorResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -4639,26 +4150,12 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
-    fn from(value: JSONRPCRequest) -> Self {
-        Self::JSONRPCRequest(value)
-    }
-}
-impl ::core::convert::From<JSONRPCNotification> for JSONRPCMessage {
-    fn from(value: JSONRPCNotification) -> Self {
-        Self::JSONRPCNotification(value)
-    }
-}
-impl ::core::convert::From<JSONRPCResultResponse> for JSONRPCMessage {
-    fn from(value: JSONRPCResultResponse) -> Self {
-        Self::JSONRPCResultResponse(value)
-    }
-}
-impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCMessage {
-    fn from(value: JSONRPCErrorResponse) -> Self {
-        Self::JSONRPCErrorResponse(value)
-    }
-}
+__private::union!(JSONRPCMessage {
+    JSONRPCRequest [from JSONRPCRequest],
+    JSONRPCNotification [from JSONRPCNotification],
+    JSONRPCResultResponse [from JSONRPCResultResponse],
+    JSONRPCErrorResponse [from JSONRPCErrorResponse],
+});
 /// A notification which does not expect a response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCNotification {
@@ -4801,21 +4298,6 @@ impl JSONRPCResponse {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::JSONRPCResultResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCErrorResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -4826,16 +4308,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<JSONRPCResultResponse> for JSONRPCResponse {
-    fn from(value: JSONRPCResultResponse) -> Self {
-        Self::JSONRPCResultResponse(value)
-    }
-}
-impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCResponse {
-    fn from(value: JSONRPCErrorResponse) -> Self {
-        Self::JSONRPCErrorResponse(value)
-    }
-}
+__private::union!(JSONRPCResponse {
+    JSONRPCResultResponse [from JSONRPCResultResponse],
+    JSONRPCErrorResponse [from JSONRPCErrorResponse],
+});
 /// A successful (non-error) response to a request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCResultResponse {
@@ -5365,10 +4841,10 @@ pub struct ModelPreferences {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 __private::object!(ModelPreferences {
-    opt cost_priority = "costPriority",
+    opt cost_priority = "costPriority" [minimum(0) maximum(1)],
     opt hints = "hints",
-    opt intelligence_priority = "intelligencePriority",
-    opt speed_priority = "speedPriority",
+    opt intelligence_priority = "intelligencePriority" [minimum(0) maximum(1)],
+    opt speed_priority = "speedPriority" [minimum(0) maximum(1)],
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -5449,21 +4925,6 @@ impl MultiSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for MultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::UntitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -5474,16 +4935,10 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSchema {
-    fn from(value: UntitledMultiSelectEnumSchema) -> Self {
-        Self::UntitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledMultiSelectEnumSchema> for MultiSelectEnumSchema {
-    fn from(value: TitledMultiSelectEnumSchema) -> Self {
-        Self::TitledMultiSelectEnumSchema(value)
-    }
-}
+__private::union!(MultiSelectEnumSchema {
+    UntitledMultiSelectEnumSchema [from UntitledMultiSelectEnumSchema],
+    TitledMultiSelectEnumSchema [from TitledMultiSelectEnumSchema],
+});
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -5860,35 +5315,6 @@ impl PrimitiveSchemaDefinition {
         }
     }
 }
-impl ::serde::Serialize for PrimitiveSchemaDefinition {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::StringSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::NumberSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BooleanSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::UntitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::UntitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::LegacyTitledEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -5899,47 +5325,16 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<StringSchema> for PrimitiveSchemaDefinition {
-    fn from(value: StringSchema) -> Self {
-        Self::StringSchema(value)
-    }
-}
-impl ::core::convert::From<NumberSchema> for PrimitiveSchemaDefinition {
-    fn from(value: NumberSchema) -> Self {
-        Self::NumberSchema(value)
-    }
-}
-impl ::core::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
-    fn from(value: BooleanSchema) -> Self {
-        Self::BooleanSchema(value)
-    }
-}
-impl ::core::convert::From<UntitledSingleSelectEnumSchema>
-for PrimitiveSchemaDefinition {
-    fn from(value: UntitledSingleSelectEnumSchema) -> Self {
-        Self::UntitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(value: TitledSingleSelectEnumSchema) -> Self {
-        Self::TitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<UntitledMultiSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(value: UntitledMultiSelectEnumSchema) -> Self {
-        Self::UntitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledMultiSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(value: TitledMultiSelectEnumSchema) -> Self {
-        Self::TitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<LegacyTitledEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(value: LegacyTitledEnumSchema) -> Self {
-        Self::LegacyTitledEnumSchema(value)
-    }
-}
+__private::union!(PrimitiveSchemaDefinition {
+    StringSchema [from StringSchema],
+    NumberSchema [from NumberSchema],
+    BooleanSchema [from BooleanSchema],
+    UntitledSingleSelectEnumSchema [from UntitledSingleSelectEnumSchema],
+    TitledSingleSelectEnumSchema [from TitledSingleSelectEnumSchema],
+    UntitledMultiSelectEnumSchema [from UntitledMultiSelectEnumSchema],
+    TitledMultiSelectEnumSchema [from TitledMultiSelectEnumSchema],
+    LegacyTitledEnumSchema [from LegacyTitledEnumSchema],
+});
 /// The constant string `notifications/progress`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsProgress;
@@ -6081,17 +5476,6 @@ impl ProgressToken {
         }
     }
 }
-impl ::serde::Serialize for ProgressToken {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -6102,16 +5486,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::string::String> for ProgressToken {
-    fn from(value: ::std::string::String) -> Self {
-        Self::String(value)
-    }
-}
-impl ::core::convert::From<i64> for ProgressToken {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
+__private::union!(ProgressToken {
+    String [from ::std::string::String],
+    Integer [from i64],
+});
 /// A prompt or prompt template that the server offers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
@@ -6354,7 +5732,7 @@ impl ReadResourceRequestParams {
 }
 __private::object!(ReadResourceRequestParams {
     opt meta = "_meta",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -6435,21 +5813,6 @@ impl ReadResourceResultContentsItem {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceResultContentsItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::BlobResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -6460,16 +5823,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
-    fn from(value: TextResourceContents) -> Self {
-        Self::TextResourceContents(value)
-    }
-}
-impl ::core::convert::From<BlobResourceContents> for ReadResourceResultContentsItem {
-    fn from(value: BlobResourceContents) -> Self {
-        Self::BlobResourceContents(value)
-    }
-}
+__private::union!(ReadResourceResultContentsItem {
+    TextResourceContents [from TextResourceContents],
+    BlobResourceContents [from BlobResourceContents],
+});
 /// The server's response to a resources/read request from the client.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceResult {
@@ -6603,17 +5960,6 @@ impl RequestId {
         }
     }
 }
-impl ::serde::Serialize for RequestId {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -6624,16 +5970,10 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::string::String> for RequestId {
-    fn from(value: ::std::string::String) -> Self {
-        Self::String(value)
-    }
-}
-impl ::core::convert::From<i64> for RequestId {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
+__private::union!(RequestId {
+    String [from ::std::string::String],
+    Integer [from i64],
+});
 /// See \[General fields: `_meta`\](/specification/2025-11-25/basic/index#meta) for notes on `_meta` usage.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct RequestParamsMeta {
@@ -6729,7 +6069,7 @@ __private::object!(Resource {
     req name = "name",
     opt size = "size",
     opt title = "title",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The contents of a specific resource or sub-resource.
 #[derive(Debug, Clone, PartialEq)]
@@ -6760,7 +6100,7 @@ impl ResourceContents {
 __private::object!(ResourceContents {
     opt meta = "_meta",
     opt mime_type = "mimeType",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `resource_link`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6844,7 +6184,7 @@ __private::object!(ResourceLink {
     opt size = "size",
     opt title = "title",
     req type_ = "type",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `notifications/resources/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6898,7 +6238,7 @@ impl ResourceRequestParams {
 }
 __private::object!(ResourceRequestParams {
     opt meta = "_meta",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// A template description for resources available on the server.
 #[derive(Debug, Clone, PartialEq)]
@@ -6967,7 +6307,7 @@ __private::object!(ResourceTemplate {
     opt mime_type = "mimeType",
     req name = "name",
     opt title = "title",
-    req uri_template = "uriTemplate",
+    req uri_template = "uriTemplate" [format("uri-template")],
 } extra);
 /// The constant string `ref/resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6995,7 +6335,7 @@ impl ResourceTemplateReference {
 }
 __private::object!(ResourceTemplateReference {
     req type_ = "type",
-    req uri = "uri",
+    req uri = "uri" [format("uri-template")],
 } extra);
 /// The constant string `notifications/resources/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -7052,7 +6392,7 @@ impl ResourceUpdatedNotificationParams {
 }
 __private::object!(ResourceUpdatedNotificationParams {
     opt meta = "_meta",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct Result {
@@ -7114,7 +6454,7 @@ impl Root {
 __private::object!(Root {
     opt meta = "_meta",
     opt name = "name",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `notifications/roots/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -7292,26 +6632,6 @@ impl SamplingMessageContent {
         }
     }
 }
-impl ::serde::Serialize for SamplingMessageContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolResultContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -7322,37 +6642,15 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for SamplingMessageContent {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for SamplingMessageContent {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for SamplingMessageContent {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<ToolUseContent> for SamplingMessageContent {
-    fn from(value: ToolUseContent) -> Self {
-        Self::ToolUseContent(value)
-    }
-}
-impl ::core::convert::From<ToolResultContent> for SamplingMessageContent {
-    fn from(value: ToolResultContent) -> Self {
-        Self::ToolResultContent(value)
-    }
-}
-impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-for SamplingMessageContent {
-    fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
-        Self::Array(value)
-    }
-}
+__private::union!(SamplingMessageContent {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    ToolUseContent [from ToolUseContent],
+    ToolResultContent [from ToolResultContent],
+    Array [from ::std::vec::Vec<SamplingMessageContentBlock>],
+    Unknown,
+});
 /// Describes a message issued to or received from an LLM API.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplingMessage {
@@ -7524,25 +6822,6 @@ impl SamplingMessageContentBlock {
         }
     }
 }
-impl ::serde::Serialize for SamplingMessageContentBlock {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolResultContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -7553,31 +6832,14 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for SamplingMessageContentBlock {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for SamplingMessageContentBlock {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for SamplingMessageContentBlock {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<ToolUseContent> for SamplingMessageContentBlock {
-    fn from(value: ToolUseContent) -> Self {
-        Self::ToolUseContent(value)
-    }
-}
-impl ::core::convert::From<ToolResultContent> for SamplingMessageContentBlock {
-    fn from(value: ToolResultContent) -> Self {
-        Self::ToolResultContent(value)
-    }
-}
+__private::union!(SamplingMessageContentBlock {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    ToolUseContent [from ToolUseContent],
+    ToolResultContent [from ToolResultContent],
+    Unknown,
+});
 /// Present if the server supports argument autocompletion suggestions.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesCompletions {
@@ -7938,42 +7200,6 @@ impl ServerNotification {
         }
     }
 }
-impl ::serde::Serialize for ServerNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::CancelledNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ProgressNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ResourceListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ResourceUpdatedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::PromptListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TaskStatusNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::LoggingMessageNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ElicitationCompleteNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -8081,51 +7307,17 @@ impl __private::Streamed for ServerNotification {
         }
     }
 }
-impl ::core::convert::From<CancelledNotification> for ServerNotification {
-    fn from(value: CancelledNotification) -> Self {
-        Self::CancelledNotification(value)
-    }
-}
-impl ::core::convert::From<ProgressNotification> for ServerNotification {
-    fn from(value: ProgressNotification) -> Self {
-        Self::ProgressNotification(value)
-    }
-}
-impl ::core::convert::From<ResourceListChangedNotification> for ServerNotification {
-    fn from(value: ResourceListChangedNotification) -> Self {
-        Self::ResourceListChangedNotification(value)
-    }
-}
-impl ::core::convert::From<ResourceUpdatedNotification> for ServerNotification {
-    fn from(value: ResourceUpdatedNotification) -> Self {
-        Self::ResourceUpdatedNotification(value)
-    }
-}
-impl ::core::convert::From<PromptListChangedNotification> for ServerNotification {
-    fn from(value: PromptListChangedNotification) -> Self {
-        Self::PromptListChangedNotification(value)
-    }
-}
-impl ::core::convert::From<ToolListChangedNotification> for ServerNotification {
-    fn from(value: ToolListChangedNotification) -> Self {
-        Self::ToolListChangedNotification(value)
-    }
-}
-impl ::core::convert::From<TaskStatusNotification> for ServerNotification {
-    fn from(value: TaskStatusNotification) -> Self {
-        Self::TaskStatusNotification(value)
-    }
-}
-impl ::core::convert::From<LoggingMessageNotification> for ServerNotification {
-    fn from(value: LoggingMessageNotification) -> Self {
-        Self::LoggingMessageNotification(value)
-    }
-}
-impl ::core::convert::From<ElicitationCompleteNotification> for ServerNotification {
-    fn from(value: ElicitationCompleteNotification) -> Self {
-        Self::ElicitationCompleteNotification(value)
-    }
-}
+__private::union!(ServerNotification {
+    CancelledNotification [from CancelledNotification],
+    ProgressNotification [from ProgressNotification],
+    ResourceListChangedNotification [from ResourceListChangedNotification],
+    ResourceUpdatedNotification [from ResourceUpdatedNotification],
+    PromptListChangedNotification [from PromptListChangedNotification],
+    ToolListChangedNotification [from ToolListChangedNotification],
+    TaskStatusNotification [from TaskStatusNotification],
+    LoggingMessageNotification [from LoggingMessageNotification],
+    ElicitationCompleteNotification [from ElicitationCompleteNotification],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -8309,37 +7501,6 @@ impl ServerRequest {
         }
     }
 }
-impl ::serde::Serialize for ServerRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::PingRequest(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::GetTaskRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskPayloadRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CancelTaskRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListTasksRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CreateMessageRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListRootsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ElicitRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ServerRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -8413,46 +7574,16 @@ impl __private::Streamed for ServerRequest {
         }
     }
 }
-impl ::core::convert::From<PingRequest> for ServerRequest {
-    fn from(value: PingRequest) -> Self {
-        Self::PingRequest(value)
-    }
-}
-impl ::core::convert::From<GetTaskRequest> for ServerRequest {
-    fn from(value: GetTaskRequest) -> Self {
-        Self::GetTaskRequest(value)
-    }
-}
-impl ::core::convert::From<GetTaskPayloadRequest> for ServerRequest {
-    fn from(value: GetTaskPayloadRequest) -> Self {
-        Self::GetTaskPayloadRequest(value)
-    }
-}
-impl ::core::convert::From<CancelTaskRequest> for ServerRequest {
-    fn from(value: CancelTaskRequest) -> Self {
-        Self::CancelTaskRequest(value)
-    }
-}
-impl ::core::convert::From<ListTasksRequest> for ServerRequest {
-    fn from(value: ListTasksRequest) -> Self {
-        Self::ListTasksRequest(value)
-    }
-}
-impl ::core::convert::From<CreateMessageRequest> for ServerRequest {
-    fn from(value: CreateMessageRequest) -> Self {
-        Self::CreateMessageRequest(value)
-    }
-}
-impl ::core::convert::From<ListRootsRequest> for ServerRequest {
-    fn from(value: ListRootsRequest) -> Self {
-        Self::ListRootsRequest(value)
-    }
-}
-impl ::core::convert::From<ElicitRequest> for ServerRequest {
-    fn from(value: ElicitRequest) -> Self {
-        Self::ElicitRequest(value)
-    }
-}
+__private::union!(ServerRequest {
+    PingRequest [from PingRequest],
+    GetTaskRequest [from GetTaskRequest],
+    GetTaskPayloadRequest [from GetTaskPayloadRequest],
+    CancelTaskRequest [from CancelTaskRequest],
+    ListTasksRequest [from ListTasksRequest],
+    CreateMessageRequest [from CreateMessageRequest],
+    ListRootsRequest [from ListRootsRequest],
+    ElicitRequest [from ElicitRequest],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -8739,55 +7870,6 @@ impl ServerResult {
         }
     }
 }
-impl ::serde::Serialize for ServerResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InitializeResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourcesResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourceTemplatesResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ReadResourceResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListPromptsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetPromptResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListToolsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CallToolResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetTaskPayloadResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CancelTaskResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListTasksResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CompleteResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -8798,76 +7880,22 @@ impl<'de> ::serde::Deserialize<'de> for ServerResult {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<Result> for ServerResult {
-    fn from(value: Result) -> Self {
-        Self::Result(value)
-    }
-}
-impl ::core::convert::From<InitializeResult> for ServerResult {
-    fn from(value: InitializeResult) -> Self {
-        Self::InitializeResult(value)
-    }
-}
-impl ::core::convert::From<ListResourcesResult> for ServerResult {
-    fn from(value: ListResourcesResult) -> Self {
-        Self::ListResourcesResult(value)
-    }
-}
-impl ::core::convert::From<ListResourceTemplatesResult> for ServerResult {
-    fn from(value: ListResourceTemplatesResult) -> Self {
-        Self::ListResourceTemplatesResult(value)
-    }
-}
-impl ::core::convert::From<ReadResourceResult> for ServerResult {
-    fn from(value: ReadResourceResult) -> Self {
-        Self::ReadResourceResult(value)
-    }
-}
-impl ::core::convert::From<ListPromptsResult> for ServerResult {
-    fn from(value: ListPromptsResult) -> Self {
-        Self::ListPromptsResult(value)
-    }
-}
-impl ::core::convert::From<GetPromptResult> for ServerResult {
-    fn from(value: GetPromptResult) -> Self {
-        Self::GetPromptResult(value)
-    }
-}
-impl ::core::convert::From<ListToolsResult> for ServerResult {
-    fn from(value: ListToolsResult) -> Self {
-        Self::ListToolsResult(value)
-    }
-}
-impl ::core::convert::From<CallToolResult> for ServerResult {
-    fn from(value: CallToolResult) -> Self {
-        Self::CallToolResult(value)
-    }
-}
-impl ::core::convert::From<GetTaskResult> for ServerResult {
-    fn from(value: GetTaskResult) -> Self {
-        Self::GetTaskResult(value)
-    }
-}
-impl ::core::convert::From<GetTaskPayloadResult> for ServerResult {
-    fn from(value: GetTaskPayloadResult) -> Self {
-        Self::GetTaskPayloadResult(value)
-    }
-}
-impl ::core::convert::From<CancelTaskResult> for ServerResult {
-    fn from(value: CancelTaskResult) -> Self {
-        Self::CancelTaskResult(value)
-    }
-}
-impl ::core::convert::From<ListTasksResult> for ServerResult {
-    fn from(value: ListTasksResult) -> Self {
-        Self::ListTasksResult(value)
-    }
-}
-impl ::core::convert::From<CompleteResult> for ServerResult {
-    fn from(value: CompleteResult) -> Self {
-        Self::CompleteResult(value)
-    }
-}
+__private::union!(ServerResult {
+    Result [from Result],
+    InitializeResult [from InitializeResult],
+    ListResourcesResult [from ListResourcesResult],
+    ListResourceTemplatesResult [from ListResourceTemplatesResult],
+    ReadResourceResult [from ReadResourceResult],
+    ListPromptsResult [from ListPromptsResult],
+    GetPromptResult [from GetPromptResult],
+    ListToolsResult [from ListToolsResult],
+    CallToolResult [from CallToolResult],
+    GetTaskResult [from GetTaskResult],
+    GetTaskPayloadResult [from GetTaskPayloadResult],
+    CancelTaskResult [from CancelTaskResult],
+    ListTasksResult [from ListTasksResult],
+    CompleteResult [from CompleteResult],
+});
 /// The constant string `logging/setLevel`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodLoggingSetLevel;
@@ -9016,21 +8044,6 @@ impl SingleSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for SingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::UntitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -9041,16 +8054,10 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<UntitledSingleSelectEnumSchema> for SingleSelectEnumSchema {
-    fn from(value: UntitledSingleSelectEnumSchema) -> Self {
-        Self::UntitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledSingleSelectEnumSchema> for SingleSelectEnumSchema {
-    fn from(value: TitledSingleSelectEnumSchema) -> Self {
-        Self::TitledSingleSelectEnumSchema(value)
-    }
-}
+__private::union!(SingleSelectEnumSchema {
+    UntitledSingleSelectEnumSchema [from UntitledSingleSelectEnumSchema],
+    TitledSingleSelectEnumSchema [from TitledSingleSelectEnumSchema],
+});
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum StringSchemaFormat {
@@ -9159,7 +8166,7 @@ impl SubscribeRequestParams {
 }
 __private::object!(SubscribeRequestParams {
     opt meta = "_meta",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// Actual retention duration from creation in milliseconds, null for unlimited.
 #[derive(Debug, Clone, PartialEq)]
@@ -9231,17 +8238,6 @@ impl TaskTtl {
         }
     }
 }
-impl ::serde::Serialize for TaskTtl {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Null(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for TaskTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -9252,16 +8248,10 @@ impl<'de> ::serde::Deserialize<'de> for TaskTtl {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<i64> for TaskTtl {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
-impl ::core::convert::From<()> for TaskTtl {
-    fn from(value: ()) -> Self {
-        Self::Null(value)
-    }
-}
+__private::union!(TaskTtl {
+    Integer [from i64],
+    Null [from ()],
+});
 /// Data associated with a task.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Task {
@@ -9483,17 +8473,6 @@ impl TaskStatusNotificationParamsTtl {
         }
     }
 }
-impl ::serde::Serialize for TaskStatusNotificationParamsTtl {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Null(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsTtl {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -9504,16 +8483,10 @@ impl<'de> ::serde::Deserialize<'de> for TaskStatusNotificationParamsTtl {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<i64> for TaskStatusNotificationParamsTtl {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
-impl ::core::convert::From<()> for TaskStatusNotificationParamsTtl {
-    fn from(value: ()) -> Self {
-        Self::Null(value)
-    }
-}
+__private::union!(TaskStatusNotificationParamsTtl {
+    Integer [from i64],
+    Null [from ()],
+});
 /// Parameters for a `notifications/tasks/status` notification.
 #[derive(Debug, Clone, PartialEq)]
 pub struct TaskStatusNotificationParams {
@@ -9648,7 +8621,7 @@ __private::object!(TextResourceContents {
     opt meta = "_meta",
     opt mime_type = "mimeType",
     req text = "text",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {
@@ -10294,7 +9267,7 @@ impl UnsubscribeRequestParams {
 }
 __private::object!(UnsubscribeRequestParams {
     opt meta = "_meta",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// Schema for the array items.
 #[derive(Debug, Clone, PartialEq, Default)]

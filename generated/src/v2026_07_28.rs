@@ -28,7 +28,7 @@ pub struct Annotations {
 __private::object!(Annotations {
     opt audience = "audience",
     opt last_modified = "lastModified",
-    opt priority = "priority",
+    opt priority = "priority" [minimum(0) maximum(1)],
 } extra);
 /// The constant string `audio`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -68,7 +68,7 @@ impl AudioContent {
 __private::object!(AudioContent {
     opt meta = "_meta",
     opt annotations = "annotations",
-    req data = "data",
+    req data = "data" [format("byte")],
     req mime_type = "mimeType",
     req type_ = "type",
 } extra);
@@ -132,9 +132,9 @@ impl BlobResourceContents {
 }
 __private::object!(BlobResourceContents {
     opt meta = "_meta",
-    req blob = "blob",
+    req blob = "blob" [format("byte")],
     opt mime_type = "mimeType",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `boolean`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -231,7 +231,7 @@ __private::object!(CacheableResult {
     opt meta = "_meta",
     req cache_scope = "cacheScope",
     opt result_type = "resultType",
-    req ttl_ms = "ttlMs",
+    req ttl_ms = "ttlMs" [minimum(0)],
 } extra);
 /// The constant string `2.0`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -428,21 +428,6 @@ impl CallToolResultResponseResult {
         }
     }
 }
-impl ::serde::Serialize for CallToolResultResponseResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::InputRequiredResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CallToolResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for CallToolResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -488,16 +473,10 @@ impl __private::Streamed for CallToolResultResponseResult {
         }
     }
 }
-impl ::core::convert::From<InputRequiredResult> for CallToolResultResponseResult {
-    fn from(value: InputRequiredResult) -> Self {
-        Self::InputRequiredResult(value)
-    }
-}
-impl ::core::convert::From<CallToolResult> for CallToolResultResponseResult {
-    fn from(value: CallToolResult) -> Self {
-        Self::CallToolResult(value)
-    }
-}
+__private::union!(CallToolResultResponseResult {
+    InputRequiredResult [from InputRequiredResult],
+    CallToolResult [from CallToolResult],
+});
 /// A successful response from the server for a `CallToolRequesttools/call` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CallToolResultResponse {
@@ -922,45 +901,6 @@ impl ClientRequest {
         }
     }
 }
-impl ::serde::Serialize for ClientRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::DiscoverRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourcesRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourceTemplatesRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ReadResourceRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::SubscriptionsListenRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListPromptsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetPromptRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListToolsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CallToolRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CompleteRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ClientRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1048,56 +988,18 @@ impl __private::Streamed for ClientRequest {
         }
     }
 }
-impl ::core::convert::From<DiscoverRequest> for ClientRequest {
-    fn from(value: DiscoverRequest) -> Self {
-        Self::DiscoverRequest(value)
-    }
-}
-impl ::core::convert::From<ListResourcesRequest> for ClientRequest {
-    fn from(value: ListResourcesRequest) -> Self {
-        Self::ListResourcesRequest(value)
-    }
-}
-impl ::core::convert::From<ListResourceTemplatesRequest> for ClientRequest {
-    fn from(value: ListResourceTemplatesRequest) -> Self {
-        Self::ListResourceTemplatesRequest(value)
-    }
-}
-impl ::core::convert::From<ReadResourceRequest> for ClientRequest {
-    fn from(value: ReadResourceRequest) -> Self {
-        Self::ReadResourceRequest(value)
-    }
-}
-impl ::core::convert::From<SubscriptionsListenRequest> for ClientRequest {
-    fn from(value: SubscriptionsListenRequest) -> Self {
-        Self::SubscriptionsListenRequest(value)
-    }
-}
-impl ::core::convert::From<ListPromptsRequest> for ClientRequest {
-    fn from(value: ListPromptsRequest) -> Self {
-        Self::ListPromptsRequest(value)
-    }
-}
-impl ::core::convert::From<GetPromptRequest> for ClientRequest {
-    fn from(value: GetPromptRequest) -> Self {
-        Self::GetPromptRequest(value)
-    }
-}
-impl ::core::convert::From<ListToolsRequest> for ClientRequest {
-    fn from(value: ListToolsRequest) -> Self {
-        Self::ListToolsRequest(value)
-    }
-}
-impl ::core::convert::From<CallToolRequest> for ClientRequest {
-    fn from(value: CallToolRequest) -> Self {
-        Self::CallToolRequest(value)
-    }
-}
-impl ::core::convert::From<CompleteRequest> for ClientRequest {
-    fn from(value: CompleteRequest) -> Self {
-        Self::CompleteRequest(value)
-    }
-}
+__private::union!(ClientRequest {
+    DiscoverRequest [from DiscoverRequest],
+    ListResourcesRequest [from ListResourcesRequest],
+    ListResourceTemplatesRequest [from ListResourceTemplatesRequest],
+    ReadResourceRequest [from ReadResourceRequest],
+    SubscriptionsListenRequest [from SubscriptionsListenRequest],
+    ListPromptsRequest [from ListPromptsRequest],
+    GetPromptRequest [from GetPromptRequest],
+    ListToolsRequest [from ListToolsRequest],
+    CallToolRequest [from CallToolRequest],
+    CompleteRequest [from CompleteRequest],
+});
 /// Common result fields.
 pub type ClientResult = Result;
 /// The constant string `completion/complete`.
@@ -1266,21 +1168,6 @@ impl CompleteRequestParamsRef {
         }
     }
 }
-impl ::serde::Serialize for CompleteRequestParamsRef {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::PromptReference(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ResourceTemplateReference(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1291,16 +1178,10 @@ impl<'de> ::serde::Deserialize<'de> for CompleteRequestParamsRef {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<PromptReference> for CompleteRequestParamsRef {
-    fn from(value: PromptReference) -> Self {
-        Self::PromptReference(value)
-    }
-}
-impl ::core::convert::From<ResourceTemplateReference> for CompleteRequestParamsRef {
-    fn from(value: ResourceTemplateReference) -> Self {
-        Self::ResourceTemplateReference(value)
-    }
-}
+__private::union!(CompleteRequestParamsRef {
+    PromptReference [from PromptReference],
+    ResourceTemplateReference [from ResourceTemplateReference],
+});
 /// Parameters for a `completion/complete` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct CompleteRequestParams {
@@ -1350,7 +1231,7 @@ pub struct CompleteResultCompletion {
 __private::object!(CompleteResultCompletion {
     opt has_more = "hasMore",
     opt total = "total",
-    req values = "values",
+    req values = "values" [max_items(100)],
 } extra);
 /// The result returned by the server for a `CompleteRequestcompletion/complete` request.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -1541,23 +1422,6 @@ impl ContentBlock {
         }
     }
 }
-impl ::serde::Serialize for ContentBlock {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ResourceLink(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::EmbeddedResource(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1568,31 +1432,14 @@ impl<'de> ::serde::Deserialize<'de> for ContentBlock {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for ContentBlock {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for ContentBlock {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for ContentBlock {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<ResourceLink> for ContentBlock {
-    fn from(value: ResourceLink) -> Self {
-        Self::ResourceLink(value)
-    }
-}
-impl ::core::convert::From<EmbeddedResource> for ContentBlock {
-    fn from(value: EmbeddedResource) -> Self {
-        Self::EmbeddedResource(value)
-    }
-}
+__private::union!(ContentBlock {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    ResourceLink [from ResourceLink],
+    EmbeddedResource [from EmbeddedResource],
+    Unknown,
+});
 /// The constant string `sampling/createMessage`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodSamplingCreateMessage;
@@ -1867,26 +1714,6 @@ impl CreateMessageResultContent {
         }
     }
 }
-impl ::serde::Serialize for CreateMessageResultContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolResultContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -1897,37 +1724,15 @@ impl<'de> ::serde::Deserialize<'de> for CreateMessageResultContent {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for CreateMessageResultContent {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for CreateMessageResultContent {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for CreateMessageResultContent {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<ToolUseContent> for CreateMessageResultContent {
-    fn from(value: ToolUseContent) -> Self {
-        Self::ToolUseContent(value)
-    }
-}
-impl ::core::convert::From<ToolResultContent> for CreateMessageResultContent {
-    fn from(value: ToolResultContent) -> Self {
-        Self::ToolResultContent(value)
-    }
-}
-impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-for CreateMessageResultContent {
-    fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
-        Self::Array(value)
-    }
-}
+__private::union!(CreateMessageResultContent {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    ToolUseContent [from ToolUseContent],
+    ToolResultContent [from ToolResultContent],
+    Array [from ::std::vec::Vec<SamplingMessageContentBlock>],
+    Unknown,
+});
 /// The result returned by the client for a `CreateMessageRequestsampling/createMessage` request.
 /// The client should inform the user before returning the sampled message, to allow them
 /// to inspect the response (human in the loop) and decide whether to allow the server to see it.
@@ -2068,7 +1873,7 @@ __private::object!(DiscoverResult {
     opt instructions = "instructions",
     opt result_type = "resultType",
     req supported_versions = "supportedVersions",
-    opt ttl_ms = "ttlMs",
+    opt ttl_ms = "ttlMs" [minimum(0)],
 } extra);
 /// A successful response from the server for a `DiscoverRequestserver/discover` request.
 #[derive(Debug, Clone, PartialEq)]
@@ -2271,21 +2076,6 @@ impl ElicitRequestParams {
         }
     }
 }
-impl ::serde::Serialize for ElicitRequestParams {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::ElicitRequestFormParams(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ElicitRequestURLParams(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ElicitRequestParams {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2334,16 +2124,10 @@ impl __private::Streamed for ElicitRequestParams {
         }
     }
 }
-impl ::core::convert::From<ElicitRequestFormParams> for ElicitRequestParams {
-    fn from(value: ElicitRequestFormParams) -> Self {
-        Self::ElicitRequestFormParams(value)
-    }
-}
-impl ::core::convert::From<ElicitRequestURLParams> for ElicitRequestParams {
-    fn from(value: ElicitRequestURLParams) -> Self {
-        Self::ElicitRequestURLParams(value)
-    }
-}
+__private::union!(ElicitRequestParams {
+    ElicitRequestFormParams [from ElicitRequestFormParams],
+    ElicitRequestURLParams [from ElicitRequestURLParams],
+});
 /// The constant string `url`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct ModeUrl;
@@ -2378,7 +2162,7 @@ impl ElicitRequestURLParams {
 __private::object!(ElicitRequestURLParams {
     req message = "message",
     req mode = "mode",
-    req url = "url",
+    req url = "url" [format("uri")],
 } extra);
 /// The user action in response to the elicitation.
 /// - `"accept"`: User submitted the form/confirmed the action
@@ -2498,19 +2282,6 @@ impl ElicitResultContentValue {
         }
     }
 }
-impl ::serde::Serialize for ElicitResultContentValue {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Number(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Boolean(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2521,27 +2292,12 @@ impl<'de> ::serde::Deserialize<'de> for ElicitResultContentValue {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::vec::Vec<::std::string::String>>
-for ElicitResultContentValue {
-    fn from(value: ::std::vec::Vec<::std::string::String>) -> Self {
-        Self::Array(value)
-    }
-}
-impl ::core::convert::From<::std::string::String> for ElicitResultContentValue {
-    fn from(value: ::std::string::String) -> Self {
-        Self::String(value)
-    }
-}
-impl ::core::convert::From<::serde_json::Number> for ElicitResultContentValue {
-    fn from(value: ::serde_json::Number) -> Self {
-        Self::Number(value)
-    }
-}
-impl ::core::convert::From<bool> for ElicitResultContentValue {
-    fn from(value: bool) -> Self {
-        Self::Boolean(value)
-    }
-}
+__private::union!(ElicitResultContentValue {
+    Array [from ::std::vec::Vec<::std::string::String>],
+    String [from ::std::string::String],
+    Number [from ::serde_json::Number],
+    Boolean [from bool],
+});
 /// The result returned by the client for an `ElicitRequestelicitation/create` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ElicitResult {
@@ -2653,21 +2409,6 @@ impl EmbeddedResourceResource {
         }
     }
 }
-impl ::serde::Serialize for EmbeddedResourceResource {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::BlobResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2678,16 +2419,10 @@ impl<'de> ::serde::Deserialize<'de> for EmbeddedResourceResource {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextResourceContents> for EmbeddedResourceResource {
-    fn from(value: TextResourceContents) -> Self {
-        Self::TextResourceContents(value)
-    }
-}
-impl ::core::convert::From<BlobResourceContents> for EmbeddedResourceResource {
-    fn from(value: BlobResourceContents) -> Self {
-        Self::BlobResourceContents(value)
-    }
-}
+__private::union!(EmbeddedResourceResource {
+    TextResourceContents [from TextResourceContents],
+    BlobResourceContents [from BlobResourceContents],
+});
 /// The constant string `resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct TypeResource;
@@ -2878,30 +2613,6 @@ impl EnumSchema {
         }
     }
 }
-impl ::serde::Serialize for EnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::UntitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::UntitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::LegacyTitledEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for EnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -2912,31 +2623,13 @@ impl<'de> ::serde::Deserialize<'de> for EnumSchema {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<UntitledSingleSelectEnumSchema> for EnumSchema {
-    fn from(value: UntitledSingleSelectEnumSchema) -> Self {
-        Self::UntitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledSingleSelectEnumSchema> for EnumSchema {
-    fn from(value: TitledSingleSelectEnumSchema) -> Self {
-        Self::TitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<UntitledMultiSelectEnumSchema> for EnumSchema {
-    fn from(value: UntitledMultiSelectEnumSchema) -> Self {
-        Self::UntitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledMultiSelectEnumSchema> for EnumSchema {
-    fn from(value: TitledMultiSelectEnumSchema) -> Self {
-        Self::TitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<LegacyTitledEnumSchema> for EnumSchema {
-    fn from(value: LegacyTitledEnumSchema) -> Self {
-        Self::LegacyTitledEnumSchema(value)
-    }
-}
+__private::union!(EnumSchema {
+    UntitledSingleSelectEnumSchema [from UntitledSingleSelectEnumSchema],
+    TitledSingleSelectEnumSchema [from TitledSingleSelectEnumSchema],
+    UntitledMultiSelectEnumSchema [from UntitledMultiSelectEnumSchema],
+    TitledMultiSelectEnumSchema [from TitledMultiSelectEnumSchema],
+    LegacyTitledEnumSchema [from LegacyTitledEnumSchema],
+});
 #[derive(Debug, Clone, PartialEq)]
 pub struct Error {
     /// The error type that occurred.
@@ -3141,21 +2834,6 @@ impl GetPromptResultResponseResult {
         }
     }
 }
-impl ::serde::Serialize for GetPromptResultResponseResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::InputRequiredResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetPromptResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for GetPromptResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -3201,16 +2879,10 @@ impl __private::Streamed for GetPromptResultResponseResult {
         }
     }
 }
-impl ::core::convert::From<InputRequiredResult> for GetPromptResultResponseResult {
-    fn from(value: InputRequiredResult) -> Self {
-        Self::InputRequiredResult(value)
-    }
-}
-impl ::core::convert::From<GetPromptResult> for GetPromptResultResponseResult {
-    fn from(value: GetPromptResult) -> Self {
-        Self::GetPromptResult(value)
-    }
-}
+__private::union!(GetPromptResultResponseResult {
+    InputRequiredResult [from InputRequiredResult],
+    GetPromptResult [from GetPromptResult],
+});
 /// A successful response from the server for a `GetPromptRequestprompts/get` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct GetPromptResultResponse {
@@ -3360,7 +3032,7 @@ impl Icon {
 __private::object!(Icon {
     opt mime_type = "mimeType",
     opt sizes = "sizes",
-    req src = "src",
+    req src = "src" [format("uri")],
     opt theme = "theme",
 } extra);
 /// Base interface to add `icons` property.
@@ -3420,7 +3092,7 @@ impl ImageContent {
 __private::object!(ImageContent {
     opt meta = "_meta",
     opt annotations = "annotations",
-    req data = "data",
+    req data = "data" [format("byte")],
     req mime_type = "mimeType",
     req type_ = "type",
 } extra);
@@ -3483,7 +3155,7 @@ __private::object!(Implementation {
     req name = "name",
     opt title = "title",
     req version = "version",
-    opt website_url = "websiteUrl",
+    opt website_url = "websiteUrl" [format("uri")],
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -3594,24 +3266,6 @@ impl InputRequest {
         }
     }
 }
-impl ::serde::Serialize for InputRequest {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::CreateMessageRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListRootsRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ElicitRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for InputRequest {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -3661,21 +3315,11 @@ impl __private::Streamed for InputRequest {
         }
     }
 }
-impl ::core::convert::From<CreateMessageRequest> for InputRequest {
-    fn from(value: CreateMessageRequest) -> Self {
-        Self::CreateMessageRequest(value)
-    }
-}
-impl ::core::convert::From<ListRootsRequest> for InputRequest {
-    fn from(value: ListRootsRequest) -> Self {
-        Self::ListRootsRequest(value)
-    }
-}
-impl ::core::convert::From<ElicitRequest> for InputRequest {
-    fn from(value: ElicitRequest) -> Self {
-        Self::ElicitRequest(value)
-    }
-}
+__private::union!(InputRequest {
+    CreateMessageRequest [from CreateMessageRequest],
+    ListRootsRequest [from ListRootsRequest],
+    ElicitRequest [from ElicitRequest],
+});
 /// A map of server-initiated requests that the client must fulfill.
 /// Keys are server-assigned identifiers; values are the request objects.
 pub type InputRequests = ::indexmap::IndexMap<::std::string::String, InputRequest>;
@@ -3803,22 +3447,6 @@ impl InputResponse {
         }
     }
 }
-impl ::serde::Serialize for InputResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::CreateMessageResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListRootsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ElicitResult(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for InputResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -3829,21 +3457,11 @@ impl<'de> ::serde::Deserialize<'de> for InputResponse {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<CreateMessageResult> for InputResponse {
-    fn from(value: CreateMessageResult) -> Self {
-        Self::CreateMessageResult(value)
-    }
-}
-impl ::core::convert::From<ListRootsResult> for InputResponse {
-    fn from(value: ListRootsResult) -> Self {
-        Self::ListRootsResult(value)
-    }
-}
-impl ::core::convert::From<ElicitResult> for InputResponse {
-    fn from(value: ElicitResult) -> Self {
-        Self::ElicitResult(value)
-    }
-}
+__private::union!(InputResponse {
+    CreateMessageResult [from CreateMessageResult],
+    ListRootsResult [from ListRootsResult],
+    ElicitResult [from ElicitResult],
+});
 #[derive(Debug, Clone, PartialEq)]
 pub struct InputResponseRequestParams {
     pub meta: RequestMetaObject,
@@ -4116,27 +3734,6 @@ impl JSONRPCMessage {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCMessage {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::JSONRPCRequest(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCResultResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCErrorResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -4147,26 +3744,12 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCMessage {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<JSONRPCRequest> for JSONRPCMessage {
-    fn from(value: JSONRPCRequest) -> Self {
-        Self::JSONRPCRequest(value)
-    }
-}
-impl ::core::convert::From<JSONRPCNotification> for JSONRPCMessage {
-    fn from(value: JSONRPCNotification) -> Self {
-        Self::JSONRPCNotification(value)
-    }
-}
-impl ::core::convert::From<JSONRPCResultResponse> for JSONRPCMessage {
-    fn from(value: JSONRPCResultResponse) -> Self {
-        Self::JSONRPCResultResponse(value)
-    }
-}
-impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCMessage {
-    fn from(value: JSONRPCErrorResponse) -> Self {
-        Self::JSONRPCErrorResponse(value)
-    }
-}
+__private::union!(JSONRPCMessage {
+    JSONRPCRequest [from JSONRPCRequest],
+    JSONRPCNotification [from JSONRPCNotification],
+    JSONRPCResultResponse [from JSONRPCResultResponse],
+    JSONRPCErrorResponse [from JSONRPCErrorResponse],
+});
 /// A notification which does not expect a response.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCNotification {
@@ -4309,21 +3892,6 @@ impl JSONRPCResponse {
         }
     }
 }
-impl ::serde::Serialize for JSONRPCResponse {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::JSONRPCResultResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::JSONRPCErrorResponse(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -4334,16 +3902,10 @@ impl<'de> ::serde::Deserialize<'de> for JSONRPCResponse {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<JSONRPCResultResponse> for JSONRPCResponse {
-    fn from(value: JSONRPCResultResponse) -> Self {
-        Self::JSONRPCResultResponse(value)
-    }
-}
-impl ::core::convert::From<JSONRPCErrorResponse> for JSONRPCResponse {
-    fn from(value: JSONRPCErrorResponse) -> Self {
-        Self::JSONRPCErrorResponse(value)
-    }
-}
+__private::union!(JSONRPCResponse {
+    JSONRPCResultResponse [from JSONRPCResultResponse],
+    JSONRPCErrorResponse [from JSONRPCErrorResponse],
+});
 /// A successful (non-error) response to a request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct JSONRPCResultResponse {
@@ -4476,7 +4038,7 @@ __private::object!(ListPromptsResult {
     opt next_cursor = "nextCursor",
     req prompts = "prompts",
     opt result_type = "resultType",
-    opt ttl_ms = "ttlMs",
+    opt ttl_ms = "ttlMs" [minimum(0)],
 } extra);
 /// A successful response from the server for a `ListPromptsRequestprompts/list` request.
 #[derive(Debug, Clone, PartialEq)]
@@ -4582,7 +4144,7 @@ __private::object!(ListResourceTemplatesResult {
     opt next_cursor = "nextCursor",
     req resource_templates = "resourceTemplates",
     opt result_type = "resultType",
-    opt ttl_ms = "ttlMs",
+    opt ttl_ms = "ttlMs" [minimum(0)],
 } extra);
 /// A successful response from the server for a `ListResourceTemplatesRequestresources/templates/list` request.
 #[derive(Debug, Clone, PartialEq)]
@@ -4688,7 +4250,7 @@ __private::object!(ListResourcesResult {
     opt next_cursor = "nextCursor",
     req resources = "resources",
     opt result_type = "resultType",
-    opt ttl_ms = "ttlMs",
+    opt ttl_ms = "ttlMs" [minimum(0)],
 } extra);
 /// A successful response from the server for a `ListResourcesRequestresources/list` request.
 #[derive(Debug, Clone, PartialEq)]
@@ -4837,7 +4399,7 @@ __private::object!(ListToolsResult {
     opt next_cursor = "nextCursor",
     opt result_type = "resultType",
     req tools = "tools",
-    opt ttl_ms = "ttlMs",
+    opt ttl_ms = "ttlMs" [minimum(0)],
 } extra);
 /// A successful response from the server for a `ListToolsRequesttools/list` request.
 #[derive(Debug, Clone, PartialEq)]
@@ -5142,10 +4704,10 @@ pub struct ModelPreferences {
     pub extra: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
 }
 __private::object!(ModelPreferences {
-    opt cost_priority = "costPriority",
+    opt cost_priority = "costPriority" [minimum(0) maximum(1)],
     opt hints = "hints",
-    opt intelligence_priority = "intelligencePriority",
-    opt speed_priority = "speedPriority",
+    opt intelligence_priority = "intelligencePriority" [minimum(0) maximum(1)],
+    opt speed_priority = "speedPriority" [minimum(0) maximum(1)],
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -5226,21 +4788,6 @@ impl MultiSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for MultiSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::UntitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -5251,16 +4798,10 @@ impl<'de> ::serde::Deserialize<'de> for MultiSelectEnumSchema {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<UntitledMultiSelectEnumSchema> for MultiSelectEnumSchema {
-    fn from(value: UntitledMultiSelectEnumSchema) -> Self {
-        Self::UntitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledMultiSelectEnumSchema> for MultiSelectEnumSchema {
-    fn from(value: TitledMultiSelectEnumSchema) -> Self {
-        Self::TitledMultiSelectEnumSchema(value)
-    }
-}
+__private::union!(MultiSelectEnumSchema {
+    UntitledMultiSelectEnumSchema [from UntitledMultiSelectEnumSchema],
+    TitledMultiSelectEnumSchema [from TitledMultiSelectEnumSchema],
+});
 #[derive(Debug, Clone, PartialEq)]
 pub struct Notification {
     pub method: ::std::string::String,
@@ -5660,35 +5201,6 @@ impl PrimitiveSchemaDefinition {
         }
     }
 }
-impl ::serde::Serialize for PrimitiveSchemaDefinition {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::StringSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::NumberSchema(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::BooleanSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::UntitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::UntitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledMultiSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::LegacyTitledEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -5699,47 +5211,16 @@ impl<'de> ::serde::Deserialize<'de> for PrimitiveSchemaDefinition {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<StringSchema> for PrimitiveSchemaDefinition {
-    fn from(value: StringSchema) -> Self {
-        Self::StringSchema(value)
-    }
-}
-impl ::core::convert::From<NumberSchema> for PrimitiveSchemaDefinition {
-    fn from(value: NumberSchema) -> Self {
-        Self::NumberSchema(value)
-    }
-}
-impl ::core::convert::From<BooleanSchema> for PrimitiveSchemaDefinition {
-    fn from(value: BooleanSchema) -> Self {
-        Self::BooleanSchema(value)
-    }
-}
-impl ::core::convert::From<UntitledSingleSelectEnumSchema>
-for PrimitiveSchemaDefinition {
-    fn from(value: UntitledSingleSelectEnumSchema) -> Self {
-        Self::UntitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledSingleSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(value: TitledSingleSelectEnumSchema) -> Self {
-        Self::TitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<UntitledMultiSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(value: UntitledMultiSelectEnumSchema) -> Self {
-        Self::UntitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledMultiSelectEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(value: TitledMultiSelectEnumSchema) -> Self {
-        Self::TitledMultiSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<LegacyTitledEnumSchema> for PrimitiveSchemaDefinition {
-    fn from(value: LegacyTitledEnumSchema) -> Self {
-        Self::LegacyTitledEnumSchema(value)
-    }
-}
+__private::union!(PrimitiveSchemaDefinition {
+    StringSchema [from StringSchema],
+    NumberSchema [from NumberSchema],
+    BooleanSchema [from BooleanSchema],
+    UntitledSingleSelectEnumSchema [from UntitledSingleSelectEnumSchema],
+    TitledSingleSelectEnumSchema [from TitledSingleSelectEnumSchema],
+    UntitledMultiSelectEnumSchema [from UntitledMultiSelectEnumSchema],
+    TitledMultiSelectEnumSchema [from TitledMultiSelectEnumSchema],
+    LegacyTitledEnumSchema [from LegacyTitledEnumSchema],
+});
 /// The constant string `notifications/progress`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
 pub struct MethodNotificationsProgress;
@@ -5878,17 +5359,6 @@ impl ProgressToken {
         }
     }
 }
-impl ::serde::Serialize for ProgressToken {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ProgressToken {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -5899,16 +5369,10 @@ impl<'de> ::serde::Deserialize<'de> for ProgressToken {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::string::String> for ProgressToken {
-    fn from(value: ::std::string::String) -> Self {
-        Self::String(value)
-    }
-}
-impl ::core::convert::From<i64> for ProgressToken {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
+__private::union!(ProgressToken {
+    String [from ::std::string::String],
+    Integer [from i64],
+});
 /// A prompt or prompt template that the server offers.
 #[derive(Debug, Clone, PartialEq)]
 pub struct Prompt {
@@ -6145,7 +5609,7 @@ __private::object!(ReadResourceRequestParams {
     req meta = "_meta",
     opt input_responses = "inputResponses",
     opt request_state = "requestState",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -6226,21 +5690,6 @@ impl ReadResourceResultContentsItem {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceResultContentsItem {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::BlobResourceContents(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -6251,16 +5700,10 @@ impl<'de> ::serde::Deserialize<'de> for ReadResourceResultContentsItem {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextResourceContents> for ReadResourceResultContentsItem {
-    fn from(value: TextResourceContents) -> Self {
-        Self::TextResourceContents(value)
-    }
-}
-impl ::core::convert::From<BlobResourceContents> for ReadResourceResultContentsItem {
-    fn from(value: BlobResourceContents) -> Self {
-        Self::BlobResourceContents(value)
-    }
-}
+__private::union!(ReadResourceResultContentsItem {
+    TextResourceContents [from TextResourceContents],
+    BlobResourceContents [from BlobResourceContents],
+});
 /// The result returned by the server for a `ReadResourceRequestresources/read` request.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ReadResourceResult {
@@ -6302,7 +5745,7 @@ __private::object!(ReadResourceResult {
     opt cache_scope = "cacheScope",
     req contents = "contents",
     opt result_type = "resultType",
-    opt ttl_ms = "ttlMs",
+    opt ttl_ms = "ttlMs" [minimum(0)],
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -6381,21 +5824,6 @@ impl ReadResourceResultResponseResult {
         }
     }
 }
-impl ::serde::Serialize for ReadResourceResultResponseResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::InputRequiredResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ReadResourceResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ReadResourceResultResponseResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -6443,16 +5871,10 @@ impl __private::Streamed for ReadResourceResultResponseResult {
         }
     }
 }
-impl ::core::convert::From<InputRequiredResult> for ReadResourceResultResponseResult {
-    fn from(value: InputRequiredResult) -> Self {
-        Self::InputRequiredResult(value)
-    }
-}
-impl ::core::convert::From<ReadResourceResult> for ReadResourceResultResponseResult {
-    fn from(value: ReadResourceResult) -> Self {
-        Self::ReadResourceResult(value)
-    }
-}
+__private::union!(ReadResourceResultResponseResult {
+    InputRequiredResult [from InputRequiredResult],
+    ReadResourceResult [from ReadResourceResult],
+});
 /// A successful response from the server for a `ReadResourceRequestresources/read` request.
 #[derive(Debug, Clone, PartialEq)]
 pub struct ReadResourceResultResponse {
@@ -6575,17 +5997,6 @@ impl RequestId {
         }
     }
 }
-impl ::serde::Serialize for RequestId {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::String(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Integer(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for RequestId {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -6596,16 +6007,10 @@ impl<'de> ::serde::Deserialize<'de> for RequestId {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<::std::string::String> for RequestId {
-    fn from(value: ::std::string::String) -> Self {
-        Self::String(value)
-    }
-}
-impl ::core::convert::From<i64> for RequestId {
-    fn from(value: i64) -> Self {
-        Self::Integer(value)
-    }
-}
+__private::union!(RequestId {
+    String [from ::std::string::String],
+    Integer [from i64],
+});
 /// Extends `MetaObject` with additional request-specific fields. All key naming rules from `MetaObject` apply.
 #[derive(Debug, Clone, PartialEq)]
 pub struct RequestMetaObject {
@@ -6759,7 +6164,7 @@ __private::object!(Resource {
     req name = "name",
     opt size = "size",
     opt title = "title",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The contents of a specific resource or sub-resource.
 #[derive(Debug, Clone, PartialEq)]
@@ -6787,7 +6192,7 @@ impl ResourceContents {
 __private::object!(ResourceContents {
     opt meta = "_meta",
     opt mime_type = "mimeType",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `resource_link`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6868,7 +6273,7 @@ __private::object!(ResourceLink {
     opt size = "size",
     opt title = "title",
     req type_ = "type",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// The constant string `notifications/resources/list_changed`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -6913,7 +6318,7 @@ impl ResourceRequestParams {
 }
 __private::object!(ResourceRequestParams {
     req meta = "_meta",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// A template description for resources available on the server.
 #[derive(Debug, Clone, PartialEq)]
@@ -6979,7 +6384,7 @@ __private::object!(ResourceTemplate {
     opt mime_type = "mimeType",
     req name = "name",
     opt title = "title",
-    req uri_template = "uriTemplate",
+    req uri_template = "uriTemplate" [format("uri-template")],
 } extra);
 /// The constant string `ref/resource`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -7007,7 +6412,7 @@ impl ResourceTemplateReference {
 }
 __private::object!(ResourceTemplateReference {
     req type_ = "type",
-    req uri = "uri",
+    req uri = "uri" [format("uri-template")],
 } extra);
 /// The constant string `notifications/resources/updated`.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Default)]
@@ -7061,7 +6466,7 @@ impl ResourceUpdatedNotificationParams {
 }
 __private::object!(ResourceUpdatedNotificationParams {
     opt meta = "_meta",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 /// Common result fields.
 #[derive(Debug, Clone, PartialEq, Default)]
@@ -7167,7 +6572,7 @@ impl Root {
 __private::object!(Root {
     opt meta = "_meta",
     opt name = "name",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
@@ -7325,26 +6730,6 @@ impl SamplingMessageContent {
         }
     }
 }
-impl ::serde::Serialize for SamplingMessageContent {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolResultContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Array(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -7355,37 +6740,15 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContent {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for SamplingMessageContent {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for SamplingMessageContent {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for SamplingMessageContent {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<ToolUseContent> for SamplingMessageContent {
-    fn from(value: ToolUseContent) -> Self {
-        Self::ToolUseContent(value)
-    }
-}
-impl ::core::convert::From<ToolResultContent> for SamplingMessageContent {
-    fn from(value: ToolResultContent) -> Self {
-        Self::ToolResultContent(value)
-    }
-}
-impl ::core::convert::From<::std::vec::Vec<SamplingMessageContentBlock>>
-for SamplingMessageContent {
-    fn from(value: ::std::vec::Vec<SamplingMessageContentBlock>) -> Self {
-        Self::Array(value)
-    }
-}
+__private::union!(SamplingMessageContent {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    ToolUseContent [from ToolUseContent],
+    ToolResultContent [from ToolResultContent],
+    Array [from ::std::vec::Vec<SamplingMessageContentBlock>],
+    Unknown,
+});
 /// Describes a message issued to or received from an LLM API.
 #[derive(Debug, Clone, PartialEq)]
 pub struct SamplingMessage {
@@ -7554,25 +6917,6 @@ impl SamplingMessageContentBlock {
         }
     }
 }
-impl ::serde::Serialize for SamplingMessageContentBlock {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::TextContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ImageContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::AudioContent(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::ToolUseContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolResultContent(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::Unknown(value) => ::serde::Serialize::serialize(value, serializer),
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -7583,31 +6927,14 @@ impl<'de> ::serde::Deserialize<'de> for SamplingMessageContentBlock {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<TextContent> for SamplingMessageContentBlock {
-    fn from(value: TextContent) -> Self {
-        Self::TextContent(value)
-    }
-}
-impl ::core::convert::From<ImageContent> for SamplingMessageContentBlock {
-    fn from(value: ImageContent) -> Self {
-        Self::ImageContent(value)
-    }
-}
-impl ::core::convert::From<AudioContent> for SamplingMessageContentBlock {
-    fn from(value: AudioContent) -> Self {
-        Self::AudioContent(value)
-    }
-}
-impl ::core::convert::From<ToolUseContent> for SamplingMessageContentBlock {
-    fn from(value: ToolUseContent) -> Self {
-        Self::ToolUseContent(value)
-    }
-}
-impl ::core::convert::From<ToolResultContent> for SamplingMessageContentBlock {
-    fn from(value: ToolResultContent) -> Self {
-        Self::ToolResultContent(value)
-    }
-}
+__private::union!(SamplingMessageContentBlock {
+    TextContent [from TextContent],
+    ImageContent [from ImageContent],
+    AudioContent [from AudioContent],
+    ToolUseContent [from ToolUseContent],
+    ToolResultContent [from ToolResultContent],
+    Unknown,
+});
 /// Present if the server offers any prompt templates.
 #[derive(Debug, Clone, PartialEq, Default)]
 pub struct ServerCapabilitiesPrompts {
@@ -7885,39 +7212,6 @@ impl ServerNotification {
         }
     }
 }
-impl ::serde::Serialize for ServerNotification {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::CancelledNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ProgressNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ResourceListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::SubscriptionsAcknowledgedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ResourceUpdatedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::PromptListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ToolListChangedNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::LoggingMessageNotification(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ServerNotification {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -8019,47 +7313,16 @@ impl __private::Streamed for ServerNotification {
         }
     }
 }
-impl ::core::convert::From<CancelledNotification> for ServerNotification {
-    fn from(value: CancelledNotification) -> Self {
-        Self::CancelledNotification(value)
-    }
-}
-impl ::core::convert::From<ProgressNotification> for ServerNotification {
-    fn from(value: ProgressNotification) -> Self {
-        Self::ProgressNotification(value)
-    }
-}
-impl ::core::convert::From<ResourceListChangedNotification> for ServerNotification {
-    fn from(value: ResourceListChangedNotification) -> Self {
-        Self::ResourceListChangedNotification(value)
-    }
-}
-impl ::core::convert::From<SubscriptionsAcknowledgedNotification>
-for ServerNotification {
-    fn from(value: SubscriptionsAcknowledgedNotification) -> Self {
-        Self::SubscriptionsAcknowledgedNotification(value)
-    }
-}
-impl ::core::convert::From<ResourceUpdatedNotification> for ServerNotification {
-    fn from(value: ResourceUpdatedNotification) -> Self {
-        Self::ResourceUpdatedNotification(value)
-    }
-}
-impl ::core::convert::From<PromptListChangedNotification> for ServerNotification {
-    fn from(value: PromptListChangedNotification) -> Self {
-        Self::PromptListChangedNotification(value)
-    }
-}
-impl ::core::convert::From<ToolListChangedNotification> for ServerNotification {
-    fn from(value: ToolListChangedNotification) -> Self {
-        Self::ToolListChangedNotification(value)
-    }
-}
-impl ::core::convert::From<LoggingMessageNotification> for ServerNotification {
-    fn from(value: LoggingMessageNotification) -> Self {
-        Self::LoggingMessageNotification(value)
-    }
-}
+__private::union!(ServerNotification {
+    CancelledNotification [from CancelledNotification],
+    ProgressNotification [from ProgressNotification],
+    ResourceListChangedNotification [from ResourceListChangedNotification],
+    SubscriptionsAcknowledgedNotification [from SubscriptionsAcknowledgedNotification],
+    ResourceUpdatedNotification [from ResourceUpdatedNotification],
+    PromptListChangedNotification [from PromptListChangedNotification],
+    ToolListChangedNotification [from ToolListChangedNotification],
+    LoggingMessageNotification [from LoggingMessageNotification],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -8301,49 +7564,6 @@ impl ServerResult {
         }
     }
 }
-impl ::serde::Serialize for ServerResult {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::Result(value) => ::serde::Serialize::serialize(value, serializer),
-            Self::InputRequiredResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::DiscoverResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourcesResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListResourceTemplatesResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ReadResourceResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::SubscriptionsListenResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListPromptsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::GetPromptResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::ListToolsResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CallToolResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::CompleteResult(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for ServerResult {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -8409,66 +7629,20 @@ impl __private::Streamed for ServerResult {
         }
     }
 }
-impl ::core::convert::From<Result> for ServerResult {
-    fn from(value: Result) -> Self {
-        Self::Result(value)
-    }
-}
-impl ::core::convert::From<InputRequiredResult> for ServerResult {
-    fn from(value: InputRequiredResult) -> Self {
-        Self::InputRequiredResult(value)
-    }
-}
-impl ::core::convert::From<DiscoverResult> for ServerResult {
-    fn from(value: DiscoverResult) -> Self {
-        Self::DiscoverResult(value)
-    }
-}
-impl ::core::convert::From<ListResourcesResult> for ServerResult {
-    fn from(value: ListResourcesResult) -> Self {
-        Self::ListResourcesResult(value)
-    }
-}
-impl ::core::convert::From<ListResourceTemplatesResult> for ServerResult {
-    fn from(value: ListResourceTemplatesResult) -> Self {
-        Self::ListResourceTemplatesResult(value)
-    }
-}
-impl ::core::convert::From<ReadResourceResult> for ServerResult {
-    fn from(value: ReadResourceResult) -> Self {
-        Self::ReadResourceResult(value)
-    }
-}
-impl ::core::convert::From<SubscriptionsListenResult> for ServerResult {
-    fn from(value: SubscriptionsListenResult) -> Self {
-        Self::SubscriptionsListenResult(value)
-    }
-}
-impl ::core::convert::From<ListPromptsResult> for ServerResult {
-    fn from(value: ListPromptsResult) -> Self {
-        Self::ListPromptsResult(value)
-    }
-}
-impl ::core::convert::From<GetPromptResult> for ServerResult {
-    fn from(value: GetPromptResult) -> Self {
-        Self::GetPromptResult(value)
-    }
-}
-impl ::core::convert::From<ListToolsResult> for ServerResult {
-    fn from(value: ListToolsResult) -> Self {
-        Self::ListToolsResult(value)
-    }
-}
-impl ::core::convert::From<CallToolResult> for ServerResult {
-    fn from(value: CallToolResult) -> Self {
-        Self::CallToolResult(value)
-    }
-}
-impl ::core::convert::From<CompleteResult> for ServerResult {
-    fn from(value: CompleteResult) -> Self {
-        Self::CompleteResult(value)
-    }
-}
+__private::union!(ServerResult {
+    Result [from Result],
+    InputRequiredResult [from InputRequiredResult],
+    DiscoverResult [from DiscoverResult],
+    ListResourcesResult [from ListResourcesResult],
+    ListResourceTemplatesResult [from ListResourceTemplatesResult],
+    ReadResourceResult [from ReadResourceResult],
+    SubscriptionsListenResult [from SubscriptionsListenResult],
+    ListPromptsResult [from ListPromptsResult],
+    GetPromptResult [from GetPromptResult],
+    ListToolsResult [from ListToolsResult],
+    CallToolResult [from CallToolResult],
+    CompleteResult [from CompleteResult],
+});
 #[derive(Debug, Clone, PartialEq)]
 #[allow(clippy::large_enum_variant)]
 #[non_exhaustive]
@@ -8548,21 +7722,6 @@ impl SingleSelectEnumSchema {
         }
     }
 }
-impl ::serde::Serialize for SingleSelectEnumSchema {
-    fn serialize<S: ::serde::Serializer>(
-        &self,
-        serializer: S,
-    ) -> ::core::result::Result<S::Ok, S::Error> {
-        match self {
-            Self::UntitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-            Self::TitledSingleSelectEnumSchema(value) => {
-                ::serde::Serialize::serialize(value, serializer)
-            }
-        }
-    }
-}
 impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
     fn deserialize<D: ::serde::Deserializer<'de>>(
         deserializer: D,
@@ -8573,16 +7732,10 @@ impl<'de> ::serde::Deserialize<'de> for SingleSelectEnumSchema {
         Self::from_content(content).map_err(<D::Error as ::serde::de::Error>::custom)
     }
 }
-impl ::core::convert::From<UntitledSingleSelectEnumSchema> for SingleSelectEnumSchema {
-    fn from(value: UntitledSingleSelectEnumSchema) -> Self {
-        Self::UntitledSingleSelectEnumSchema(value)
-    }
-}
-impl ::core::convert::From<TitledSingleSelectEnumSchema> for SingleSelectEnumSchema {
-    fn from(value: TitledSingleSelectEnumSchema) -> Self {
-        Self::TitledSingleSelectEnumSchema(value)
-    }
-}
+__private::union!(SingleSelectEnumSchema {
+    UntitledSingleSelectEnumSchema [from UntitledSingleSelectEnumSchema],
+    TitledSingleSelectEnumSchema [from TitledSingleSelectEnumSchema],
+});
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 #[non_exhaustive]
 pub enum StringSchemaFormat {
@@ -8923,7 +8076,7 @@ __private::object!(TextResourceContents {
     opt meta = "_meta",
     opt mime_type = "mimeType",
     req text = "text",
-    req uri = "uri",
+    req uri = "uri" [format("uri")],
 } extra);
 #[derive(Debug, Clone, PartialEq)]
 pub struct TitledMultiSelectEnumSchemaItemsAnyOfItem {

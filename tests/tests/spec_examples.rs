@@ -1,5 +1,6 @@
-//! Every example of the 2026-07-28 spec round-trips exactly through its `oxmcp_schema` type, and
-//! every union that contains its type picks the right member.
+//! Every example of the 2026-07-28 spec round-trips exactly through its `oxmcp_schema` type,
+//! keeps every rule its schema states (`Validate`), and every union that contains its type picks
+//! the right member.
 
 use oxmcp_schema as s;
 use serde_json::Value;
@@ -8,12 +9,15 @@ use std::collections::BTreeMap;
 type RoundTrip = fn(&Value) -> Result<Value, String>;
 type Pick = fn(&Value) -> Result<&'static str, String>;
 
-fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize>(
+fn round_trip<T: serde::de::DeserializeOwned + serde::Serialize + s::Validate>(
     v: &Value,
 ) -> Result<Value, String> {
     // Parse from text, as a server does, not from a `Value`.
     let text = v.to_string();
     let typed: T = serde_json::from_str(&text).map_err(|e| e.to_string())?;
+    typed
+        .validate()
+        .map_err(|e| format!("breaks a rule of its schema: {e}"))?;
     let out = serde_json::to_value(&typed).map_err(|e| e.to_string())?;
     // The same from a reader (strings arrive owned, not borrowed) and from a `Value`.
     let from_reader: T = serde_json::from_reader(text.as_bytes()).map_err(|e| e.to_string())?;

@@ -6,6 +6,13 @@ pub mod mcp {
     include!(concat!(env!("OUT_DIR"), "/mcp_2026_07_28.rs"));
 }
 
+/// Types of a schema that states every kind of validation keyword, generated at build time with
+/// `Validate`.
+#[allow(clippy::all)]
+pub mod constraints {
+    include!(concat!(env!("OUT_DIR"), "/constraints.rs"));
+}
+
 #[cfg(test)]
 mod tests {
     use super::mcp;
@@ -29,18 +36,25 @@ mod tests {
             std::fs::read_to_string(concat!(env!("OUT_DIR"), "/mcp_2026_07_28.rs")).unwrap();
         let committed = include_str!("../../../generated/src/v2026_07_28.rs");
         let import = "use crate::support as __private;\n";
+        let export = "#[allow(unused_imports)]\npub use __private::{Validate, ValidationError, ValidationPath};\n";
         assert!(
             committed.contains(import),
             "the committed module imports its support"
+        );
+        assert!(
+            generated.contains(export),
+            "build.rs output names its Validate"
         );
         let support = "/// Support code for the generated types; not a public API.\n";
         let at = generated
             .find(support)
             .expect("build.rs output embeds its support");
         assert!(
-            generated[..at] == committed.replacen(import, "", 1),
+            generated[..at].replacen(export, "", 1) == committed.replacen(import, "", 1),
             "build.rs output differs from generated/src"
         );
+        // The shared support code is the embedded one with validation behind the `validate`
+        // feature instead of always on.
         let shared = include_str!("../../../generated/src/support.rs");
         let embedded: String = generated[at..]
             .lines()
@@ -48,9 +62,176 @@ mod tests {
             .take_while(|l| *l != "}")
             .map(|l| format!("{}\n", l.strip_prefix("    ").unwrap_or(l)))
             .collect();
+        let split = embedded
+            .find("\nmod validation {")
+            .expect("the embedded support has its validation module");
         assert!(
-            shared.ends_with(&embedded),
+            shared.contains(&embedded[..split]),
             "the embedded support code differs from generated/src/support.rs"
         );
+        assert!(shared.contains("#[cfg(feature = \"validate\")]\nmod validation {"));
+    }
+
+    mod validate {
+        use crate::constraints::*;
+        use serde_json::json;
+
+        /// Parse `value` as `T` (parsing never checks rules) and validate it: the JSON Pointer
+        /// and the rule of the first broken rule, if any.
+        fn check<T: serde::de::DeserializeOwned + Validate>(
+            value: serde_json::Value,
+        ) -> Option<(String, String)> {
+            let typed: T = serde_json::from_value(value).expect("parsing is lenient");
+            typed
+                .validate()
+                .err()
+                .map(|e| (e.path().to_string(), e.rule().to_string()))
+        }
+
+        fn broken<T: serde::de::DeserializeOwned + Validate>(
+            value: serde_json::Value,
+            path: &str,
+            rule: &str,
+        ) {
+            let text = value.to_string();
+            assert_eq!(
+                check::<T>(value),
+                Some((path.to_string(), rule.to_string())),
+                "{text}"
+            );
+        }
+
+        fn valid<T: serde::de::DeserializeOwned + Validate>(value: serde_json::Value) {
+            let text = value.to_string();
+            assert_eq!(check::<T>(value), None, "{text}");
+        }
+
+        #[test]
+        fn strings_lengths_patterns_and_aliases() {
+            valid::<Catalog>(json!({"owner": "ops-1"}));
+            broken::<Catalog>(json!({"owner": ""}), "/owner", "minLength 1");
+            broken::<Catalog>(json!({"owner": "much-too-long"}), "/owner", "maxLength 8");
+            // Lengths count characters, not bytes.
+            valid::<Catalog>(json!({"tags": {"a": "äöü"}}));
+            broken::<Catalog>(
+                json!({"owner": "Ops"}),
+                "/owner",
+                "pattern ^[a-z][a-z0-9-]*$",
+            );
+        }
+
+        #[test]
+        fn formats() {
+            let ok = json!({
+                "url": "https://example.com/a?b=c#d",
+                "template": "file:///{path}{?q,lang}",
+                "blob": "aGVsbG8=",
+                "when": "2026-07-28T12:00:00.5+02:00",
+                "host": "10.0.0.1",
+                "id": "123e4567-e89b-12d3-a456-426614174000",
+                "pointer": "/a~1b/0"
+            });
+            valid::<Endpoint>(ok.clone());
+            let with = |key: &str, value: &str| {
+                let mut v = ok.clone();
+                v[key] = json!(value);
+                v
+            };
+            broken::<Endpoint>(with("url", "no scheme"), "/url", "format uri");
+            broken::<Endpoint>(with("url", "https://a b"), "/url", "format uri");
+            broken::<Endpoint>(
+                with("template", "/{a b}"),
+                "/template",
+                "format uri-template",
+            );
+            broken::<Endpoint>(
+                with("template", "/{unclosed"),
+                "/template",
+                "format uri-template",
+            );
+            broken::<Endpoint>(with("blob", "aGVsbG8"), "/blob", "format byte");
+            broken::<Endpoint>(with("blob", "a=GV"), "/blob", "format byte");
+            broken::<Endpoint>(
+                with("when", "2026-02-30T00:00:00Z"),
+                "/when",
+                "format date-time",
+            );
+            broken::<Endpoint>(
+                with("when", "2026-07-28 12:00:00Z"),
+                "/when",
+                "format date-time",
+            );
+            broken::<Endpoint>(with("host", "10.0.0.256"), "/host", "format ipv4");
+            broken::<Endpoint>(with("id", "123e4567"), "/id", "format uuid");
+            broken::<Endpoint>(with("pointer", "a/b"), "/pointer", "format json-pointer");
+            valid::<Endpoint>(with("when", "2024-02-29T23:59:60Z"));
+        }
+
+        #[test]
+        fn numbers() {
+            valid::<Limits>(json!({"ratio": 0, "step": 95, "half": 2.5}));
+            valid::<Limits>(json!({"ratio": 1}));
+            broken::<Limits>(json!({"ratio": -0.1}), "/ratio", "minimum 0");
+            broken::<Limits>(json!({"ratio": 1.5}), "/ratio", "maximum 1");
+            broken::<Limits>(json!({"step": 0}), "/step", "exclusiveMinimum 0");
+            broken::<Limits>(json!({"step": 100}), "/step", "exclusiveMaximum 100");
+            broken::<Limits>(json!({"step": 7}), "/step", "multipleOf 5");
+            broken::<Limits>(json!({"half": 0.3}), "/half", "multipleOf 0.5");
+        }
+
+        #[test]
+        fn arrays_maps_and_property_counts_nested() {
+            valid::<Catalog>(json!({"labels": ["a", "b"], "tags": {"x": "abc"}}));
+            broken::<Catalog>(json!({"labels": []}), "/labels", "minItems 1");
+            broken::<Catalog>(
+                json!({"labels": ["a", "b", "c", "d"]}),
+                "/labels",
+                "maxItems 3",
+            );
+            broken::<Catalog>(json!({"labels": ["a", "a"]}), "/labels", "uniqueItems");
+            // Each item is checked against its type's rules, with its index in the path.
+            broken::<Catalog>(
+                json!({"labels": ["a", "B"]}),
+                "/labels/1",
+                "pattern ^[a-z][a-z0-9-]*$",
+            );
+            // Map values, keys in the path (escaped as JSON Pointer asks).
+            broken::<Catalog>(
+                json!({"tags": {"a/b": "long"}}),
+                "/tags/a~1b",
+                "maxLength 3",
+            );
+            broken::<Catalog>(
+                json!({"tags": {"a": "", "b": "", "c": ""}}),
+                "/tags",
+                "maxProperties 2",
+            );
+            // The struct's own property count, unknown properties included.
+            broken::<Catalog>(json!({}), "", "minProperties 1");
+            broken::<Catalog>(
+                json!({"owner": "a", "labels": ["a"], "limits": {}, "tags": {}, "x": 1}),
+                "",
+                "maxProperties 4",
+            );
+            // Two levels down: a struct in an array in a struct.
+            broken::<Catalog>(
+                json!({"endpoints": [{"url": "https://a"}, {"url": "nope"}]}),
+                "/endpoints/1/url",
+                "format uri",
+            );
+            broken::<Catalog>(
+                json!({"limits": {"ratio": 2}}),
+                "/limits/ratio",
+                "maximum 1",
+            );
+        }
+
+        #[test]
+        fn errors_read_well() {
+            let typed: Catalog = serde_json::from_value(json!({"owner": ""})).unwrap();
+            let e = typed.validate().unwrap_err();
+            assert_eq!(e.to_string(), "/owner: 0 characters (minLength 1)");
+            assert_eq!(e.message(), "0 characters");
+        }
     }
 }
