@@ -77,7 +77,16 @@ impl Server {
         live: Option<Live>,
     ) -> Option<Reply> {
         match incoming {
-            Incoming::Request(request) => self.dispatch(request, principal, notifier, live).await,
+            Incoming::Request(request) => {
+                #[cfg(feature = "validate")]
+                if let Some(refused) = self.refuse_invalid(&request) {
+                    return Some(refused);
+                }
+                let reply = self.dispatch(request, principal, notifier, live).await;
+                #[cfg(all(debug_assertions, feature = "validate"))]
+                let reply = reply.map(|r| self.check_outgoing(r));
+                reply
+            }
             // Skills are served in both eras.
             Incoming::Extension(request) if !request.method.starts_with("tasks/") => {
                 Some(self.skills_request(*request))
@@ -94,6 +103,48 @@ impl Server {
             // responses (servers send no requests) get no reply.
             Incoming::Notification(_) | Incoming::Response => None,
             Incoming::Rejected(rejected) => Some(Reply::error(rejected.id, rejected.error)),
+        }
+    }
+
+    /// With [`ServerBuilder::validate_requests`](crate::ServerBuilder::validate_requests): a
+    /// request that breaks a rule of its schema, answered -32602 with where and which rule.
+    #[cfg(feature = "validate")]
+    fn refuse_invalid(&self, request: &ClientRequest) -> Option<Reply> {
+        if !self.validate_requests {
+            return None;
+        }
+        let broken = oxmcp_schema::Validate::validate(request).err()?;
+        Some(Reply::error(
+            Some(crate::wire::request_id(request).clone()),
+            Error::invalid_params(format!("the request breaks a rule of its schema: {broken}"))
+                .with_data(serde_json::json!({"path": broken.path(), "rule": broken.rule()})),
+        ))
+    }
+
+    /// In debug builds, a result that breaks a rule of its schema (a URI that is not one, a
+    /// priority above 1) is the server's bug: it is logged and answered as an internal error
+    /// naming the rule, so it shows up in development instead of at a strict client.
+    #[cfg(all(debug_assertions, feature = "validate"))]
+    fn check_outgoing(&self, reply: Reply) -> Reply {
+        let Reply::Result(id, result) = &reply else {
+            return reply;
+        };
+        match oxmcp_schema::Validate::validate(&**result) {
+            Ok(()) => reply,
+            Err(broken) => {
+                tracing::error!(
+                    path = broken.path(),
+                    rule = broken.rule(),
+                    "a result breaks a rule of its schema (checked in debug builds): {broken}"
+                );
+                Reply::error(
+                    Some(id.clone()),
+                    Error::internal(format!(
+                        "the server's result breaks a rule of its schema: {broken}"
+                    ))
+                    .with_data(serde_json::json!({"path": broken.path(), "rule": broken.rule()})),
+                )
+            }
         }
     }
 
@@ -338,7 +389,7 @@ mod tests {
         let server = Server::builder().build().expect("an empty server builds");
         let fut = server.handle(server.read(b"{}"), None, None);
         let size = std::mem::size_of_val(&fut);
-        assert!(size <= 640, "Server::handle's future is {size} bytes");
+        assert!(size <= 704, "Server::handle's future is {size} bytes");
     }
 
     /// The boxed future of a call that may take rounds is built on the stack and moved to the

@@ -62,6 +62,9 @@ pub struct Server {
     /// Prometheus metrics, when turned on.
     #[cfg(feature = "metrics")]
     metrics: Option<Arc<crate::metrics::Metrics>>,
+    /// Whether requests are checked against their schema's rules before they are served.
+    #[cfg(feature = "validate")]
+    validate_requests: bool,
 }
 
 /// Completes an argument: (prompt name or resource template URI, argument name, partial value)
@@ -91,6 +94,8 @@ pub struct ServerBuilder {
     tasks_per_principal: usize,
     #[cfg(feature = "metrics")]
     metrics: bool,
+    #[cfg(feature = "validate")]
+    validate_requests: bool,
     #[cfg(feature = "skills")]
     skills_dir: Option<std::path::PathBuf>,
     #[cfg(feature = "skills")]
@@ -159,6 +164,8 @@ impl Server {
             tasks_per_principal: tasks::DEFAULT_TASKS_PER_PRINCIPAL,
             #[cfg(feature = "metrics")]
             metrics: false,
+            #[cfg(feature = "validate")]
+            validate_requests: false,
             #[cfg(feature = "skills")]
             skills_dir: None,
             #[cfg(feature = "skills")]
@@ -205,6 +212,18 @@ impl ServerBuilder {
     /// task holds its arguments until it ends, and a store copies its record on every change.
     pub fn task_budget(mut self, bytes: usize) -> Self {
         self.task_budget = bytes;
+        self
+    }
+
+    /// Check every request against the rules its schema states (lengths, patterns, formats such
+    /// as `uri`, bounds, item counts; see `oxmcp_schema::Validate`) before serving it, and answer
+    /// one that breaks a rule with -32602 and `data: {"path", "rule"}`. Off by default: parsing
+    /// is lenient because peers send out-of-range values in the wild, and a handler that needs
+    /// a rule checks what it reads. (What the server sends is always checked in debug builds.)
+    #[cfg(feature = "validate")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "validate")))]
+    pub fn validate_requests(mut self, on: bool) -> Self {
+        self.validate_requests = on;
         self
     }
 
@@ -422,6 +441,8 @@ impl ServerBuilder {
             tasks: Arc::new(engine),
             #[cfg(feature = "metrics")]
             metrics,
+            #[cfg(feature = "validate")]
+            validate_requests: self.validate_requests,
         })
     }
 }
