@@ -6,6 +6,8 @@
 # sample skill tree), then the client scenarios against the project's client.
 # Fails on any failure or warning.
 # Installs Node 22 and the suite from the npm registry into target/conformance (once).
+# The fixture binaries are debug builds: CI builds them for the tests anyway, and a debug server
+# also checks every result it sends against its schema's rules.
 # Usage: .ci/conformance.sh            (from the repository root; CI and developers alike)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -21,9 +23,9 @@ node22="$PWD/$dir/node_modules/.bin/node"
 suite="$PWD/$dir/node_modules/.bin/conformance"
 "$node22" --version
 
-cargo build -q --release -p mcp-tests --bin conformance-server
+cargo build -q -p mcp-tests --bin conformance-server
 port=$(( 20000 + RANDOM % 20000 ))
-./target/release/conformance-server --port "$port" 2>"$dir/server.log" &
+./target/debug/conformance-server --port "$port" 2>"$dir/server.log" &
 server_pid=$!
 trap 'kill "$server_pid" 2>/dev/null || true' EXIT
 for _ in $(seq 50); do
@@ -70,7 +72,7 @@ wait "$server_pid" 2>/dev/null || true
 # no warning, and with at least one passing check.
 rm -rf "$dir/out-skills"
 port=$(( 20000 + RANDOM % 20000 ))
-./target/release/conformance-server --port "$port" --skills-dir tests/skills 2>"$dir/skills-server.log" &
+./target/debug/conformance-server --port "$port" --skills-dir tests/skills 2>"$dir/skills-server.log" &
 server_pid=$!
 for _ in $(seq 50); do
   if (exec 3<>"/dev/tcp/127.0.0.1/$port") 2>/dev/null; then break; fi
@@ -91,8 +93,8 @@ wait "$server_pid" 2>/dev/null || true
 
 # Client scenarios: their mock servers listen on all interfaces, so they run in a private
 # network namespace with only loopback up.
-cargo build -q --release -p mcp-tests --bin conformance-client
-client="$PWD/target/release/conformance-client"
+cargo build -q -p mcp-tests --bin conformance-client
+client="$PWD/target/debug/conformance-client"
 # Every non-auth 2026 scenario, then the 2025-11-25 ones against the suite's legacy servers: the client
 # probes, falls back to initialize, answers the server's own requests (on the call's stream or
 # the standalone one) and resumes a stream that ends early after the server's retry hint.

@@ -10,19 +10,21 @@ cd "$(dirname "$0")/.."
 root=$(pwd)
 target=${CARGO_TARGET_DIR:-$root/target}
 
-# cargo verifies each package against the others through a temporary local registry, and keeps
-# what it extracted from that registry under CARGO_HOME; an extraction left by an earlier run of
-# the same version would be used instead of this run's packages, so it goes first.
-# Cargo also never rebuilds a registry crate it has built before (a registry version is taken as
-# immutable), so verification builds in a target directory of its own, emptied first.
-pkg_target="$target/package-verify"
-rm -rf "$pkg_target"
+# cargo verifies each package against the others through a temporary local registry inside the
+# target directory. Cargo never rebuilds a registry crate it has built before (a registry version
+# is taken as immutable), so each run packages into a target directory of its own, whose registry
+# is new to cargo; the compiled dependencies from crates.io are shared with the workspace's build
+# folder (CARGO_BUILD_BUILD_DIR), so verification builds only the four packaged crates.
+# Cargo also keeps what it extracted from that registry under CARGO_HOME; those go first.
+pkg_target=$(mktemp -d "${TMPDIR:-/tmp}/oxmcp-package.XXXXXX")
+work=$(mktemp -d)
+trap 'rm -rf "$work" "$pkg_target"' EXIT
 crates=(oxmcp-schema oxmcp-macros oxmcp oxmcp-codegen)
 version=$(sed -n 's/^version = "\(.*\)"/\1/p' Cargo.toml | head -1)
 for krate in "${crates[@]}"; do
   rm -rf "${CARGO_HOME:-$HOME/.cargo}"/registry/src/-*/"$krate-$version"
 done
-CARGO_TARGET_DIR="$pkg_target" cargo package -q --allow-dirty "${crates[@]/#/-p}"
+CARGO_TARGET_DIR="$pkg_target" CARGO_BUILD_BUILD_DIR="$target" cargo package -q --allow-dirty "${crates[@]/#/-p}"
 for krate in "${crates[@]}"; do
   listing=$(tar -tzf "$pkg_target/package/$krate-$version.crate")
   for file in README.md LICENSE-MIT LICENSE-APACHE; do
@@ -38,8 +40,6 @@ for v in $(sed -n 's/.*"version": "\(.*\)".*/\1/p' schema/versions.json); do
     || { echo "the oxmcp-codegen package lacks schema/$v/schema.json"; exit 1; }
 done
 
-work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
 tar -xzf "$pkg_target/package/oxmcp-codegen-$version.crate" -C "$work"
 mkdir -p "$work/user/src"
 cat > "$work/user/Cargo.toml" <<TOML
@@ -83,5 +83,5 @@ fn packaged_generator_output_parses_a_request() {
 RS
 sed -i "s/VERSION/$version/" "$work/user/Cargo.toml"
 # Outside the workspace, with no schema anywhere on disk, the build uses the packaged copy.
-(cd "$work/user" && CARGO_TARGET_DIR="$target/outside-user" cargo test -q)
+(cd "$work/user" && CARGO_TARGET_DIR="$work/target" CARGO_BUILD_BUILD_DIR="$target" cargo test -q)
 echo "packaged with README and licenses: ${crates[*]}; the packaged generator built bindings outside the workspace"
