@@ -140,6 +140,14 @@ pub enum ClientError {
     /// A skill file failed verification (its size, its digest, or a `SKILL.md` whose
     /// frontmatter differs from the skill's entry): its content must not be used.
     Unverified(String),
+    /// No reply to `method` came within the time limit ([`Client::timeout`],
+    /// [`Client::within`]); the request was abandoned and the server told so.
+    Timeout {
+        /// The request's method.
+        method: String,
+        /// The limit that passed.
+        after: Duration,
+    },
 }
 
 impl fmt::Display for ClientError {
@@ -152,6 +160,9 @@ impl fmt::Display for ClientError {
             ClientError::Unanswerable(k) => write!(f, "cannot answer a {k}"),
             ClientError::Tool(m) => write!(f, "the tool failed: {m}"),
             ClientError::Unverified(m) => write!(f, "unverified skill file: {m}"),
+            ClientError::Timeout { method, after } => {
+                write!(f, "no reply to {method} within {after:?}")
+            }
         }
     }
 }
@@ -176,9 +187,9 @@ fn causes(e: &(dyn std::error::Error + 'static)) -> String {
 
 type Pending = Arc<Mutex<HashMap<String, oneshot::Sender<Value>>>>;
 
-/// Which protocol the server speaks, found on the first request.
+/// Which protocol the server speaks, found on the first request (or forced, [`Client::era`]).
 #[derive(Debug, Clone)]
-enum Era {
+enum Negotiated {
     /// 2026-07-28: stateless requests with `_meta`.
     Modern,
     /// A 2025-era server: the version `initialize` agreed and the HTTP session, if any.
@@ -268,7 +279,7 @@ impl LegacyHttp {
         match self.http.request(req).await {
             Ok(resp) if resp.status().is_success() => Opened::Stream(resp.into_body()),
             Ok(resp) => Opened::Refused(format!("HTTP {}", resp.status())),
-            Err(e) => Opened::Failed(causes(&e)),
+            Err(e) => Opened::Failed(format!("{}: {}", self.url, causes(&e))),
         }
     }
 
@@ -292,7 +303,7 @@ impl LegacyHttp {
             .http
             .request(req)
             .await
-            .map_err(|e| ClientError::Transport(causes(&e)))?;
+            .map_err(|e| ClientError::Transport(format!("{}: {}", self.url, causes(&e))))?;
         let _ = resp.into_body().collect().await;
         Ok(())
     }
@@ -422,6 +433,104 @@ impl Drop for CancelOnDrop<'_> {
     }
 }
 
+/// A request of a legacy HTTP session whose reply has not arrived: if its future is dropped,
+/// `notifications/cancelled` for it is POSTed in the session (from a task of its own).
+struct CancelInSession {
+    session: LegacyHttp,
+    /// The request id while the reply is awaited; `None` once it arrived.
+    id: Option<Value>,
+}
+
+impl Drop for CancelInSession {
+    fn drop(&mut self) {
+        let Some(id) = self.id.take() else { return };
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let cancel = json!({"jsonrpc": "2.0", "method": methods::NOTIFICATIONS_CANCELLED,
+                            "params": {"requestId": id, "reason": "the client stopped waiting"}});
+        let Ok(req) = self
+            .session
+            .request(hyper::Method::POST, Bytes::from(cancel.to_string()))
+        else {
+            return;
+        };
+        let http = self.session.http.clone();
+        runtime.spawn(async move {
+            if let Ok(resp) = http.request(req).await {
+                let _ = resp.into_body().collect().await;
+            }
+        });
+    }
+}
+
+tokio::task_local! {
+    /// The time limit [`Client::within`] sets for the requests of one call.
+    static CALL_LIMIT: Duration;
+}
+
+/// The default limit on each request's reply: [`Client::timeout`].
+pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// The era a client speaks with its server: chosen by probing (the default), or forced with
+/// [`Client::era`] for a host that knows its server.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Era {
+    /// 2026-07-28: stateless requests carrying `_meta`, with no `server/discover` probe first.
+    Stateless,
+    /// A 2025-era server: `initialize` (asking for 2025-11-25) and a session, with no probe first.
+    Session,
+}
+
+/// What a client and its server agreed: [`Client::protocol`], [`Client::connect`].
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Protocol {
+    /// Stateless requests at this version (2026-07-28).
+    Stateless {
+        /// The protocol version every request carries.
+        version: String,
+    },
+    /// A 2025-era session: the version `initialize` agreed, and the HTTP session id the server
+    /// set (none over stdio, or from a server that keeps no sessions).
+    Session {
+        /// The version the server answered `initialize` with.
+        version: String,
+        /// The `Mcp-Session-Id` the server set.
+        session: Option<String>,
+    },
+}
+
+impl Protocol {
+    /// The negotiated protocol version.
+    pub fn version(&self) -> &str {
+        match self {
+            Protocol::Stateless { version } | Protocol::Session { version, .. } => version,
+        }
+    }
+
+    /// The era: stateless or session.
+    pub fn era(&self) -> Era {
+        match self {
+            Protocol::Stateless { .. } => Era::Stateless,
+            Protocol::Session { .. } => Era::Session,
+        }
+    }
+}
+
+impl From<&Negotiated> for Protocol {
+    fn from(n: &Negotiated) -> Self {
+        match n {
+            Negotiated::Modern => Protocol::Stateless {
+                version: LATEST_PROTOCOL_VERSION.to_string(),
+            },
+            Negotiated::Legacy { version, session } => Protocol::Session {
+                version: version.clone(),
+                session: session.clone(),
+            },
+        }
+    }
+}
+
 /// An MCP client. Cheap to share behind an `Arc`; calls may run in parallel.
 pub struct Client {
     transport: Transport,
@@ -435,11 +544,37 @@ pub struct Client {
     /// as (argument, header name); an empty list for a tool that mirrors none.
     header_params: Mutex<HashMap<String, HeaderDeclarations>>,
     /// The server's era, found on the first request.
-    era: tokio::sync::OnceCell<Era>,
+    era: tokio::sync::OnceCell<Negotiated>,
+    /// The era to speak without probing, if the host chose one.
+    forced: Option<Era>,
+    /// The default limit on each request's reply ([`Client::timeout`]).
+    timeout: Option<Duration>,
     /// A legacy HTTP session's standalone stream reader, stopped with the client.
     listener: std::sync::OnceLock<StopOnDrop>,
     /// Headers sent with every HTTP request ([`Client::header`]).
     headers: Arc<hyper::HeaderMap>,
+}
+
+/// A 2025 HTTP session ends with the client: DELETE is sent from a task of its own.
+impl Drop for Client {
+    fn drop(&mut self) {
+        let Some(session) = self.legacy_session() else {
+            return;
+        };
+        // Once: a client already closed has no session left to end.
+        self.era = tokio::sync::OnceCell::new();
+        let Ok(runtime) = tokio::runtime::Handle::try_current() else {
+            return;
+        };
+        let Ok(req) = session.request(hyper::Method::DELETE, Bytes::new()) else {
+            return;
+        };
+        runtime.spawn(async move {
+            if let Ok(resp) = session.http.request(req).await {
+                let _ = resp.into_body().collect().await;
+            }
+        });
+    }
 }
 
 /// Add the client's own headers to `req` (after the protocol's, which they may not replace).
@@ -605,6 +740,8 @@ impl Client {
             era: tokio::sync::OnceCell::new(),
             listener: std::sync::OnceLock::new(),
             headers: Arc::new(hyper::HeaderMap::new()),
+            forced: None,
+            timeout: Some(DEFAULT_TIMEOUT),
         }
     }
 
@@ -639,7 +776,9 @@ impl Client {
 
     /// Identify as `name`/`version` in `_meta.clientInfo`.
     pub fn client_info(mut self, info: Implementation) -> Self {
-        self.info = serde_json::to_value(info).unwrap_or(self.info);
+        if let Ok(info) = serde_json::to_value(info) {
+            self.info = info;
+        }
         self
     }
 
@@ -647,6 +786,104 @@ impl Client {
     pub fn max_rounds(mut self, n: usize) -> Self {
         self.max_rounds = n.max(1);
         self
+    }
+
+    /// Speak `era` without probing: [`Era::Stateless`] sends 2026-07-28 requests from the
+    /// first one, [`Era::Session`] opens a 2025 session with `initialize`. By default the
+    /// client probes with `server/discover` and falls back to `initialize`.
+    pub fn era(mut self, era: Era) -> Self {
+        self.forced = Some(era);
+        self
+    }
+
+    /// The limit on each request's reply (default [`DEFAULT_TIMEOUT`], 60 s; `None` waits as
+    /// long as the server takes). Past it the request is abandoned with
+    /// [`ClientError::Timeout`], and the server is told: over stdio and in a 2025 session with
+    /// `notifications/cancelled`, over stateless HTTP by closing the request's connection. The
+    /// limit counts per request: the time an [`InputHandler`] takes to answer a round between
+    /// requests does not count, but in a 2025 session the server's requests are answered while
+    /// the call's reply is awaited, so there it does. A long tool is better run as a task, or
+    /// given its own limit with [`Client::within`].
+    pub fn timeout(mut self, limit: Option<Duration>) -> Self {
+        self.timeout = limit;
+        self
+    }
+
+    /// Run `call` (any of this client's calls) with `limit` on each of its requests instead of
+    /// the client's default: `client.within(Duration::from_secs(600), client.call_tool(..))`.
+    pub async fn within<T>(
+        &self,
+        limit: Duration,
+        call: impl std::future::Future<Output = Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
+        CALL_LIMIT.scope(limit, call).await
+    }
+
+    /// What the client and its server agreed, once the first request found it (`None` before).
+    pub fn protocol(&self) -> Option<Protocol> {
+        self.era.get().map(Protocol::from)
+    }
+
+    /// Find the server's era now (probing, or as forced with [`Client::era`]) rather than on the
+    /// first call, and say what was agreed.
+    pub async fn connect(&self) -> Result<Protocol, ClientError> {
+        let limit = self.timeout;
+        let negotiated = async { self.negotiated().await.map(Protocol::from) };
+        match limit {
+            Some(after) => tokio::time::timeout(after, negotiated)
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ClientError::Timeout {
+                        method: "initialize".to_string(),
+                        after,
+                    })
+                }),
+            None => negotiated.await,
+        }
+    }
+
+    /// End the client: a 2025 HTTP session is ended with DELETE (its answer awaited), so the
+    /// server frees it at once. Dropping a client does the same from a task of its own, when it
+    /// is dropped inside a Tokio runtime.
+    pub async fn close(mut self) -> Result<(), ClientError> {
+        let Some(session) = self.legacy_session() else {
+            return Ok(());
+        };
+        // Ended here, not again when dropped.
+        self.era = tokio::sync::OnceCell::new();
+        let url = session.url.clone();
+        let req = session.request(hyper::Method::DELETE, Bytes::new())?;
+        let resp = session
+            .http
+            .request(req)
+            .await
+            .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
+        let status = resp.status();
+        let _ = resp.into_body().collect().await;
+        // 405: the server does not let clients end sessions; it expires them itself.
+        if status.is_success() || status == hyper::StatusCode::METHOD_NOT_ALLOWED {
+            Ok(())
+        } else {
+            Err(ClientError::Transport(format!(
+                "{url}: ending the session: HTTP {status}"
+            )))
+        }
+    }
+
+    /// The open 2025 HTTP session, if there is one.
+    fn legacy_session(&self) -> Option<LegacyHttp> {
+        let (Transport::Http { url, http }, Some(Negotiated::Legacy { version, session })) =
+            (&self.transport, self.era.get())
+        else {
+            return None;
+        };
+        Some(LegacyHttp {
+            url: url.clone(),
+            http: http.clone(),
+            headers: self.headers.clone(),
+            version: version.clone(),
+            session: Some(session.clone()?),
+        })
     }
 
     /// Receive the notifications (progress, log messages) that arrive on response streams.
@@ -672,14 +909,19 @@ impl Client {
     /// lists the version this client speaks means a modern server; anything else (an error,
     /// no answer, a result that is not a discover result, as a 2025 server that answers every
     /// unknown request with `{}` sends) falls back to `initialize`.
-    async fn era(&self) -> Result<&Era, ClientError> {
+    async fn negotiated(&self) -> Result<&Negotiated, ClientError> {
         self.era
             .get_or_try_init(|| async {
+                match self.forced {
+                    Some(Era::Stateless) => return Ok(Negotiated::Modern),
+                    Some(Era::Session) => return self.initialize().await,
+                    None => {}
+                }
                 let id = self.next_id.fetch_add(1, Ordering::Relaxed);
                 let probe = json!({"jsonrpc": "2.0", "id": id, "method": methods::SERVER_DISCOVER,
                                    "params": {"_meta": self.meta()}});
                 match self.send(&probe).await {
-                    Ok(reply) if reply.get("result").is_some_and(speaks_ours) => Ok(Era::Modern),
+                    Ok(reply) if reply.get("result").is_some_and(speaks_ours) => Ok(Negotiated::Modern),
                     _ => self.initialize().await,
                 }
             })
@@ -687,7 +929,7 @@ impl Client {
     }
 
     /// Open a legacy session: `initialize`, then `notifications/initialized`.
-    async fn initialize(&self) -> Result<Era, ClientError> {
+    async fn initialize(&self) -> Result<Negotiated, ClientError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let msg = json!({"jsonrpc": "2.0", "id": id, "method": "initialize", "params": {
             "protocolVersion": LEGACY_VERSION, "capabilities": self.capabilities,
@@ -746,7 +988,7 @@ impl Client {
                     .map_err(|_| ClientError::Transport("server stdin closed".into()))?;
             }
         }
-        Ok(Era::Legacy { version, session })
+        Ok(Negotiated::Legacy { version, session })
     }
 
     /// POST one message of a legacy session and read its reply, answering the server's own
@@ -771,10 +1013,25 @@ impl Client {
             .body(Full::new(Bytes::from(msg.to_string())))
             .map_err(|e| ClientError::Transport(e.to_string()))?;
         add_headers(&mut req, &self.headers);
+        // A request of an open session (never `initialize`) whose reply is abandoned is
+        // cancelled in the session.
+        let mut in_flight = match (session, msg.get("id"), msg.get("method")) {
+            (Some(session), Some(id), Some(_)) => Some(CancelInSession {
+                session: LegacyHttp {
+                    url: url.to_string(),
+                    http: http.clone(),
+                    headers: self.headers.clone(),
+                    version: version.to_string(),
+                    session: Some(session.to_string()),
+                },
+                id: Some(id.clone()),
+            }),
+            _ => None,
+        };
         let resp = http
             .request(req)
             .await
-            .map_err(|e| ClientError::Transport(causes(&e)))?;
+            .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
         let set_session = resp
             .headers()
             .get("mcp-session-id")
@@ -787,8 +1044,11 @@ impl Client {
             version: version.to_string(),
             session: set_session.clone().or_else(|| session.map(str::to_string)),
         };
-        let reply = self.read_reply(resp, msg.get("id"), Some(back)).await?;
-        Ok((reply, set_session))
+        let reply = self.read_reply(resp, msg.get("id"), Some(back)).await;
+        if let Some(guard) = &mut in_flight {
+            guard.id = None;
+        }
+        Ok((reply?, set_session))
     }
 
     /// The reply to the request `id` in `resp`: plain JSON, or an SSE stream whose other
@@ -873,20 +1133,38 @@ impl Client {
             .map_err(|_| ClientError::Transport(format!("HTTP {status} without a JSON-RPC body")))
     }
 
-    /// Send one request (with `_meta` filled in) and return its `result`.
+    /// Send one request (with `_meta` filled in) and return its `result`, within the time
+    /// limit ([`Client::timeout`], or [`Client::within`] around the call). The first request
+    /// also finds the server's era, within the same limit.
     pub async fn request(&self, method: &str, params: Value) -> Result<Value, ClientError> {
+        let limit = CALL_LIMIT.try_with(|limit| *limit).ok().or(self.timeout);
+        match limit {
+            Some(after) => tokio::time::timeout(after, self.exchange(method, params))
+                .await
+                .unwrap_or_else(|_| {
+                    Err(ClientError::Timeout {
+                        method: method.to_string(),
+                        after,
+                    })
+                }),
+            None => self.exchange(method, params).await,
+        }
+    }
+
+    /// [`Client::request`] without the time limit.
+    async fn exchange(&self, method: &str, params: Value) -> Result<Value, ClientError> {
         let mut params = match params {
             Value::Object(m) => m,
             Value::Null => Map::new(),
             _ => return Err(ClientError::Protocol("params must be an object".into())),
         };
         // An explicit discover decides the era itself; anything else needs it known.
-        let era = if method == methods::SERVER_DISCOVER {
-            self.era.get().cloned().unwrap_or(Era::Modern)
+        let era = if method == methods::SERVER_DISCOVER && self.forced.is_none() {
+            self.era.get().cloned().unwrap_or(Negotiated::Modern)
         } else {
-            self.era().await?.clone()
+            self.negotiated().await?.clone()
         };
-        if let Era::Legacy { version, session } = era {
+        if let Negotiated::Legacy { version, session } = era {
             let id = self.next_id.fetch_add(1, Ordering::Relaxed);
             let msg = json!({"jsonrpc": "2.0", "id": id, "method": method, "params": params});
             let reply = match &self.transport {
@@ -928,7 +1206,7 @@ impl Client {
         }
         let result = Self::result_of(reply)?;
         if method == methods::SERVER_DISCOVER && speaks_ours(&result) {
-            let _ = self.era.set(Era::Modern);
+            let _ = self.era.set(Negotiated::Modern);
         }
         if method == methods::TOOLS_LIST {
             self.learn_header_params(&result);
@@ -1030,6 +1308,88 @@ impl Client {
         Ok(tools)
     }
 
+    /// One page of a list method (`cursor` from the previous page's `nextCursor`).
+    async fn page<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        cursor: Option<&str>,
+    ) -> Result<T, ClientError> {
+        let params = match cursor {
+            Some(c) => json!({ "cursor": c }),
+            None => json!({}),
+        };
+        Self::typed(self.request(method, params).await?)
+    }
+
+    /// Every item under `field` of every page of a list method (at most 100 pages, against a
+    /// server whose cursors never end), following `nextCursor`.
+    async fn every_page<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        field: &str,
+    ) -> Result<Vec<T>, ClientError> {
+        let mut items = Vec::new();
+        let mut cursor: Option<String> = None;
+        for _ in 0..MAX_LIST_PAGES {
+            let mut page: Map<String, Value> = self.page(method, cursor.as_deref()).await?;
+            let listed = page.remove(field).unwrap_or_else(|| json!([]));
+            items.extend(Self::typed::<Vec<T>>(listed)?);
+            match page.remove("nextCursor") {
+                Some(Value::String(next)) => cursor = Some(next),
+                Some(Value::Null) | None => return Ok(items),
+                Some(other) => {
+                    return Err(ClientError::Protocol(format!(
+                        "{method}: nextCursor is not a string: {other}"
+                    )))
+                }
+            }
+        }
+        Ok(items)
+    }
+
+    /// `prompts/list`, one page: the first with `None`, then the previous page's `nextCursor`.
+    pub async fn list_prompts(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<oxmcp_schema::ListPromptsResult, ClientError> {
+        self.page(methods::PROMPTS_LIST, cursor).await
+    }
+
+    /// `prompts/list`, every page.
+    pub async fn list_all_prompts(&self) -> Result<Vec<oxmcp_schema::Prompt>, ClientError> {
+        self.every_page(methods::PROMPTS_LIST, "prompts").await
+    }
+
+    /// `resources/list`, one page: the first with `None`, then the previous page's `nextCursor`.
+    pub async fn list_resources(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<oxmcp_schema::ListResourcesResult, ClientError> {
+        self.page(methods::RESOURCES_LIST, cursor).await
+    }
+
+    /// `resources/list`, every page.
+    pub async fn list_all_resources(&self) -> Result<Vec<oxmcp_schema::Resource>, ClientError> {
+        self.every_page(methods::RESOURCES_LIST, "resources").await
+    }
+
+    /// `resources/templates/list`, one page: the first with `None`, then the previous page's
+    /// `nextCursor`.
+    pub async fn list_resource_templates(
+        &self,
+        cursor: Option<&str>,
+    ) -> Result<oxmcp_schema::ListResourceTemplatesResult, ClientError> {
+        self.page(methods::RESOURCES_TEMPLATES_LIST, cursor).await
+    }
+
+    /// `resources/templates/list`, every page.
+    pub async fn list_all_resource_templates(
+        &self,
+    ) -> Result<Vec<oxmcp_schema::ResourceTemplate>, ClientError> {
+        self.every_page(methods::RESOURCES_TEMPLATES_LIST, "resourceTemplates")
+            .await
+    }
+
     async fn send(&self, msg: &Value) -> Result<Value, ClientError> {
         match &self.transport {
             Transport::Http { url, http } => self.send_http(url, http, msg).await,
@@ -1098,7 +1458,7 @@ impl Client {
         let resp = http
             .request(req)
             .await
-            .map_err(|e| ClientError::Transport(causes(&e)))?;
+            .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
         self.read_reply(resp, msg.get("id"), None).await
     }
 
