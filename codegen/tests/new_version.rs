@@ -119,10 +119,16 @@ fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
 
 #[test]
 fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
-    let scratch = tempfile::tempdir().unwrap();
-    let root = scratch.path().join("repo");
+    // At the same path every run: the scratch crates' build artifacts (in the shared build
+    // folder, named by their path) are replaced rather than added to.
+    let scratch = repo().join("target").join("new-version").join("scratch");
+    if scratch.exists() {
+        std::fs::remove_dir_all(&scratch).unwrap();
+    }
+    std::fs::create_dir_all(&scratch).unwrap();
+    let root = scratch.join("repo");
     copy_tracked(&root);
-    let spec = scratch.path().join("spec");
+    let spec = scratch.join("spec");
     std::fs::create_dir_all(spec.join(NEW)).unwrap();
     std::fs::write(spec.join(NEW).join("schema.json"), made_up_schema()).unwrap();
     let before = snapshot(&root);
