@@ -242,3 +242,88 @@ async fn without_the_extension_a_task_tool_runs_in_the_request_or_is_refused() {
         .to_value();
     assert_eq!(reply["error"]["code"], -32021, "{reply}");
 }
+
+/// The `mode` and `target` of every `round` span opened while it is the default subscriber.
+#[derive(Clone, Default)]
+struct Rounds(Arc<std::sync::Mutex<Vec<(String, String)>>>);
+
+/// The fields of a `round` span.
+#[derive(Default)]
+struct RoundFields {
+    mode: String,
+    target: String,
+}
+
+impl tracing::field::Visit for RoundFields {
+    fn record_str(&mut self, field: &tracing::field::Field, value: &str) {
+        if field.name() == "mode" {
+            self.mode = value.to_string();
+        }
+    }
+
+    fn record_debug(&mut self, field: &tracing::field::Field, value: &dyn std::fmt::Debug) {
+        if field.name() == "target" {
+            self.target = format!("{value:?}");
+        }
+    }
+}
+
+impl tracing::Subscriber for Rounds {
+    fn enabled(&self, _: &tracing::Metadata<'_>) -> bool {
+        true
+    }
+
+    fn new_span(&self, span: &tracing::span::Attributes<'_>) -> tracing::span::Id {
+        if span.metadata().name() == "round" {
+            let mut fields = RoundFields::default();
+            span.record(&mut fields);
+            self.0.lock().unwrap().push((fields.mode, fields.target));
+        }
+        tracing::span::Id::from_u64(1)
+    }
+
+    fn record(&self, _: &tracing::span::Id, _: &tracing::span::Record<'_>) {}
+    fn record_follows_from(&self, _: &tracing::span::Id, _: &tracing::span::Id) {}
+    fn event(&self, _: &tracing::Event<'_>) {}
+    fn enter(&self, _: &tracing::span::Id) {}
+    fn exit(&self, _: &tracing::span::Id) {}
+}
+
+#[tokio::test]
+async fn one_handler_runs_through_the_round_as_an_mrtr_call_and_as_a_task() {
+    let rounds = Rounds::default();
+    let _default = tracing::subscriber::set_default(rounds.clone());
+    let s = server(Counter::default());
+
+    // As an MRTR call: a client without the tasks extension gets input_required.
+    let msg = json!({"jsonrpc": "2.0", "id": 1, "method": "tools/call",
+                     "params": {"name": "book", "arguments": {}, "_meta": meta(all_caps())}});
+    let asked = s
+        .handle_message(&msg.to_string(), None)
+        .await
+        .unwrap()
+        .to_value();
+    assert_eq!(asked["result"]["resultType"], "input_required", "{asked}");
+    assert_eq!(
+        *rounds.0.lock().unwrap(),
+        [("rounds".to_string(), "book".to_string())]
+    );
+
+    // As a task: created, then run in the background until it asks.
+    let created = send_as(
+        &s,
+        None,
+        "tools/call",
+        json!({"name": "book", "arguments": {}}),
+    )
+    .await;
+    let task = created["result"]["taskId"].as_str().unwrap().to_string();
+    assert_eq!(settled(&s, None, &task).await["status"], "input_required");
+    assert_eq!(
+        *rounds.0.lock().unwrap(),
+        [
+            ("rounds".to_string(), "book".to_string()),
+            ("task".to_string(), "book".to_string())
+        ]
+    );
+}

@@ -1,10 +1,10 @@
 //! One message in, at most one reply out: the typed request is matched by its
 //! `ClientRequest` variant and routed.
 
+use super::round::Caller;
 use super::{Server, SUPPORTED_VERSIONS};
 use crate::handler::Principal;
 use crate::resume::events::Notifier;
-use crate::resume::live::Live;
 use crate::wire::{Incoming, Reply};
 use oxmcp_schema::{ClientRequest, Error};
 
@@ -34,18 +34,16 @@ impl Server {
         principal: Option<&'a Principal>,
         notifier: Option<Notifier>,
     ) -> impl std::future::Future<Output = Option<Reply>> + 'a {
-        self.handle_live(incoming, principal, notifier, None)
+        self.handle_as(incoming, Caller::new(principal, notifier))
     }
 
-    /// [`Server::handle`] for a legacy session's request: asks go to the client through `live`.
-    /// With metrics on, the request is counted and timed; a `debug` span names its method and
-    /// target.
-    pub(crate) fn handle_live<'a>(
+    /// [`Server::handle`] for `caller`, whose asks, on a legacy session, go to the client
+    /// through its live channel. With metrics on, the request is counted and timed; a `debug`
+    /// span names its method and target.
+    pub(crate) fn handle_as<'a>(
         &'a self,
         incoming: Incoming,
-        principal: Option<&'a Principal>,
-        notifier: Option<Notifier>,
-        live: Option<Live>,
+        caller: Caller<'a>,
     ) -> impl std::future::Future<Output = Option<Reply>> + 'a {
         let span = request_span(&incoming);
         #[cfg(feature = "metrics")]
@@ -53,10 +51,7 @@ impl Server {
             .metrics()
             .cloned()
             .map(|metrics| (metrics, method_name(&incoming), std::time::Instant::now()));
-        let inner = tracing::Instrument::instrument(
-            self.handle_inner(incoming, principal, notifier, live),
-            span,
-        );
+        let inner = tracing::Instrument::instrument(self.handle_inner(incoming, caller), span);
         // Not an `async` block: one would hold `inner` twice (as its capture and as the future
         // it awaits).
         #[cfg(feature = "metrics")]
@@ -69,20 +64,14 @@ impl Server {
         inner
     }
 
-    async fn handle_inner(
-        &self,
-        incoming: Incoming,
-        principal: Option<&Principal>,
-        notifier: Option<Notifier>,
-        live: Option<Live>,
-    ) -> Option<Reply> {
+    async fn handle_inner(&self, incoming: Incoming, caller: Caller<'_>) -> Option<Reply> {
         match incoming {
             Incoming::Request(request) => {
                 #[cfg(feature = "validate")]
                 if let Some(refused) = self.refuse_invalid(&request) {
                     return Some(refused);
                 }
-                let reply = self.dispatch(request, principal, notifier, live).await;
+                let reply = self.dispatch(request, caller).await;
                 #[cfg(all(debug_assertions, feature = "validate"))]
                 let reply = reply.map(|r| self.check_outgoing(r));
                 reply
@@ -92,12 +81,12 @@ impl Server {
                 Some(self.skills_request(*request))
             }
             // Tasks are a modern extension; a legacy session has none.
-            Incoming::Extension(request) if live.is_some() => Some(Reply::error(
+            Incoming::Extension(request) if caller.live.is_some() => Some(Reply::error(
                 Some(request.id),
                 oxmcp_schema::Error::method_not_found(&request.method),
             )),
             Incoming::Extension(request) => {
-                Some(Box::pin(self.task_request(*request, principal)).await)
+                Some(Box::pin(self.task_request(*request, caller.principal)).await)
             }
             // Notifications (e.g. notifications/cancelled, handled by the transports) and
             // responses (servers send no requests) get no reply.
@@ -148,13 +137,8 @@ impl Server {
         }
     }
 
-    async fn dispatch(
-        &self,
-        request: Box<ClientRequest>,
-        principal: Option<&Principal>,
-        notifier: Option<Notifier>,
-        live: Option<Live>,
-    ) -> Option<Reply> {
+    async fn dispatch(&self, request: Box<ClientRequest>, caller: Caller<'_>) -> Option<Reply> {
+        let principal = caller.principal;
         // The long-running methods return boxed futures that hold only what their rounds need
         // (the request taken apart, its `_meta` boxed), so that neither this future nor the
         // boxed one carries or moves the request.
@@ -182,7 +166,7 @@ impl Server {
             }
             ClientRequest::CompleteRequest(r) => Reply::result(r.id, self.complete(&r.params)),
             ClientRequest::SubscriptionsListenRequest(r) => {
-                let Some(out) = notifier else {
+                let Some(out) = caller.notifier else {
                     return Some(Reply::error(
                         Some(r.id),
                         Error::invalid_request("subscriptions/listen needs a streaming transport"),
@@ -190,14 +174,10 @@ impl Server {
                 };
                 return Box::pin(self.listen(r, out)).await;
             }
-            ClientRequest::CallToolRequest(r) => {
-                return Some(self.call_tool(r, principal, notifier, live).await)
-            }
-            ClientRequest::GetPromptRequest(r) => {
-                return Some(self.get_prompt(r, principal, notifier, live).await)
-            }
+            ClientRequest::CallToolRequest(r) => return Some(self.call_tool(r, caller).await),
+            ClientRequest::GetPromptRequest(r) => return Some(self.get_prompt(r, caller).await),
             ClientRequest::ReadResourceRequest(r) => {
-                return Some(self.read_resource(r, principal, notifier, live).await)
+                return Some(self.read_resource(r, caller).await)
             }
             // A member of a newer schema; `Incoming::parse` already answers those as unknown
             // methods, so this is only a safe default.
@@ -422,19 +402,19 @@ mod tests {
         let sizes = [
             match read("tools/call", r#","name":"noop""#) {
                 oxmcp_schema::ClientRequest::CallToolRequest(r) => {
-                    std::mem::size_of_val(&*server.call_tool(r, None, None, None))
+                    std::mem::size_of_val(&*server.call_tool(r, Default::default()))
                 }
                 _ => unreachable!(),
             },
             match read("prompts/get", r#","name":"noop""#) {
                 oxmcp_schema::ClientRequest::GetPromptRequest(r) => {
-                    std::mem::size_of_val(&*server.get_prompt(r, None, None, None))
+                    std::mem::size_of_val(&*server.get_prompt(r, Default::default()))
                 }
                 _ => unreachable!(),
             },
             match read("resources/read", r#","uri":"noop:x""#) {
                 oxmcp_schema::ClientRequest::ReadResourceRequest(r) => {
-                    std::mem::size_of_val(&*server.read_resource(r, None, None, None))
+                    std::mem::size_of_val(&*server.read_resource(r, Default::default()))
                 }
                 _ => unreachable!(),
             },

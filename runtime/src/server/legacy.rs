@@ -6,6 +6,7 @@
 //! and asks sent to the client as real requests ([`Live`]). Results go back shaped for the
 //! legacy version (no `resultType`, no 2026-only fields, legacy error codes).
 
+use super::round::Caller;
 use super::Server;
 use crate::handler::Principal;
 use crate::resume::live::{Live, Outbound};
@@ -323,7 +324,14 @@ impl Server {
             out: out.clone(),
         };
         let reply = self
-            .handle_live(incoming, principal, Some(out), Some(live))
+            .handle_as(
+                incoming,
+                Caller {
+                    principal,
+                    notifier: Some(out),
+                    live: Some(live),
+                },
+            )
             .await?;
         Some(legacy_reply(&reply))
     }

@@ -12,6 +12,7 @@ pub(crate) mod legacy;
 mod listen;
 mod listing;
 mod mrtr;
+pub(crate) mod round;
 pub(crate) mod tasks;
 
 use crate::handler::extract::StateMap;

@@ -8,10 +8,11 @@
 //! requests, result or error; `tasks/cancel` stops it. A task is visible to the principal that
 //! created it only: anyone else is told it does not exist.
 
+use super::round::{execute, Mode};
 use super::Server;
 use crate::handler::extract::StateMap;
-use crate::handler::{CallParts, CancelSlot, Principal, TaskMode, ToolHandler};
-use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
+use crate::handler::{CallParts, Principal, TaskMode, ToolHandler};
+use crate::resume::engine::{CallState, Outcome, RequestInfo, TaskGate};
 use crate::resume::events::Change;
 use crate::state::Journal;
 use crate::tasks::{now_ms, TaskRecord, TaskStatus, TaskStore};
@@ -557,20 +558,8 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             return;
         }
     };
-    // Dropped before the run finishes (cancelled, taken over, aborted), it tells the handler.
-    let mut cancel = CancelSlot::default();
-    let parts = CallParts {
-        states: &env.states,
-        principal: record.principal.as_ref(),
-        method: methods::TOOLS_CALL,
-        target: &record.tool,
-        meta: &record.meta,
-        notifier: None,
-        cancel: &cancel,
-    };
-    let handler = env.handler.call(record.arguments.clone(), &parts);
     let (checkpoint, mut checkpoints) = tokio::sync::mpsc::unbounded_channel::<Journal>();
-    let call = Call::new(CallState {
+    let state = CallState {
         info: RequestInfo {
             method: methods::TOOLS_CALL.to_string(),
             target: record.tool.clone(),
@@ -584,7 +573,7 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         task_gate: TaskGate::InTask,
         checkpoint: Some(checkpoint),
         ..Default::default()
-    });
+    };
     // The run holds the task's lease, renewed while it runs; each step's result is stored as
     // it is recorded.
     let instance = env.engine.instance.clone();
@@ -601,13 +590,22 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
         r.lease_until_ms = now_ms() + lease;
         true
     };
-    let running = engine::run(call, handler);
+    // Dropped before the run finishes (cancelled, taken over, aborted), the round tells the
+    // handler.
+    let arguments = record.arguments.clone();
+    let running = execute(
+        &env.states,
+        methods::TOOLS_CALL,
+        Mode::Task,
+        state,
+        |parts: &CallParts<'_>| env.handler.call(arguments, parts),
+    );
     tokio::pin!(running);
     let mut ticker = tokio::time::interval(env.engine.lease / 3);
     ticker.tick().await;
     let outcome = loop {
         tokio::select! {
-            outcome = &mut running => break outcome,
+            (outcome, _) = &mut running => break outcome,
             Some(journal) = checkpoints.recv() => {
                 let save = |r: &mut TaskRecord| {
                     if !holds(r) {
@@ -632,7 +630,6 @@ async fn drive(env: &RunEnv, task_id: &str, run: u64) {
             }
         }
     };
-    cancel.disarm();
     // Checkpoints still queued need no write: a suspended run's outcome carries the whole
     // journal, and a finished task is never replayed.
     let finish = |r: &mut TaskRecord| {

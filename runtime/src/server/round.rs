@@ -1,0 +1,383 @@
+//! The round: one run of a handler through the engine, whichever way the call came. An MRTR
+//! call (`tools/call`, `prompts/get`, `resources/read`) opens the `requestState` its retry
+//! carries (bound to the request), runs, and replies or seals the journal into the next state
+//! beside the input requests; a legacy session's call runs with its asks answered in place; a
+//! task's run replays from the journal its store keeps ([`execute`]). The state codec's open,
+//! claim and seal are called from here only.
+
+use super::Server;
+use crate::handler::extract::StateMap;
+use crate::handler::{CallParts, CancelSlot, Principal};
+use crate::resume::engine::{self, Call, CallState, Outcome, RequestInfo, TaskGate};
+use crate::resume::events::Notifier;
+use crate::resume::live::Live;
+use crate::state::{unix_now, Binding, BindingDigest, FingerprintDigest, Recorded, StateError};
+use crate::wire::{BoxFuture, Reply};
+use indexmap::IndexMap;
+use oxmcp_schema::{
+    Error, InputRequiredResult, InputResponses, RequestId, RequestMetaObject, ServerResult,
+};
+use serde_json::{Map, Value};
+use std::future::Future;
+use std::pin::Pin;
+use tracing::Instrument;
+
+/// Who a call runs for and how it talks back: the authenticated principal, where the request's
+/// notifications go (if the transport delivers them), and on a legacy session the channel its
+/// asks are sent to the client through.
+#[derive(Default)]
+pub(crate) struct Caller<'a> {
+    pub(crate) principal: Option<&'a Principal>,
+    pub(crate) notifier: Option<Notifier>,
+    pub(crate) live: Option<Live>,
+}
+
+impl<'a> Caller<'a> {
+    /// A caller whose notifications go to `notifier`, with no legacy session.
+    pub(crate) fn new(principal: Option<&'a Principal>, notifier: Option<Notifier>) -> Self {
+        Caller {
+            principal,
+            notifier,
+            live: None,
+        }
+    }
+}
+
+/// How a run of a handler came, as the `round` span records it.
+#[derive(Debug, Clone, Copy)]
+pub(crate) enum Mode {
+    /// A 2026-07-28 request: its rounds travel in `requestState`.
+    Rounds,
+    /// A legacy session's request: asks are answered in place.
+    Session,
+    /// A task's run, from its stored journal.
+    Task,
+}
+
+impl Mode {
+    fn as_str(self) -> &'static str {
+        match self {
+            Mode::Rounds => "rounds",
+            Mode::Session => "session",
+            Mode::Task => "task",
+        }
+    }
+}
+
+/// Run a handler once through the engine: `start` builds its future from the call's parts
+/// (state map, principal, method, target, `_meta`, notifier, cancellation), then the engine
+/// drives it with `state` (journal, answers, asks) to an outcome, inside a `round` span that
+/// names the method, the target and the mode. Dropped before the outcome (the request was
+/// cancelled, a task's lease lost), the handler is told through its cancellation slot. Gives
+/// the outcome and the call's bookkeeping (whether a step ran).
+// A plain function returning the future, not an `async fn`: an `async fn` would keep `state`
+// (with the request's `_meta`) in its future beside the call it is moved into.
+pub(crate) fn execute<T>(
+    states: &StateMap,
+    method: &'static str,
+    mode: Mode,
+    state: CallState,
+    start: impl FnOnce(&CallParts<'_>) -> BoxFuture<Result<T, Error>>,
+) -> impl Future<Output = (Outcome<Result<T, Error>>, Call)> {
+    let span = tracing::debug_span!(
+        "round",
+        method,
+        target = %state.info.target,
+        mode = mode.as_str()
+    );
+    let mut cancel = CancelSlot::default();
+    let handler = start(&CallParts {
+        states,
+        principal: state.info.principal.as_ref(),
+        method,
+        target: &state.info.target,
+        meta: &state.info.meta,
+        notifier: state.notifier.clone(),
+        cancel: &cancel,
+    });
+    let call = Call::new(state);
+    async move {
+        let outcome = engine::run(call.clone(), handler).instrument(span).await;
+        cancel.disarm();
+        (outcome, call)
+    }
+}
+
+/// The journal entry that records the keys of the input requests the last round issued. No key
+/// of an ask or a step can take this name (it holds a NUL).
+const ASKED: &str = "\u{0}asked";
+
+/// Everything one round of a call is, apart from the handler.
+pub(super) struct Round<'a> {
+    pub(super) method: &'static str,
+    /// The tool or prompt name, or the resource URI.
+    pub(super) target: &'a str,
+    /// The digest of what the state is bound to (see [`bind`]).
+    pub(super) bound: BindingDigest,
+    /// Boxed: about 1 KiB that would otherwise be moved with every future that holds a round.
+    pub(super) meta: Box<RequestMetaObject>,
+    pub(super) responses: InputResponses,
+    pub(super) state: Option<String>,
+    /// The digest of the handler's fingerprint (see [`FingerprintDigest`]).
+    pub(super) fingerprint: FingerprintDigest,
+    /// Who the call runs for, and where its notifications and asks go.
+    pub(super) caller: Caller<'a>,
+    /// Whether `start_task()` turns this call into a task.
+    pub(super) task_gate: TaskGate,
+}
+
+/// What this request's `requestState` is bound to, hashed once: it opens the state the request
+/// carries and seals the next. Computed before the handler starts so that the handler can own the
+/// arguments.
+pub(super) fn bind(
+    method: &str,
+    target: &str,
+    arguments: Option<&Map<String, Value>>,
+    principal: Option<&Principal>,
+    meta: &RequestMetaObject,
+) -> BindingDigest {
+    let principal = principal.map(Principal::binding_key);
+    Binding {
+        method,
+        target,
+        arguments,
+        principal: principal.as_deref(),
+        protocol_version: &meta.protocol_version,
+    }
+    .digest()
+}
+
+/// The reply of a call that may take rounds: boxed, and small (see [`Server::call_tool`]).
+pub(crate) type ReplyFuture<'a> = Pin<Box<dyn Future<Output = Reply> + Send + 'a>>;
+
+/// A reply known before any await.
+pub(super) fn ready<'a>(reply: Reply) -> ReplyFuture<'a> {
+    Box::pin(std::future::ready(reply))
+}
+
+/// How a round ended.
+pub(super) enum Finished<T> {
+    Done(T),
+    Suspended(Box<InputRequiredResult>),
+    /// The handler reached `start_task()`: the call goes on as a task, from this journal.
+    Detached(crate::state::Journal),
+}
+
+/// The reply to request `id` for a finished round.
+pub(super) fn respond<T: Into<ServerResult>>(
+    id: RequestId,
+    finished: Result<Finished<T>, Error>,
+) -> Reply {
+    match finished {
+        Ok(Finished::Done(result)) => Reply::result(id, result),
+        Ok(Finished::Suspended(ask)) => Reply::result(id, *ask),
+        Ok(Finished::Detached(_)) => Reply::error(
+            Some(id),
+            Error::internal("only a tools/call can become a task"),
+        ),
+        Err(e) => Reply::error(Some(id), e),
+    }
+}
+
+impl Server {
+    /// Count a `requestState` refused for `reason`, when metrics are on.
+    fn count_refused(&self, reason: &'static str) {
+        #[cfg(feature = "metrics")]
+        if let Some(m) = self.metrics() {
+            m.state_refused(reason);
+        }
+        #[cfg(not(feature = "metrics"))]
+        let _ = reason;
+    }
+
+    /// One round of a call: start the handler with its parameters, open the state, run the
+    /// handler, finish or suspend.
+    pub(super) async fn round<T>(
+        &self,
+        round: Round<'_>,
+        start: impl FnOnce(&CallParts<'_>) -> BoxFuture<Result<T, Error>>,
+    ) -> Result<Finished<T>, Error> {
+        // Taken apart so that the large `_meta` is not kept twice across the handler's awaits.
+        let Round {
+            method,
+            target,
+            bound,
+            meta,
+            responses,
+            state,
+            fingerprint,
+            caller:
+                Caller {
+                    principal: caller,
+                    notifier,
+                    live,
+                },
+            task_gate,
+        } = round;
+        // A legacy session has no requestState: its asks are answered in place.
+        let state = if live.is_some() { None } else { state };
+        // The time of a retry that carries a state, read once: the state is checked against it
+        // and the next one expires a lifetime after it (a slow handler makes that lifetime
+        // shorter, never longer). A call without a state reads the clock only if it seals.
+        let now = state.is_some().then(unix_now);
+        // The opened token, whose single use is given back if this retry is refused before it
+        // has any effect.
+        let mut claim = None;
+        let opened = match (&state, now) {
+            (Some(token), Some(now)) => Some(match self.codec.open_bound(token, &bound, now) {
+                Ok(sealed) => match self.codec.claim_shared(&sealed).await {
+                    Ok(()) => Ok(sealed),
+                    Err(e) => {
+                        // Refused by the shared check: this instance's claim is given back.
+                        self.codec.release_local(&sealed);
+                        Err(e)
+                    }
+                },
+                Err(e) => Err(e),
+            }),
+            _ => None,
+        };
+        let mut journal = match opened {
+            None => IndexMap::new(),
+            Some(opened) => match opened {
+                Ok(sealed) if sealed.recorded_by_digest(&fingerprint) => {
+                    claim = Some(sealed.token_id);
+                    sealed.journal
+                }
+                Ok(sealed) => {
+                    claim = Some(sealed.token_id);
+                    tracing::info!(
+                        method,
+                        target,
+                        "handler changed since the state was sealed; starting the call over"
+                    );
+                    // What was asked still counts: answers to it are used by key.
+                    let mut kept = IndexMap::new();
+                    if let Some(asked) = sealed.journal.get(ASKED) {
+                        kept.insert(ASKED.to_string(), asked.clone());
+                    }
+                    kept
+                }
+                Err(StateError::GuardUnavailable(why)) => {
+                    self.count_refused("guard_unavailable");
+                    tracing::error!(method, target, reason = %why, "single-use check unavailable");
+                    return Err(Error::internal(
+                        "the requestState cannot be checked now; try again",
+                    ));
+                }
+                Err(e) => {
+                    self.count_refused(match &e {
+                        StateError::Expired => "expired",
+                        StateError::Replayed => "replayed",
+                        StateError::UnknownKey(_) => "unknown_key",
+                        StateError::Authentication => "authentication",
+                        _ => "malformed",
+                    });
+                    tracing::warn!(method, target, reason = %e, "rejected requestState");
+                    return Err(Error::invalid_params("invalid requestState"));
+                }
+            },
+        };
+        // On a retry that carries a state, only answers to what the last round asked count (the
+        // keys are sealed in the journal); others are ignored, and asked again if needed. A
+        // request without a state may still answer asks whose key the tool fixed with `.key()`
+        // (the conformance suite's input-required-result-ignore-extra-params expects that), but
+        // not call-site keys, which were never issued to this client.
+        let asked = journal
+            .shift_remove(ASKED)
+            .and_then(|raw| serde_json::from_str::<Vec<String>>(raw.get()).ok());
+        let mut responses = responses;
+        if state.is_some() {
+            let asked = asked.unwrap_or_default();
+            responses.retain(|key, _| asked.contains(key));
+        }
+        let info = RequestInfo {
+            method: method.to_string(),
+            target: target.to_string(),
+            principal: caller.cloned(),
+            meta: *meta,
+        };
+        let mode = if live.is_some() {
+            Mode::Session
+        } else {
+            Mode::Rounds
+        };
+        let state_ = CallState {
+            info,
+            responses,
+            journal,
+            notifier,
+            changes: Some(self.changes.clone()),
+            answer_limit: self.codec.answer_limit(),
+            stateless: state.is_none(),
+            live,
+            task_gate,
+            ..Default::default()
+        };
+        let (outcome, call) = execute(&self.states, method, mode, state_, start).await;
+        // A retry refused with an error before any step ran had no effect: its state may be
+        // sent again (with other answers, or after the server's fault is fixed).
+        let release = |codec: &crate::state::StateCodec| {
+            if let Some(id) = claim {
+                if !call.lock().stepped {
+                    codec.release_token(id);
+                }
+            }
+        };
+        match outcome {
+            Outcome::Done(Ok(result)) => Ok(Finished::Done(result)),
+            Outcome::Detached { journal } => Ok(Finished::Detached(journal)),
+            Outcome::Done(Err(error)) => {
+                release(&self.codec);
+                Err(error)
+            }
+            Outcome::Panicked(message) => {
+                release(&self.codec);
+                tracing::error!(
+                    method,
+                    target,
+                    panic = %message,
+                    "handler panicked"
+                );
+                Err(Error::internal("the handler failed unexpectedly"))
+            }
+            Outcome::Refused(error) => {
+                release(&self.codec);
+                Err(error)
+            }
+            Outcome::Suspended {
+                requests,
+                mut journal,
+                answered,
+            } => {
+                let keys: Vec<&String> = requests.keys().collect();
+                if let Ok(raw) = Recorded::of(&keys) {
+                    journal.insert(ASKED.to_string(), raw);
+                }
+                let sealed = self
+                        .codec
+                        .seal_bound(&bound, &fingerprint, &journal, now.unwrap_or_else(unix_now))
+                        .map_err(|e| match e {
+                            // The answers on this request are what grew it past the cap.
+                            StateError::Oversize(n) if answered => Error::invalid_params(format!(
+                                "the answers on this request would make a requestState of {n} bytes, over the size cap"
+                            )),
+                            StateError::Oversize(n) => Error::internal(format!(
+                                "the call's requestState would be {n} bytes, over the size cap"
+                            )),
+                            other => Error::internal(other.to_string()),
+                        });
+                let token = match sealed {
+                    Ok(token) => token,
+                    Err(e) => {
+                        release(&self.codec);
+                        return Err(e);
+                    }
+                };
+                let mut ask = InputRequiredResult::new().with_state(token);
+                ask.input_requests = Some(requests);
+                Ok(Finished::Suspended(Box::new(ask)))
+            }
+        }
+    }
+}
