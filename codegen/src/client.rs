@@ -283,12 +283,29 @@ fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {
             )
         }
     };
+    // A tool whose input declares no property takes no argument: its method has none.
+    let takes_nothing = input
+        .get("properties")
+        .and_then(Value::as_object)
+        .is_none_or(Map::is_empty)
+        && input
+            .get("additionalProperties")
+            .is_none_or(|a| a == &Value::Bool(false))
+        && input_note.is_none();
+    let args = if takes_nothing {
+        quote!(&::serde_json::Map::<
+            ::std::string::String,
+            ::serde_json::Value,
+        >::new())
+    } else {
+        quote!(&args)
+    };
     let output = tool.get("outputSchema").filter(|s| s.is_object());
     let (output_types, returns, call) = match output {
         None => (
             TokenStream::new(),
             quote!(CallToolResult),
-            quote!(self.inner.call_tool_with(#name, &args).await),
+            quote!(self.inner.call_tool_checked(#name, #args).await),
         ),
         Some(schema) => {
             let out_name = format!("{base}Output");
@@ -303,7 +320,7 @@ fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {
             (
                 types,
                 quote!(#module::#out_ident),
-                quote!(self.inner.call_tool_typed(#name, &args).await),
+                quote!(self.inner.call_tool_typed(#name, #args).await),
             )
         }
     };
@@ -317,6 +334,7 @@ fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {
     }
     let module_doc = format!(" The types of the tool `{name}`.");
     let method_ident = format_ident!("{}", method);
+    let parameter = (!takes_nothing).then(|| quote!(, args: #module::#args_ident));
     let output_module = (!output_types.is_empty()).then(|| {
         let out_ident = format_ident!("{base}Output");
         quote! {
@@ -341,7 +359,7 @@ fn tool_code(name: &str, method: &str, tool: &Value) -> ToolCode {
         },
         method: quote! {
             #[doc = #doc]
-            pub async fn #method_ident(&self, args: #module::#args_ident) -> ::core::result::Result<#returns, ClientError> {
+            pub async fn #method_ident(&self #parameter) -> ::core::result::Result<#returns, ClientError> {
                 #call
             }
         },

@@ -469,6 +469,70 @@ tokio::task_local! {
     static CALL_LIMIT: Duration;
 }
 
+tokio::task_local! {
+    /// Where [`Client::with_progress`] sends the progress of one call's requests.
+    static PROGRESS: ProgressFn;
+}
+
+/// A progress callback ([`Client::with_progress`]).
+type ProgressFn = Arc<dyn Fn(Progress) + Send + Sync>;
+
+/// The progress callbacks of the requests in flight, by the progress token each carries.
+type Watchers = Arc<Mutex<HashMap<String, ProgressFn>>>;
+
+/// A progress notification the server sent for a call ([`Client::with_progress`]).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Progress {
+    /// How far the work is; increases with every notification.
+    pub progress: f64,
+    /// The total `progress` reaches, if the server knows it.
+    pub total: Option<f64>,
+    /// What is happening, for a person to read.
+    pub message: Option<String>,
+}
+
+/// Give `message` to the progress callback its token names, if it is a progress notification
+/// for a request in flight.
+fn watch(watchers: &Watchers, message: &Value) {
+    if message.get("method").and_then(Value::as_str) != Some(methods::NOTIFICATIONS_PROGRESS) {
+        return;
+    }
+    let Some(params) = message.get("params") else {
+        return;
+    };
+    let token = match params.get("progressToken") {
+        Some(Value::String(t)) => t.clone(),
+        Some(Value::Number(n)) => n.to_string(),
+        _ => return,
+    };
+    let Some(progress) = params.get("progress").and_then(Value::as_f64) else {
+        return;
+    };
+    let callback = crate::wire::lock(watchers).get(&token).cloned();
+    if let Some(callback) = callback {
+        callback(Progress {
+            progress,
+            total: params.get("total").and_then(Value::as_f64),
+            message: params
+                .get("message")
+                .and_then(Value::as_str)
+                .map(str::to_string),
+        });
+    }
+}
+
+/// A progress token registered for one request; unregistered when the request ends.
+struct Watching<'a> {
+    watchers: &'a Watchers,
+    token: String,
+}
+
+impl Drop for Watching<'_> {
+    fn drop(&mut self) {
+        crate::wire::lock(self.watchers).remove(&self.token);
+    }
+}
+
 /// The default limit on each request's reply: [`Client::timeout`].
 pub const DEFAULT_TIMEOUT: Duration = Duration::from_secs(60);
 
@@ -549,6 +613,8 @@ pub struct Client {
     forced: Option<Era>,
     /// The default limit on each request's reply ([`Client::timeout`]).
     timeout: Option<Duration>,
+    /// The progress callbacks of the requests in flight ([`Client::with_progress`]).
+    watchers: Watchers,
     /// A legacy HTTP session's standalone stream reader, stopped with the client.
     listener: std::sync::OnceLock<StopOnDrop>,
     /// Headers sent with every HTTP request ([`Client::header`]).
@@ -599,6 +665,9 @@ impl Drop for StopOnDrop {
     }
 }
 
+/// The longest line of a spawned server's stderr that is passed on.
+const MAX_STDERR_LINE: usize = 64 * 1024;
+
 /// The longest line read from a stdio server (a reply may carry a large resource).
 const MAX_REPLY_LINE: usize = 64 * 1024 * 1024;
 
@@ -617,12 +686,28 @@ impl Client {
     }
 
     /// Spawn `program` with `args` and talk to it over stdio. Dropping a call's future before
-    /// it completes sends the server `notifications/cancelled` for it.
+    /// it completes sends the server `notifications/cancelled` for it. What the server writes
+    /// to its stderr is logged through `tracing` (target `oxmcp::client::server`, level info),
+    /// never mixed into the host's own stderr; [`Client::stdio_with_stderr`] takes it instead.
     pub fn stdio(program: &str, args: &[&str]) -> Result<Self, ClientError> {
+        let server = program.to_string();
+        Self::stdio_with_stderr(program, args, move |line: &str| {
+            tracing::info!(target: "oxmcp::client::server", server = %server, "{line}");
+        })
+    }
+
+    /// [`Client::stdio`], with each line the server writes to its stderr given to `on_line`
+    /// (lines past 64 KiB are skipped; invalid UTF-8 is replaced).
+    pub fn stdio_with_stderr(
+        program: &str,
+        args: &[&str],
+        on_line: impl Fn(&str) + Send + 'static,
+    ) -> Result<Self, ClientError> {
         let mut child = tokio::process::Command::new(program)
             .args(args)
             .stdin(std::process::Stdio::piped())
             .stdout(std::process::Stdio::piped())
+            .stderr(std::process::Stdio::piped())
             .kill_on_drop(true)
             .spawn()
             .map_err(|e| ClientError::Transport(format!("spawn {program}: {e}")))?;
@@ -634,6 +719,22 @@ impl Client {
             .stdout
             .take()
             .ok_or_else(|| ClientError::Transport("no stdout".into()))?;
+        if let Some(stderr) = child.stderr.take() {
+            tokio::spawn(async move {
+                let mut reader = BufReader::new(stderr);
+                let mut raw = Vec::new();
+                loop {
+                    match crate::wire::line::read_line(&mut reader, &mut raw, MAX_STDERR_LINE).await
+                    {
+                        Ok(crate::wire::line::Line::Fits) => {
+                            on_line(&String::from_utf8_lossy(&raw));
+                        }
+                        Ok(crate::wire::line::Line::TooLong) => {}
+                        Ok(crate::wire::line::Line::End) | Err(_) => break,
+                    }
+                }
+            });
+        }
         let mut client = Self::over_io(stdout, stdin);
         if let Transport::Stdio { _child, .. } = &mut client.transport {
             *_child = Some(Arc::new(Mutex::new(child)));
@@ -664,8 +765,9 @@ impl Client {
         let notes: Arc<Mutex<Option<mpsc::UnboundedSender<Value>>>> = Arc::default();
         let answers: Arc<Mutex<Option<Arc<dyn InputHandler>>>> = Arc::default();
         let done = Arc::new(AtomicBool::new(false));
-        let (reader_pending, reader_notes, reader_done) =
-            (pending.clone(), notes.clone(), done.clone());
+        let watchers = Watchers::default();
+        let (reader_pending, reader_notes, reader_done, reader_watchers) =
+            (pending.clone(), notes.clone(), done.clone(), watchers.clone());
         // Weak: the reader must not keep the writer (and the server's stdin) open once the
         // client is dropped.
         let (reader_answers, reader_tx) = (answers.clone(), tx.downgrade());
@@ -703,6 +805,7 @@ impl Client {
                         });
                     }
                     _ => {
+                        watch(&reader_watchers, &v);
                         let note = reader_notes.lock().ok().and_then(|n| n.clone());
                         if let Some(n) = note {
                             let _ = n.send(v);
@@ -717,14 +820,16 @@ impl Client {
                 p.clear();
             }
         });
-        Self::with_transport(Transport::Stdio {
+        let mut client = Self::with_transport(Transport::Stdio {
             tx,
             pending,
             done,
             notes,
             answers,
             _child: None,
-        })
+        });
+        client.watchers = watchers;
+        client
     }
 
     fn with_transport(transport: Transport) -> Self {
@@ -742,6 +847,7 @@ impl Client {
             headers: Arc::new(hyper::HeaderMap::new()),
             forced: None,
             timeout: Some(DEFAULT_TIMEOUT),
+            watchers: Watchers::default(),
         }
     }
 
@@ -817,6 +923,18 @@ impl Client {
         call: impl std::future::Future<Output = Result<T, ClientError>>,
     ) -> Result<T, ClientError> {
         CALL_LIMIT.scope(limit, call).await
+    }
+
+    /// Run `call` (any of this client's calls) with each of its requests carrying a progress
+    /// token, and the progress the server reports for them given to `on_progress`:
+    /// `client.with_progress(|p| println!("{:.0}%", p.progress * 100.0), client.call_tool(..))`.
+    /// Progress also reaches [`Client::notifications`], as before.
+    pub async fn with_progress<T>(
+        &self,
+        on_progress: impl Fn(Progress) + Send + Sync + 'static,
+        call: impl std::future::Future<Output = Result<T, ClientError>>,
+    ) -> Result<T, ClientError> {
+        PROGRESS.scope(Arc::new(on_progress), call).await
     }
 
     /// What the client and its server agreed, once the first request found it (`None` before).
@@ -1086,6 +1204,7 @@ impl Client {
                     if v.get("method").is_none() && v.get("id").is_some() && v.get("id") == id {
                         return Ok(v);
                     }
+                    watch(&self.watchers, &v);
                     match &session {
                         // The server's requests are answered and POSTed back in the session.
                         Some(s) => {
@@ -1157,6 +1276,21 @@ impl Client {
             Value::Object(m) => m,
             Value::Null => Map::new(),
             _ => return Err(ClientError::Protocol("params must be an object".into())),
+        };
+        // Inside `with_progress`: this request carries a progress token of its own.
+        let _watching = match PROGRESS.try_with(Arc::clone) {
+            Ok(callback) if method != methods::SERVER_DISCOVER => {
+                let token = format!("oxmcp-{}", self.next_id.fetch_add(1, Ordering::Relaxed));
+                if let Value::Object(meta) = params.entry("_meta").or_insert_with(|| json!({})) {
+                    meta.insert("progressToken".into(), Value::String(token.clone()));
+                }
+                crate::wire::lock(&self.watchers).insert(token.clone(), callback);
+                Some(Watching {
+                    watchers: &self.watchers,
+                    token,
+                })
+            }
+            _ => None,
         };
         // An explicit discover decides the era itself; anything else needs it known.
         let era = if method == methods::SERVER_DISCOVER && self.forced.is_none() {
@@ -1556,13 +1690,13 @@ impl Client {
         self.call_tool(name, arguments).await
     }
 
-    /// Call a tool with typed arguments and read its structured output as `T` (the type of its
-    /// `outputSchema`). A tool error (`isError`) is [`ClientError::Tool`].
-    pub async fn call_tool_typed<A: serde_core::Serialize + ?Sized, T: DeserializeOwned>(
+    /// Call a tool with typed arguments; a tool error (`isError`) is [`ClientError::Tool`] with
+    /// the result's text, as the typed clients `oxmcp-codegen client` writes map it.
+    pub async fn call_tool_checked<A: serde_core::Serialize + ?Sized>(
         &self,
         name: &str,
         args: &A,
-    ) -> Result<T, ClientError> {
+    ) -> Result<CallToolResult, ClientError> {
         let result = self.call_tool_with(name, args).await?;
         if result.is_error == Some(true) {
             let text = result
@@ -1576,6 +1710,17 @@ impl Client {
                 .join("\n");
             return Err(ClientError::Tool(text));
         }
+        Ok(result)
+    }
+
+    /// Call a tool with typed arguments and read its structured output as `T` (the type of its
+    /// `outputSchema`). A tool error (`isError`) is [`ClientError::Tool`].
+    pub async fn call_tool_typed<A: serde_core::Serialize + ?Sized, T: DeserializeOwned>(
+        &self,
+        name: &str,
+        args: &A,
+    ) -> Result<T, ClientError> {
+        let result = self.call_tool_checked(name, args).await?;
         let Some(structured) = result.structured_content else {
             return Err(ClientError::Protocol(format!(
                 "`{name}` returned no structuredContent"

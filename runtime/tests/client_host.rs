@@ -3,7 +3,7 @@
 //! the era readable and forceable, a 2025 session ended with DELETE, and errors that name the
 //! address they failed on. Against the project's own server over HTTP, in both eras.
 
-use oxmcp::client::{Client, ClientError, Era, Protocol};
+use oxmcp::client::{Client, ClientError, Era, Progress, Protocol};
 use oxmcp::prelude::*;
 use serde_json::{json, Value};
 use std::sync::atomic::{AtomicUsize, Ordering};
@@ -29,11 +29,12 @@ impl Drop for Ends {
     }
 }
 
-/// Takes `ms`, counting itself started, finished and ended.
+/// Takes `ms`, counting itself started, finished and ended; reports progress halfway.
 #[mcp_tool]
 async fn slow(calls: State<Calls>, ms: u64) -> String {
     calls.started.fetch_add(1, Ordering::SeqCst);
     let _ends = Ends(calls.ended.clone());
+    oxmcp::progress(0.5, Some(1.0), Some("halfway"));
     tokio::time::sleep(Duration::from_millis(ms)).await;
     calls.finished.fetch_add(1, Ordering::SeqCst);
     "slow done".into()
@@ -388,5 +389,47 @@ async fn a_failed_connection_names_the_address_and_the_cause() {
         };
         assert!(text.contains(&url), "{era:?}: {text}");
         assert!(text.to_lowercase().contains("refused"), "{era:?}: {text}");
+    }
+}
+
+#[tokio::test]
+async fn progress_reaches_the_callback_of_its_call_in_both_eras() {
+    let url = serve(Calls::default()).await;
+    for era in [Era::Stateless, Era::Session] {
+        let client = Client::http(&url).era(era);
+        let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+        let sink = seen.clone();
+        client
+            .with_progress(
+                move |p| sink.lock().unwrap().push(p),
+                client.call_tool("slow", json!({"ms": 1})),
+            )
+            .await
+            .unwrap();
+        let halfway = Progress {
+            progress: 0.5,
+            total: Some(1.0),
+            message: Some("halfway".into()),
+        };
+        assert_eq!(*seen.lock().unwrap(), [halfway], "{era:?}");
+        // Outside `with_progress` a call carries no token, and nothing reaches the callback.
+        client.call_tool("slow", json!({"ms": 1})).await.unwrap();
+        assert_eq!(seen.lock().unwrap().len(), 1, "{era:?}");
+    }
+}
+
+#[tokio::test]
+async fn a_spawned_servers_stderr_goes_to_the_callback_not_the_hosts() {
+    let (tx, mut rx) = tokio::sync::mpsc::unbounded_channel();
+    let script = "echo 'starting up' >&2; echo 'ready' >&2; exec cat >/dev/null";
+    let _client = Client::stdio_with_stderr("sh", &["-c", script], move |line| {
+        let _ = tx.send(line.to_string());
+    })
+    .unwrap();
+    for expected in ["starting up", "ready"] {
+        let line = tokio::time::timeout(Duration::from_secs(5), rx.recv())
+            .await
+            .expect("a stderr line");
+        assert_eq!(line.as_deref(), Some(expected));
     }
 }

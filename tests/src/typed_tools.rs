@@ -83,10 +83,20 @@ pub async fn plan_trip(
     }))
 }
 
-/// Says hello (no output schema: the client gets the whole result).
+/// Says hello (no output schema: the client gets the whole result); an empty name is a tool
+/// error.
 #[mcp_tool]
-pub async fn hello(name: String) -> String {
-    format!("Hello, {name}!")
+pub async fn hello(name: String) -> Result<String, ToolError> {
+    if name.is_empty() {
+        return Err(ToolError::new("a name, please"));
+    }
+    Ok(format!("Hello, {name}!"))
+}
+
+/// Takes no argument (the typed client's method takes none either).
+#[mcp_tool]
+pub async fn ping() -> String {
+    "pong".into()
 }
 
 /// The server the typed client test generates its client from.
@@ -95,6 +105,7 @@ pub fn server() -> Server {
         .name("typed-tools")
         .tool(plan_trip)
         .tool(hello)
+        .tool(ping)
         .build()
         .expect("the typed tools server builds")
 }

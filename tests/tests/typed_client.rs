@@ -76,4 +76,17 @@ async fn the_generated_client_calls_the_server_with_its_own_types() {
         .await
         .unwrap();
     assert_eq!(mcp_tests::support::text(&hello), "Hello, Ada!");
+    // Its tool error is an error, as with an output schema.
+    let nameless = client
+        .hello(generated::hello::HelloArgs {
+            name: String::new(),
+        })
+        .await;
+    assert!(
+        matches!(&nameless, Err(ClientError::Tool(m)) if m == "a name, please"),
+        "{nameless:?}"
+    );
+    // A tool that takes no argument is called with none.
+    let pong = client.ping().await.unwrap();
+    assert_eq!(mcp_tests::support::text(&pong), "pong");
 }

@@ -67,6 +67,6 @@ impl BistroClient {
         &self,
         args: book_table::BookTableArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("book_table", &args).await
+        self.inner.call_tool_checked("book_table", &args).await
     }
 }

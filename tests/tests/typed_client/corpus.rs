@@ -1147,14 +1147,14 @@ impl CorpusClient {
         &self,
         args: read_file::ReadFileArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("read_file", &args).await
+        self.inner.call_tool_checked("read_file", &args).await
     }
     /// `edit_file`: Apply line edits to a file.
     pub async fn edit_file(
         &self,
         args: edit_file::EditFileArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("edit_file", &args).await
+        self.inner.call_tool_checked("edit_file", &args).await
     }
     /// `create_issue`: Open an issue in a repository.
     pub async fn create_issue(
@@ -1168,21 +1168,21 @@ impl CorpusClient {
         &self,
         args: fetch::FetchArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("fetch", &args).await
+        self.inner.call_tool_checked("fetch", &args).await
     }
     /// `web_search`: Search the web.
     pub async fn web_search(
         &self,
         args: web_search::WebSearchArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("web_search", &args).await
+        self.inner.call_tool_checked("web_search", &args).await
     }
     /// `create_entities`: Add entities to the knowledge graph.
     pub async fn create_entities(
         &self,
         args: create_entities::CreateEntitiesArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("create_entities", &args).await
+        self.inner.call_tool_checked("create_entities", &args).await
     }
     /// `convert_time`: Convert a time between time zones.
     pub async fn convert_time(
@@ -1196,7 +1196,7 @@ impl CorpusClient {
         &self,
         args: send_message::SendMessageArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("send_message", &args).await
+        self.inner.call_tool_checked("send_message", &args).await
     }
     /// `query`: Run a read-only SQL query.
     pub async fn query(
@@ -1210,27 +1210,27 @@ impl CorpusClient {
         &self,
         args: directions::DirectionsArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("directions", &args).await
+        self.inner.call_tool_checked("directions", &args).await
     }
     /// `screenshot`: Take a screenshot of the page or an element.
     pub async fn screenshot(
         &self,
         args: screenshot::ScreenshotArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("screenshot", &args).await
+        self.inner.call_tool_checked("screenshot", &args).await
     }
     /// `sequential_thinking`: Record one step of a chain of thought.
     pub async fn sequential_thinking(
         &self,
         args: sequential_thinking::SequentialThinkingArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("sequential_thinking", &args).await
+        self.inner.call_tool_checked("sequential_thinking", &args).await
     }
     /// `schedule`: Schedule a job once or on a repeat. (arguments untyped: typify cannot take this schema (not implemented: if/then/else schemas are not supported))
     pub async fn schedule(
         &self,
         args: schedule::ScheduleArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("schedule", &args).await
+        self.inner.call_tool_checked("schedule", &args).await
     }
 }

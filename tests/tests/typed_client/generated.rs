@@ -285,6 +285,74 @@ pub mod hello {
     }
     pub use args::HelloArgs;
 }
+/// The types of the tool `ping`.
+pub mod ping {
+    /// The arguments' types.
+    pub mod args {
+        ///`PingArgs`
+        #[derive(::serde::Deserialize, ::serde::Serialize, Clone, Debug)]
+        #[serde(transparent)]
+        pub struct PingArgs(
+            pub ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        );
+        impl ::std::ops::Deref for PingArgs {
+            type Target = ::serde_json::Map<::std::string::String, ::serde_json::Value>;
+            fn deref(
+                &self,
+            ) -> &::serde_json::Map<::std::string::String, ::serde_json::Value> {
+                &self.0
+            }
+        }
+        impl ::std::convert::From<PingArgs>
+        for ::serde_json::Map<::std::string::String, ::serde_json::Value> {
+            fn from(value: PingArgs) -> Self {
+                value.0
+            }
+        }
+        impl ::std::convert::From<
+            ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+        > for PingArgs {
+            fn from(
+                value: ::serde_json::Map<::std::string::String, ::serde_json::Value>,
+            ) -> Self {
+                Self(value)
+            }
+        }
+        /// Error types.
+        pub mod error {
+            /// Error from a `TryFrom` or `FromStr` implementation.
+            pub struct ConversionError(::std::borrow::Cow<'static, str>);
+            impl ::std::error::Error for ConversionError {}
+            impl ::std::fmt::Display for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Display::fmt(&self.0, f)
+                }
+            }
+            impl ::std::fmt::Debug for ConversionError {
+                fn fmt(
+                    &self,
+                    f: &mut ::std::fmt::Formatter<'_>,
+                ) -> Result<(), ::std::fmt::Error> {
+                    ::std::fmt::Debug::fmt(&self.0, f)
+                }
+            }
+            impl From<&'static str> for ConversionError {
+                fn from(value: &'static str) -> Self {
+                    Self(value.into())
+                }
+            }
+            impl From<String> for ConversionError {
+                fn from(value: String) -> Self {
+                    Self(value.into())
+                }
+            }
+        }
+    }
+    pub use args::PingArgs;
+}
 /// Typed calls of the tools in a tools/list result.
 pub struct TripClient {
     inner: Client,
@@ -305,11 +373,20 @@ impl TripClient {
     ) -> ::core::result::Result<plan_trip::PlanTripOutput, ClientError> {
         self.inner.call_tool_typed("plan_trip", &args).await
     }
-    /// `hello`: Says hello (no output schema: the client gets the whole result).
+    /// `hello`: Says hello (no output schema: the client gets the whole result); an empty name is a tool error.
     pub async fn hello(
         &self,
         args: hello::HelloArgs,
     ) -> ::core::result::Result<CallToolResult, ClientError> {
-        self.inner.call_tool_with("hello", &args).await
+        self.inner.call_tool_checked("hello", &args).await
+    }
+    /// `ping`: Takes no argument (the typed client's method takes none either).
+    pub async fn ping(&self) -> ::core::result::Result<CallToolResult, ClientError> {
+        self.inner
+            .call_tool_checked(
+                "ping",
+                &::serde_json::Map::<::std::string::String, ::serde_json::Value>::new(),
+            )
+            .await
     }
 }
