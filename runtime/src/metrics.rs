@@ -18,6 +18,7 @@ use prometheus_client::metrics::family::Family;
 use prometheus_client::metrics::gauge::Gauge;
 use prometheus_client::metrics::histogram::{exponential_buckets, Histogram};
 use prometheus_client::registry::Registry;
+use std::sync::Arc;
 
 type Labels<const N: usize> = [(&'static str, &'static str); N];
 
@@ -33,6 +34,7 @@ pub(crate) struct Metrics {
     duration: Family<Labels<1>, Histogram, fn() -> Histogram>,
     rounds: Family<Labels<1>, Counter>,
     sessions: Gauge,
+    streams: Family<Labels<1>, Gauge>,
     tasks: Family<Labels<1>, Counter>,
     state_refused: Family<Labels<1>, Counter>,
     store_errors: Counter,
@@ -46,6 +48,7 @@ impl Metrics {
             Family::<Labels<1>, Histogram, fn() -> Histogram>::new_with_constructor(latency_histogram);
         let rounds = Family::<Labels<1>, Counter>::default();
         let sessions = Gauge::default();
+        let streams = Family::<Labels<1>, Gauge>::default();
         let tasks = Family::<Labels<1>, Counter>::default();
         let state_refused = Family::<Labels<1>, Counter>::default();
         let store_errors = Counter::default();
@@ -61,6 +64,11 @@ impl Metrics {
             rounds.clone(),
         );
         registry.register("mcp_sessions_open", "2025-era HTTP sessions open", sessions.clone());
+        registry.register(
+            "mcp_streams_open",
+            "SSE response streams open, by era (stateless requests, or 2025-era sessions)",
+            streams.clone(),
+        );
         registry.register("mcp_tasks", "Tasks created, and ended by status", tasks.clone());
         registry.register(
             "mcp_state_refused",
@@ -78,6 +86,7 @@ impl Metrics {
             duration,
             rounds,
             sessions,
+            streams,
             tasks,
             state_refused,
             store_errors,
@@ -100,6 +109,16 @@ impl Metrics {
     /// A session opened (`+1`) or closed (`-1`).
     pub(crate) fn sessions(&self, delta: i64) {
         self.sessions.inc_by(delta);
+    }
+
+    /// An SSE stream of `era` opened: counted in `mcp_streams_open` until the guard is dropped
+    /// with the stream.
+    pub(crate) fn stream(self: &Arc<Self>, era: &'static str) -> OpenStream {
+        self.streams.get_or_create(&[("era", era)]).inc();
+        OpenStream {
+            metrics: self.clone(),
+            era,
+        }
     }
 
     /// A task created, or ended with `status`.
@@ -125,5 +144,20 @@ impl Metrics {
         // Writing to a String cannot fail.
         let _ = encode(&mut text, &self.registry);
         text
+    }
+}
+
+/// An open SSE stream, counted in `mcp_streams_open` while it lives.
+pub(crate) struct OpenStream {
+    metrics: Arc<Metrics>,
+    era: &'static str,
+}
+
+impl Drop for OpenStream {
+    fn drop(&mut self) {
+        self.metrics
+            .streams
+            .get_or_create(&[("era", self.era)])
+            .dec();
     }
 }

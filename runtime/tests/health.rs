@@ -270,3 +270,69 @@ async fn metrics_count_requests_rounds_sessions_and_refusals() {
         "{text}"
     );
 }
+
+/// Reports progress, then takes 800 ms: its answer streams for that long.
+#[oxmcp::mcp_tool]
+async fn streaming() -> String {
+    oxmcp::progress(0.5, Some(1.0), Some("halfway"));
+    tokio::time::sleep(Duration::from_millis(800)).await;
+    "done".into()
+}
+
+#[tokio::test]
+async fn open_streams_are_counted_by_era_while_they_are_open() {
+    use oxmcp::client::{Client, Era};
+    let server = Server::builder().metrics().tool(streaming).build().unwrap();
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let base = format!("http://{}", listener.local_addr().unwrap());
+    tokio::spawn(serve_listener(
+        Arc::new(server),
+        listener,
+        HttpConfig::default(),
+        std::future::pending(),
+    ));
+    let open = |era: &'static str| {
+        let base = base.clone();
+        async move {
+            let (_, text) = get(&format!("{base}/metrics"), "localhost").await;
+            let series = format!("mcp_streams_open{{era=\"{era}\"}} ");
+            text.lines()
+                .find_map(|l| l.strip_prefix(&series))
+                .and_then(|v| v.parse::<i64>().ok())
+                .unwrap_or(0)
+        }
+    };
+    // Wait (up to 5 s) for the count of `era` to be `n`.
+    let reaches = move |era: &'static str, n: i64| async move {
+        for _ in 0..500 {
+            if open(era).await == n {
+                return true;
+            }
+            tokio::time::sleep(Duration::from_millis(10)).await;
+        }
+        false
+    };
+    let url = format!("{base}/mcp");
+
+    // A stateless call with a progress token streams its answer: one stream while it runs.
+    let client = Arc::new(Client::http(&url).era(Era::Stateless));
+    let calling = client.clone();
+    let call = tokio::spawn(async move {
+        calling
+            .with_progress(|_| {}, calling.call_tool("streaming", json!({})))
+            .await
+    });
+    assert!(reaches("stateless", 1).await, "no stream counted");
+    call.await.unwrap().unwrap();
+    assert!(reaches("stateless", 0).await, "the stream is still counted");
+
+    // A 2025 session's standalone stream counts while the session lives.
+    let session = Client::http(&url).era(Era::Session);
+    session.connect().await.unwrap();
+    assert!(reaches("session", 1).await, "no session stream counted");
+    session.close().await.unwrap();
+    assert!(
+        reaches("session", 0).await,
+        "the session's stream is still counted"
+    );
+}

@@ -243,6 +243,7 @@ pub(crate) fn read(
     epoch: Option<u32>,
     retry: Duration,
     window: Duration,
+    open: crate::http::sse::Counted,
 ) -> Response {
     log.attach();
     let reader = Reader {
@@ -261,9 +262,10 @@ pub(crate) fn read(
         event_id(reader.log.id, after),
         retry.as_millis()
     );
-    let events = stream::unfold(reader, |mut reader| async move {
+    // The count of open streams goes down with the stream.
+    let events = stream::unfold((reader, open), |(mut reader, open)| async move {
         let event = reader.next().await?;
-        Some((Ok::<Event, Infallible>(event), reader))
+        Some((Ok::<Event, Infallible>(event), (reader, open)))
     });
     let (parts, body) = Sse::new(events)
         .keep_alive(KeepAlive::default())

@@ -9,7 +9,7 @@ use super::quota::InFlight;
 use super::respond::reply_response;
 use super::session::Sessions;
 use crate::server::Server;
-use crate::http::sse::{event_stream, AbortOnDrop};
+use crate::http::sse::{counted, event_stream, AbortOnDrop};
 use crate::wire::param::{decode_param, param_text};
 use crate::wire::{
     name_field, request_head, request_id, request_meta, Incoming, Notifier, Reply, RequestHead,
@@ -196,5 +196,6 @@ async fn stream_response(
         First::Reply(None) => return StatusCode::ACCEPTED.into_response(),
     };
     let reply = async move { done_rx.await.ok().flatten().map(|r| r.to_json()) };
-    event_stream(note, rx, task, reply)
+    let open = counted(&app.server, "stateless");
+    event_stream(note, rx, task, reply, open)
 }

@@ -21,7 +21,7 @@ use super::quota::{CallerKey, InFlight};
 use super::respond::{json_response, Refusal};
 use crate::server::legacy::{is_legacy_initialize, Session};
 use crate::http::event_log::{self, parse_event_id, EventLog};
-use crate::http::sse::AbortOnDrop;
+use crate::http::sse::{counted, AbortOnDrop};
 use crate::transport::Limits;
 use crate::wire::{lock, Notifier};
 use axum::http::{header, HeaderMap, HeaderValue, StatusCode};
@@ -373,7 +373,7 @@ impl Sessions {
             calls.insert(key, task.abort_handle());
             task
         };
-        respond(&entry, limits, rx, done_rx, task, cut_rx).await
+        respond(&app.server, &entry, limits, rx, done_rx, task, cut_rx).await
     }
 
     /// GET: the standalone SSE stream of the caller's session, or with `Last-Event-ID` the
@@ -396,7 +396,15 @@ impl Sessions {
             // A stream with something left to send is resumed; one that is gone or has nothing
             // more gives way to a new standalone stream.
             if let Some(log) = log.filter(|log| !log.exhausted_after(after)) {
-                return event_log::read(log, after, None, limits.retry_hint, limits.resume_window);
+                let open = counted(&app.server, "session");
+                return event_log::read(
+                    log,
+                    after,
+                    None,
+                    limits.retry_hint,
+                    limits.resume_window,
+                    open,
+                );
             }
         }
         let (out, mut rx) = Notifier::channel(limits.queue);
@@ -426,7 +434,8 @@ impl Sessions {
             writer_log.finish();
         });
         log.set_writer(writer.abort_handle());
-        event_log::read(log, 0, None, limits.retry_hint, limits.resume_window)
+        let open = counted(&app.server, "session");
+        event_log::read(log, 0, None, limits.retry_hint, limits.resume_window, open)
     }
 
     /// DELETE: end the caller's session; 405 without a session header.
@@ -515,6 +524,7 @@ impl Entry {
 /// stream starts too when the handler ends it before sending anything
 /// (`RequestContext::close_stream`), so the client has an event id to resume from.
 async fn respond(
+    server: &crate::Server,
     entry: &Entry,
     limits: &Limits,
     mut rx: mpsc::Receiver<String>,
@@ -558,5 +568,6 @@ async fn respond(
         writer_log.finish();
     });
     log.set_writer(writer.abort_handle());
-    event_log::read(log, 0, Some(0), limits.retry_hint, limits.resume_window)
+    let open = counted(server, "session");
+    event_log::read(log, 0, Some(0), limits.retry_hint, limits.resume_window, open)
 }

@@ -7,6 +7,26 @@ use axum::response::{IntoResponse, Response};
 use futures_util::stream::{self, StreamExt};
 use std::convert::Infallible;
 
+/// An open stream as the metrics count it (`mcp_streams_open`), kept alive with the stream;
+/// nothing without the `metrics` feature.
+pub(crate) struct Counted {
+    #[cfg(feature = "metrics")]
+    _open: Option<crate::metrics::OpenStream>,
+}
+
+/// Count a stream of `era` open on `server`, for as long as the result lives.
+pub(crate) fn counted(server: &crate::Server, era: &'static str) -> Counted {
+    #[cfg(feature = "metrics")]
+    return Counted {
+        _open: server.metrics().map(|m| m.stream(era)),
+    };
+    #[cfg(not(feature = "metrics"))]
+    {
+        let _ = (server, era);
+        Counted {}
+    }
+}
+
 /// Aborts a spawned task when dropped.
 pub(crate) struct AbortOnDrop(pub(crate) tokio::task::JoinHandle<()>);
 
@@ -25,6 +45,7 @@ pub(crate) fn event_stream(
     rx: tokio::sync::mpsc::Receiver<String>,
     task: AbortOnDrop,
     reply: impl std::future::Future<Output = Option<String>> + Send + 'static,
+    open: Counted,
 ) -> Response {
     let message =
         |text: String| Ok::<Event, Infallible>(Event::default().event("message").data(text));
@@ -33,6 +54,7 @@ pub(crate) fn event_stream(
         .map(message);
     let last = stream::once(async move {
         let _task = task;
+        let _open = open;
         reply.await
     })
     .filter_map(move |reply| async move { reply.map(message) });
