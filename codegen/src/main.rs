@@ -589,10 +589,15 @@ fn live_tools(url: &str, headers: &[String]) -> Result<serde_json::Value, Error>
                 .header(name, value)
                 .map_err(|e| Error::msg(format!("--header: {e}")))?;
         }
-        let tools = client
-            .list_all_tools()
-            .await
-            .map_err(|e| Error::msg(format!("{url}: listing the tools: {e}")))?;
+        let tools = client.list_all_tools().await.map_err(|e| {
+            // A transport error names the address itself; any other is given it here.
+            let e = e.to_string();
+            if e.contains(url) {
+                Error::msg(format!("listing the tools: {e}"))
+            } else {
+                Error::msg(format!("{url}: listing the tools: {e}"))
+            }
+        })?;
         serde_json::to_value(&tools)
             .map(|tools| serde_json::json!({ "tools": tools }))
             .map_err(|e| Error::msg(format!("{url}: {e}")))

@@ -117,6 +117,23 @@ fn cargo(dir: &Path, target: &Path, args: &[&str]) -> String {
     text
 }
 
+/// Run the generator's command line (without the client commands, which build the runtime)
+/// in `dir` with `args`.
+fn codegen(dir: &Path, target: &Path, args: &[&str]) -> String {
+    let mut all = vec![
+        "run",
+        "-q",
+        "-p",
+        "oxmcp-codegen",
+        "--no-default-features",
+        "--features",
+        "cli",
+        "--",
+    ];
+    all.extend_from_slice(args);
+    cargo(dir, target, &all)
+}
+
 #[test]
 fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
     // At the same path every run: the scratch crates' build artifacts (in the shared build
@@ -139,18 +156,10 @@ fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
     // The commands the README lists for a new spec revision (with the command line alone: the
     // generator's client commands, which build the runtime, are not used here).
     let from = spec.to_str().unwrap();
-    cargo(
+    codegen(
         &root,
         &target,
         &[
-            "run",
-            "-q",
-            "-p",
-            "oxmcp-codegen",
-            "--no-default-features",
-            "--features",
-            "cli",
-            "--",
             "pin",
             NEW,
             "--from",
@@ -161,38 +170,8 @@ fn a_made_up_version_is_pinned_generated_and_built_without_a_hand_edit() {
             "2026",
         ],
     );
-    cargo(
-        &root,
-        &target,
-        &[
-            "run",
-            "-q",
-            "-p",
-            "oxmcp-codegen",
-            "--no-default-features",
-            "--features",
-            "cli",
-            "--",
-            "generate",
-            "--version",
-            NEW,
-        ],
-    );
-    cargo(
-        &root,
-        &target,
-        &[
-            "run",
-            "-q",
-            "-p",
-            "oxmcp-codegen",
-            "--no-default-features",
-            "--features",
-            "cli",
-            "--",
-            "check",
-        ],
-    );
+    codegen(&root, &target, &["generate", "--version", NEW]);
+    codegen(&root, &target, &["check"]);
 
     // Only spec data, pins and generated files changed.
     let after = snapshot(&root);
