@@ -71,6 +71,71 @@ impl InputHandler for DeclineAll {
     }
 }
 
+/// An input handler with typed answers, for a host that would rather build an
+/// `ElicitResult`, a `CreateMessageResult` or a `ListRootsResult` than JSON: implement the kinds
+/// of input the host can give and wrap it in [`Typed`]. Unimplemented, an elicitation is
+/// declined and a sampling or roots request is [`ClientError::Unanswerable`]; [`InputHandler`]
+/// stays the escape hatch for raw JSON answers.
+pub trait TypedInput: Send + Sync + 'static {
+    /// Answer an elicitation (a form or a URL to visit).
+    fn elicit(
+        &self,
+        request: oxmcp_schema::ElicitRequest,
+    ) -> BoxFuture<Result<oxmcp_schema::ElicitResult, ClientError>> {
+        let _ = request;
+        Box::pin(async { Ok(oxmcp_schema::ElicitResult::decline()) })
+    }
+
+    /// Answer a sampling request with the client's model.
+    fn sample(
+        &self,
+        request: oxmcp_schema::CreateMessageRequest,
+    ) -> BoxFuture<Result<oxmcp_schema::CreateMessageResult, ClientError>> {
+        let _ = request;
+        Box::pin(async { Err(ClientError::Unanswerable("CreateMessageRequest".into())) })
+    }
+
+    /// List the client's roots.
+    fn roots(
+        &self,
+        request: oxmcp_schema::ListRootsRequest,
+    ) -> BoxFuture<Result<oxmcp_schema::ListRootsResult, ClientError>> {
+        let _ = request;
+        Box::pin(async { Err(ClientError::Unanswerable("ListRootsRequest".into())) })
+    }
+}
+
+/// A [`TypedInput`] as the [`InputHandler`] a client takes:
+/// `client.with_input(caps, Typed(MyHost))`.
+#[derive(Debug, Clone, Copy, Default)]
+pub struct Typed<T>(pub T);
+
+impl<T: TypedInput> InputHandler for Typed<T> {
+    fn answer(&self, _key: &str, request: InputRequest) -> BoxFuture<Result<Value, ClientError>> {
+        fn json<R: serde_core::Serialize>(result: R) -> Result<Value, ClientError> {
+            serde_json::to_value(result).map_err(|e| ClientError::Protocol(e.to_string()))
+        }
+        match request {
+            InputRequest::ElicitRequest(r) => {
+                let answer = self.0.elicit(r);
+                Box::pin(async move { json(answer.await?) })
+            }
+            InputRequest::CreateMessageRequest(r) => {
+                let answer = self.0.sample(r);
+                Box::pin(async move { json(answer.await?) })
+            }
+            InputRequest::ListRootsRequest(r) => {
+                let answer = self.0.roots(r);
+                Box::pin(async move { json(answer.await?) })
+            }
+            other => {
+                let kind = other.variant_name().to_string();
+                Box::pin(async move { Err(ClientError::Unanswerable(kind)) })
+            }
+        }
+    }
+}
+
 /// Builds the capabilities a client declares on its requests:
 /// `Capabilities::new().elicitation_form().sampling().roots().build()`.
 #[derive(Debug, Clone, Default)]

@@ -433,3 +433,108 @@ async fn a_spawned_servers_stderr_goes_to_the_callback_not_the_hosts() {
         assert_eq!(line.as_deref(), Some(expected));
     }
 }
+
+#[derive(oxmcp::ElicitForm)]
+struct Who {
+    /// Who is asking?
+    name: String,
+}
+
+/// Asks the user, the client's model and the client's roots, in turn.
+#[mcp_tool]
+async fn survey() -> Result<String, ToolError> {
+    let who = match elicit::<Who>("Who?").await? {
+        Elicited::Accept(w) => w.name,
+        _ => "nobody".into(),
+    };
+    let line = sample(Sampling::user("A line")).await?;
+    let roots = list_roots().await?;
+    Ok(format!(
+        "{who}; {}; {} roots",
+        line.text().unwrap_or_default(),
+        roots.len()
+    ))
+}
+
+/// A host that answers all three kinds of input with typed results.
+struct Host;
+
+impl oxmcp::client::TypedInput for Host {
+    fn elicit(
+        &self,
+        request: oxmcp::schema::ElicitRequest,
+    ) -> oxmcp::BoxFuture<Result<oxmcp::schema::ElicitResult, ClientError>> {
+        assert!(serde_json::to_string(&request.params)
+            .unwrap()
+            .contains("Who?"));
+        Box::pin(async {
+            Ok(
+                serde_json::from_value(json!({"action": "accept", "content": {"name": "Ada"}}))
+                    .unwrap(),
+            )
+        })
+    }
+
+    fn sample(
+        &self,
+        _: oxmcp::schema::CreateMessageRequest,
+    ) -> oxmcp::BoxFuture<Result<oxmcp::schema::CreateMessageResult, ClientError>> {
+        Box::pin(async {
+            Ok(serde_json::from_value(json!({"role": "assistant",
+                "content": {"type": "text", "text": "Fjords"}, "model": "m"}))
+            .unwrap())
+        })
+    }
+
+    fn roots(
+        &self,
+        _: oxmcp::schema::ListRootsRequest,
+    ) -> oxmcp::BoxFuture<Result<oxmcp::schema::ListRootsResult, ClientError>> {
+        Box::pin(async {
+            Ok(serde_json::from_value(json!({"roots": [{"uri": "file:///home/ada"}]})).unwrap())
+        })
+    }
+}
+
+/// A host that answers nothing itself: elicitations are declined, the rest unanswerable.
+struct Nothing;
+
+impl oxmcp::client::TypedInput for Nothing {}
+
+#[tokio::test]
+async fn a_typed_input_handler_answers_in_both_eras() {
+    let server = Arc::new(Server::builder().tool(survey).build().unwrap());
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(oxmcp::http::serve_listener(
+        server,
+        listener,
+        oxmcp::http::HttpConfig::default(),
+        std::future::pending(),
+    ));
+    let caps = || {
+        oxmcp::client::Capabilities::new()
+            .elicitation_form()
+            .sampling()
+            .roots()
+            .build()
+    };
+    for era in [Era::Stateless, Era::Session] {
+        let client = Client::http(&url)
+            .era(era)
+            .with_input(caps(), oxmcp::client::Typed(Host));
+        let done = client.call_tool("survey", json!({})).await.unwrap();
+        let oxmcp::schema::ContentBlock::TextContent(text) = &done.content[0] else {
+            panic!("{done:?}")
+        };
+        assert_eq!(text.text, "Ada; Fjords; 1 roots", "{era:?}");
+    }
+    let client = Client::http(&url)
+        .era(Era::Stateless)
+        .with_input(caps(), oxmcp::client::Typed(Nothing));
+    let refused = client.call_tool("survey", json!({})).await.unwrap_err();
+    assert_eq!(
+        refused,
+        ClientError::Unanswerable("CreateMessageRequest".into())
+    );
+}
