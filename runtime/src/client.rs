@@ -269,8 +269,9 @@ enum Negotiated {
 struct LegacyHttp {
     url: String,
     http: HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
-    /// The client's own headers ([`Client::header`]), sent on every request of the session.
-    headers: Arc<hyper::HeaderMap>,
+    /// The client's own headers ([`Client::header`], [`Client::headers_from`]), sent on every
+    /// request of the session.
+    headers: Arc<Headers>,
     version: String,
     session: Option<String>,
 }
@@ -683,7 +684,7 @@ pub struct Client {
     /// A legacy HTTP session's standalone stream reader, stopped with the client.
     listener: std::sync::OnceLock<StopOnDrop>,
     /// Headers sent with every HTTP request ([`Client::header`]).
-    headers: Arc<hyper::HeaderMap>,
+    headers: Arc<Headers>,
 }
 
 /// A 2025 HTTP session ends with the client: DELETE is sent from a task of its own.
@@ -708,11 +709,36 @@ impl Drop for Client {
     }
 }
 
-/// Add the client's own headers to `req` (after the protocol's, which they may not replace).
-fn add_headers(req: &mut hyper::Request<Full<Bytes>>, headers: &hyper::HeaderMap) {
-    for (name, value) in headers {
-        if !req.headers().contains_key(name) {
+/// Headers a host computes for each request ([`Client::headers_from`]).
+type HeaderSource = Arc<dyn Fn() -> hyper::HeaderMap + Send + Sync>;
+
+/// The client's own headers: fixed ones, and ones computed for each request.
+#[derive(Clone, Default)]
+struct Headers {
+    fixed: hyper::HeaderMap,
+    computed: Option<HeaderSource>,
+}
+
+/// Add the client's own headers to `req` (after the protocol's, which they may not replace):
+/// the fixed ones, then those computed now (which replace a fixed one of the same name).
+fn add_headers(req: &mut hyper::Request<Full<Bytes>>, headers: &Headers) {
+    let protocol: Vec<hyper::header::HeaderName> = req.headers().keys().cloned().collect();
+    for (name, value) in &headers.fixed {
+        if !protocol.contains(name) {
             req.headers_mut().append(name.clone(), value.clone());
+        }
+    }
+    if let Some(source) = &headers.computed {
+        let computed = source();
+        for name in computed.keys() {
+            if !protocol.contains(name) {
+                req.headers_mut().remove(name);
+            }
+        }
+        for (name, value) in computed {
+            if let Some(name) = name.filter(|n| !protocol.contains(n)) {
+                req.headers_mut().append(name, value);
+            }
         }
     }
 }
@@ -909,7 +935,7 @@ impl Client {
             header_params: Mutex::new(HashMap::new()),
             era: tokio::sync::OnceCell::new(),
             listener: std::sync::OnceLock::new(),
-            headers: Arc::new(hyper::HeaderMap::new()),
+            headers: Arc::new(Headers::default()),
             forced: None,
             timeout: Some(DEFAULT_TIMEOUT),
             watchers: Watchers::default(),
@@ -925,8 +951,20 @@ impl Client {
             .map_err(|e| ClientError::Transport(format!("header name `{name}`: {e}")))?;
         let value = hyper::header::HeaderValue::from_str(value.trim())
             .map_err(|e| ClientError::Transport(format!("header `{name}`: {e}")))?;
-        Arc::make_mut(&mut self.headers).append(name, value);
+        Arc::make_mut(&mut self.headers).fixed.append(name, value);
         Ok(self)
+    }
+
+    /// Compute headers for every HTTP request with `source`, e.g. an `Authorization` header
+    /// from a token the host refreshes. A computed header replaces a [`Client::header`] of the
+    /// same name; one the protocol sets itself is not replaced. Called once per request, so it
+    /// should be quick (read a value another task keeps fresh).
+    pub fn headers_from(
+        mut self,
+        source: impl Fn() -> hyper::HeaderMap + Send + Sync + 'static,
+    ) -> Self {
+        Arc::make_mut(&mut self.headers).computed = Some(Arc::new(source));
+        self
     }
 
     /// The capabilities declared on every request, and the handler that answers input requests.

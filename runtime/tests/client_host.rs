@@ -538,3 +538,61 @@ async fn a_typed_input_handler_answers_in_both_eras() {
         ClientError::Unanswerable("CreateMessageRequest".into())
     );
 }
+
+#[tokio::test]
+async fn computed_headers_are_fresh_on_every_request_and_replace_fixed_ones() {
+    let server = Arc::new(
+        Server::builder()
+            .tool(slow)
+            .state(Calls::default())
+            .build()
+            .unwrap(),
+    );
+    let seen = Arc::new(std::sync::Mutex::new(Vec::new()));
+    let record = seen.clone();
+    let router = oxmcp::http::router(server, oxmcp::http::HttpConfig::default()).layer(
+        axum::middleware::from_fn(
+            move |req: axum::extract::Request, next: axum::middleware::Next| {
+                let header = |name: &str| {
+                    req.headers()
+                        .get_all(name)
+                        .iter()
+                        .map(|v| v.to_str().unwrap().to_string())
+                        .collect::<Vec<_>>()
+                        .join(",")
+                };
+                record
+                    .lock()
+                    .unwrap()
+                    .push((header("authorization"), header("x-fixed")));
+                next.run(req)
+            },
+        ),
+    );
+    let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
+    let url = format!("http://{}/mcp", listener.local_addr().unwrap());
+    tokio::spawn(async move { axum::serve(listener, router).await });
+
+    let issued = Arc::new(AtomicUsize::new(0));
+    let client = Client::http(&url)
+        .era(Era::Stateless)
+        .header("Authorization", "Bearer fixed")
+        .unwrap()
+        .header("X-Fixed", "1")
+        .unwrap()
+        .headers_from(move || {
+            let n = issued.fetch_add(1, Ordering::SeqCst) + 1;
+            let mut headers = hyper::HeaderMap::new();
+            headers.insert("authorization", format!("Bearer t{n}").parse().unwrap());
+            headers
+        });
+    client.call_tool("slow", json!({"ms": 1})).await.unwrap();
+    client.call_tool("slow", json!({"ms": 1})).await.unwrap();
+    assert_eq!(
+        *seen.lock().unwrap(),
+        [
+            ("Bearer t1".to_string(), "1".to_string()),
+            ("Bearer t2".to_string(), "1".to_string())
+        ]
+    );
+}
