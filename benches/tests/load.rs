@@ -20,7 +20,8 @@ async fn spawn(which: &str) -> String {
     let listener = tokio::net::TcpListener::bind("127.0.0.1:0").await.unwrap();
     let url = format!("http://{}/mcp", listener.local_addr().unwrap());
     match which {
-        "ours" => tokio::spawn(ours::serve(listener)),
+        "ours" => tokio::spawn(ours::serve(listener, false)),
+        "ours-metrics" => tokio::spawn(ours::serve(listener, true)),
         "fixture" => tokio::spawn(ours::serve_fixture(listener)),
         "rmcp" => tokio::spawn(rmcp_peer::serve(listener)),
         _ => tokio::spawn(rmsdk_peer::serve(listener)),
@@ -40,7 +41,7 @@ fn flows() -> Vec<Flow> {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn every_flow_completes_on_both_servers() {
-    for which in ["ours", "rmcp", "rust-mcp-sdk"] {
+    for which in ["ours", "ours-metrics", "rmcp", "rust-mcp-sdk"] {
         let url = spawn(which).await;
         let conns = generator::Conns::new(&url).unwrap();
         let mut conn = conns.take().await.unwrap();

@@ -8,6 +8,7 @@
 //! | `mcp_request_duration_seconds` | histogram | `method` |
 //! | `mcp_mrtr_rounds_total` | counter | `method`: answers that asked the client for input |
 //! | `mcp_sessions_open` | gauge | 2025-era HTTP sessions |
+//! | `mcp_streams_open` | gauge | `era` (`stateless`, `session`): SSE streams open |
 //! | `mcp_tasks_total` | counter | `status`: tasks created, and ended by status |
 //! | `mcp_state_refused_total` | counter | `reason`: `requestState` tokens refused |
 //! | `mcp_task_store_errors_total` | counter | errors of the task store (Redis) |

@@ -15,7 +15,9 @@
 //! call whose elicitation is a real request to the client, DELETE) against rmcp's legacy
 //! session mode. `taskset -c 0 load one-cpu [--seconds S] [--reps N]` measures concurrency 1
 //! with the generator and the servers on one CPU, where no flow waits for a CPU to wake, and
-//! `load halting` concurrency 1 on two CPUs with the host's idle states. `--poll-idle` makes
+//! `load halting` concurrency 1 on two CPUs with the host's idle states. `load metrics` measures
+//! the cost of the `metrics` feature: the bench server with and without `ServerBuilder::metrics`
+//! (`ours-metrics`), the three flows at concurrency 1, 8 and 32, taking turns. `--poll-idle` makes
 //! idle CPUs poll instead of halting while the invocation runs (see `idle`); `benches/run.sh`
 //! gives it to the main tables.
 
@@ -225,7 +227,9 @@ fn main() -> std::process::ExitCode {
             .and_then(|t| t.parse::<usize>().ok())
         {
             Some(n) => Some(n),
-            None if matches!(which, Some("fixture" | "ours")) => Some(mcp_tests::fixture_threads()),
+            None if matches!(which, Some("fixture" | "ours" | "ours-metrics")) => {
+                Some(mcp_tests::fixture_threads())
+            }
             None => None,
         };
         let runtime = match threads {
@@ -247,7 +251,7 @@ fn main() -> std::process::ExitCode {
     let mode = args
         .first()
         .map(String::as_str)
-        .filter(|m| ["legacy", "probe", "one-cpu", "halting"].contains(m));
+        .filter(|m| ["legacy", "probe", "one-cpu", "halting", "metrics"].contains(m));
     let (probe, halting) = (mode == Some("probe"), mode == Some("halting"));
     let mut poll_idle = false;
     let mut seconds = 0.125f64;
@@ -321,6 +325,7 @@ fn main() -> std::process::ExitCode {
         Some("legacy") => runtime.block_on(run_legacy(d, reps)),
         Some("one-cpu") => runtime.block_on(run_c1(C1::OneCpu, d, reps)),
         Some("halting") => runtime.block_on(run_c1(C1::Halting, d, reps)),
+        Some("metrics") => runtime.block_on(run_metrics(d, reps)),
         _ => runtime.block_on(run(d, reps, held.is_some())),
     };
     drop(held);
@@ -344,7 +349,8 @@ async fn serve(which: Option<&str>) -> std::process::ExitCode {
     let port = listener.local_addr().map(|a| a.port()).unwrap_or(0);
     println!("PORT {port}");
     let result = match which {
-        Some("ours") => ours::serve(listener).await,
+        Some("ours") => ours::serve(listener, false).await,
+        Some("ours-metrics") => ours::serve(listener, true).await,
         Some("fixture") => ours::serve_fixture(listener).await,
         Some("floor") => floor::serve(listener).await,
         Some("rmcp") => rmcp_peer::serve(listener).await,
@@ -691,6 +697,63 @@ async fn run_c1(mode: C1, d: Duration, reps: usize) -> Result<(), String> {
             f.errors,
             r.errors
         );
+    }
+    for m in results.iter().flatten() {
+        if let Some(e) = &m.first_error {
+            eprintln!("first error: {e}");
+        }
+    }
+    Ok(())
+}
+
+/// The bench server without and with metrics (`ServerBuilder::metrics`, the `/metrics`
+/// endpoint served, every request counted and timed): the three flows at concurrency 1, 8 and
+/// 32, `reps` runs of `d` each, taking turns.
+async fn run_metrics(d: Duration, reps: usize) -> Result<(), String> {
+    let targets = [
+        Target::start("ours").await?,
+        Target::start("ours-metrics").await?,
+    ];
+    let flows = [Flow::plain(), Flow::elicitation(), Flow::multi_round()];
+    let levels = [1usize, 8, 32];
+    for flow in &flows {
+        for t in &targets {
+            warm_up(t, flow, 8).await?;
+        }
+    }
+    let mut results: Vec<[Merged; 2]> = (0..flows.len() * levels.len())
+        .map(|_| Default::default())
+        .collect();
+    for rep in 0..reps {
+        for (i, flow) in flows.iter().enumerate() {
+            for (j, &conc) in levels.iter().enumerate() {
+                for k in 0..targets.len() {
+                    let s = turn(rep, k, targets.len());
+                    let cell = &mut results[i * levels.len() + j][s];
+                    measure(&targets[s], flow, conc, d, cell).await;
+                }
+            }
+        }
+    }
+    println!("#### The cost of metrics (`load metrics`; flows/s: median of {reps} runs of {:.3} s, the two servers taking turns; CPU = server user+system time per HTTP request)\n", d.as_secs_f64());
+    println!("| flow | concurrency | without flows/s | with metrics flows/s | with / without | CPU µs/req without / with | errors without / with |");
+    println!("|---|---|---|---|---|---|---|");
+    for (i, flow) in flows.iter().enumerate() {
+        for (j, conc) in levels.iter().enumerate() {
+            let [off, on] = &results[i * levels.len() + j];
+            println!(
+                "| {} | {} | {:.0} | {:.0} | {} | {:.0} / {:.0} | {} / {} |",
+                flow.label,
+                conc,
+                off.rate(),
+                on.rate(),
+                ratio(on.rate(), off.rate()),
+                off.cpu_per(off.all_requests),
+                on.cpu_per(on.all_requests),
+                off.errors,
+                on.errors
+            );
+        }
     }
     for m in results.iter().flatten() {
         if let Some(e) = &m.first_error {

@@ -33,19 +33,23 @@ pub async fn bench_rounds(rounds: u32) -> Result<String, ToolError> {
     Ok(answers.join(","))
 }
 
-/// Serves this project's server on `listener` until the process ends.
-pub async fn serve(listener: tokio::net::TcpListener) -> std::io::Result<()> {
+/// Serves this project's server on `listener` until the process ends; with `metrics`, counting
+/// and timing every request and serving `/metrics`.
+pub async fn serve(listener: tokio::net::TcpListener, metrics: bool) -> std::io::Result<()> {
     use mcp_tests::conformance::{
         test_input_required_result_elicitation, test_input_required_result_multi_round,
         test_simple_text,
     };
-    let server = Server::builder()
-        .tool(test_simple_text)
-        .tool(test_input_required_result_elicitation)
-        .tool(test_input_required_result_multi_round)
-        .tool(bench_rounds)
-        .build()
-        .map_err(std::io::Error::other)?;
+    // Built before any await: the builder is not `Send`.
+    let server = {
+        let builder = Server::builder()
+            .tool(test_simple_text)
+            .tool(test_input_required_result_elicitation)
+            .tool(test_input_required_result_multi_round)
+            .tool(bench_rounds);
+        let builder = if metrics { builder.metrics() } else { builder };
+        builder.build().map_err(std::io::Error::other)?
+    };
     oxmcp::http::serve_listener(
         Arc::new(server),
         listener,
