@@ -113,6 +113,31 @@ for run in sep-2322-client-request-state@2026-07-28 request-metadata@2026-07-28 
   fi
 done
 
+# The authorization scenarios: every `auth/*` client scenario the suite lists, at every version
+# it lists it for, against the project's client logging in with OAuth (the suite runs the
+# authorization server); the extension ones (no version) after them.
+auth_runs=$("$node22" "$suite" list | sed -n 's/^  - \(auth\/[^ ]*\) \[\(.*\)\]$/\1 \2/p' \
+  | while read -r scenario versions; do
+      for version in ${versions//,/ }; do echo "$scenario@$version"; done
+    done)
+auth_count=0
+for run in $auth_runs; do
+  scenario="${run%@*}"; version="${run#*@}"
+  if [ "$version" = extension ]; then version_arg=""; else version_arg="--spec-version $version"; fi
+  log="$dir/client-${scenario//\//-}-$version.log"
+  if unshare --net bash -c "ip link set lo up && '$node22' '$suite' client --command '$client' --scenario $scenario $version_arg -o '$dir/out-client'" >"$log" 2>&1; then
+    echo "$scenario ($version): $(grep -E '^Passed:' "$log")"
+    if grep -qE '[1-9][0-9]* warnings' "$log"; then echo "warnings in $scenario at $version"; status=1; fi
+    if grep -qE '^Passed: 0/' "$log"; then echo "$scenario: no check passed"; status=1; fi
+  else
+    echo "$scenario ($version) failed"; tail -n 20 "$log"; status=1
+  fi
+  auth_count=$((auth_count + 1))
+done
+# The suite lists 27 authorization scenarios besides the extensions; fewer means the list was
+# not read.
+if [ "$auth_count" -lt 27 ]; then echo "conformance: only $auth_count authorization runs"; status=1; fi
+
 # The skills extension's client scenarios (SEP-2640), by name and without a spec version, like
 # the server ones: no prefetch, and a skill whose SKILL.md fails its digest, size or frontmatter
 # is not loaded.

@@ -7,7 +7,13 @@
 //! server's skills and, but for `sep-2640-client-no-prefetch` (which loads none), loads the
 //! first one: its `SKILL.md`, verified, then its other files, each verified; a file that fails
 //! verification stops the load.
+//!
+//! In the authorization scenarios (`auth/*`) it logs in with OAuth: the suite's authorization
+//! server approves without a user ([`AutoApprove`]); the client offers a metadata document URL
+//! and uses credentials the scenario hands it (`client_id`, `client_secret` in the context) as
+//! pre-registered ones, or for the client credentials grant.
 
+use oxmcp::client::oauth::{AutoApprove, OAuth};
 use oxmcp::client::{Client, ClientError};
 use oxmcp::schema::{ClientCapabilities, ElicitRequestParams, InputRequest};
 use oxmcp::BoxFuture;
@@ -73,11 +79,18 @@ async fn main() -> std::process::ExitCode {
     let caps: ClientCapabilities =
         serde_json::from_value(json!({"elicitation": {}, "sampling": {}, "roots": {}}))
             .unwrap_or_default();
-    let client = Client::http(url).with_input(caps, answer);
+    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
+    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
+        .ok()
+        .and_then(|c| serde_json::from_str(&c).ok())
+        .unwrap_or(Value::Null);
+    let mut client = Client::http(url).with_input(caps, answer);
+    if scenario.starts_with("auth/") {
+        client = client.oauth(oauth(&scenario, &context));
+    }
     if let Err(e) = client.discover().await {
         eprintln!("server/discover: {e}");
     }
-    let scenario = std::env::var("MCP_CONFORMANCE_SCENARIO").unwrap_or_default();
     if scenario.starts_with("sep-2640-client-") {
         return skills(&client, scenario != "sep-2640-client-no-prefetch").await;
     }
@@ -88,10 +101,6 @@ async fn main() -> std::process::ExitCode {
             return std::process::ExitCode::FAILURE;
         }
     };
-    let context: Value = std::env::var("MCP_CONFORMANCE_CONTEXT")
-        .ok()
-        .and_then(|c| serde_json::from_str(&c).ok())
-        .unwrap_or(Value::Null);
     if let Some(calls) = context.get("toolCalls").and_then(Value::as_array) {
         for call in calls {
             let name = call["name"].as_str().unwrap_or_default();
@@ -141,6 +150,24 @@ async fn main() -> std::process::ExitCode {
         }
     }
     std::process::ExitCode::SUCCESS
+}
+
+/// How the client logs in for an authorization scenario.
+fn oauth(scenario: &str, context: &Value) -> OAuth {
+    let id = context.get("client_id").and_then(Value::as_str);
+    let secret = context.get("client_secret").and_then(Value::as_str);
+    if scenario.starts_with("auth/client-credentials") {
+        if let (Some(id), Some(secret)) = (id, secret) {
+            return OAuth::client_credentials(id, secret);
+        }
+    }
+    let mut config = OAuth::authorization_code(AutoApprove::new("http://localhost:3000/callback"))
+        .client_name("oxmcp conformance client")
+        .metadata_document("https://conformance-test.local/client-metadata.json");
+    if let Some(id) = id {
+        config = config.pre_registered(id, secret);
+    }
+    config
 }
 
 /// List the skills and, when `load`, load the first: its `SKILL.md`, then the rest, each

@@ -19,6 +19,13 @@
 //! (2025-11-25) and speaks the legacy protocol from then on: an `Mcp-Session-Id` over HTTP, no
 //! `_meta`, and the server's own `elicitation/create`, `sampling/createMessage` and `roots/list`
 //! requests answered through the same [`InputHandler`].
+//!
+//! With the `oauth` feature, [`Client::oauth`] logs in to servers that require OAuth 2.1
+//! ([`oauth`]).
+
+#[cfg(feature = "oauth")]
+#[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+pub mod oauth;
 
 use crate::wire::{BoxFuture, META_CAPS, META_CLIENT_INFO, META_VERSION};
 use futures_util::StreamExt;
@@ -205,6 +212,10 @@ pub enum ClientError {
     /// A skill file failed verification (its size, its digest, or a `SKILL.md` whose
     /// frontmatter differs from the skill's entry): its content must not be used.
     Unverified(String),
+    /// Authorization failed: discovery, registration or the token endpoint refused, the
+    /// authorization response did not check out, or the server kept refusing the tokens
+    /// obtained ([`Client::oauth`]).
+    Unauthorized(String),
     /// No reply to `method` came within the time limit ([`Client::timeout`],
     /// [`Client::within`]); the request was abandoned and the server told so.
     Timeout {
@@ -225,6 +236,7 @@ impl fmt::Display for ClientError {
             ClientError::Unanswerable(k) => write!(f, "cannot answer a {k}"),
             ClientError::Tool(m) => write!(f, "the tool failed: {m}"),
             ClientError::Unverified(m) => write!(f, "unverified skill file: {m}"),
+            ClientError::Unauthorized(m) => write!(f, "unauthorized: {m}"),
             ClientError::Timeout { method, after } => {
                 write!(f, "no reply to {method} within {after:?}")
             }
@@ -268,7 +280,7 @@ enum Negotiated {
 /// negotiated version and the session id.
 struct LegacyHttp {
     url: String,
-    http: HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+    http: HttpClient,
     /// The client's own headers ([`Client::header`], [`Client::headers_from`]), sent on every
     /// request of the session.
     headers: Arc<Headers>,
@@ -461,7 +473,7 @@ async fn answer_server_request(handler: &Arc<dyn InputHandler>, request: &Value)
 enum Transport {
     Http {
         url: String,
-        http: HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+        http: HttpClient,
     },
     Stdio {
         tx: mpsc::UnboundedSender<String>,
@@ -717,6 +729,9 @@ type HeaderSource = Arc<dyn Fn() -> hyper::HeaderMap + Send + Sync>;
 struct Headers {
     fixed: hyper::HeaderMap,
     computed: Option<HeaderSource>,
+    /// The OAuth state whose access token every request carries ([`Client::oauth`]).
+    #[cfg(feature = "oauth")]
+    auth: Option<Arc<oauth::Authorizer>>,
 }
 
 /// Add the client's own headers to `req` (after the protocol's, which they may not replace):
@@ -739,6 +754,13 @@ fn add_headers(req: &mut hyper::Request<Full<Bytes>>, headers: &Headers) {
             if let Some(name) = name.filter(|n| !protocol.contains(n)) {
                 req.headers_mut().append(name, value);
             }
+        }
+    }
+    #[cfg(feature = "oauth")]
+    if let Some(token) = headers.auth.as_ref().and_then(|a| a.current()) {
+        if let Ok(value) = hyper::header::HeaderValue::from_str(&token) {
+            req.headers_mut()
+                .insert(hyper::header::AUTHORIZATION, value);
         }
     }
 }
@@ -766,10 +788,19 @@ const MAX_REPLY_LINE: usize = 64 * 1024 * 1024;
 /// whose cursors never end).
 const MAX_LIST_PAGES: usize = 100;
 
+/// The HTTP client requests go through.
+pub(crate) type HttpClient =
+    HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>;
+
+/// A new HTTP client.
+pub(crate) fn http_client() -> HttpClient {
+    HyperClient::builder(TokioExecutor::new()).build_http()
+}
+
 impl Client {
     /// A client for the streamable HTTP endpoint at `url` (e.g. `http://127.0.0.1:8080/mcp`).
     pub fn http(url: impl Into<String>) -> Self {
-        let http = HyperClient::builder(TokioExecutor::new()).build_http();
+        let http = http_client();
         Self::with_transport(Transport::Http {
             url: url.into(),
             http,
@@ -953,6 +984,34 @@ impl Client {
             .map_err(|e| ClientError::Transport(format!("header `{name}`: {e}")))?;
         Arc::make_mut(&mut self.headers).fixed.append(name, value);
         Ok(self)
+    }
+
+    /// Log in to an OAuth-protected server as `config` says: a `401` (or a `403` asking for
+    /// more scope) is answered by discovering the server's authorization server, obtaining a
+    /// token and sending the request again; every HTTP request then carries the token. A host
+    /// that wants the user to approve before the first call (outside its time limit) calls
+    /// [`Client::login`]. Only for HTTP clients: a stdio server needs no token.
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    pub fn oauth(mut self, config: oauth::OAuth) -> Self {
+        if let Transport::Http { url, http } = &self.transport {
+            let auth = oauth::Authorizer::new(config, http.clone(), url);
+            Arc::make_mut(&mut self.headers).auth = Some(Arc::new(auth));
+        }
+        self
+    }
+
+    /// Log in now ([`Client::oauth`]), from the server's well-known metadata, rather than on
+    /// the first `401`; without a time limit, so the user may take their time.
+    #[cfg(feature = "oauth")]
+    #[cfg_attr(docsrs, doc(cfg(feature = "oauth")))]
+    pub async fn login(&self) -> Result<(), ClientError> {
+        match &self.headers.auth {
+            Some(auth) => auth.login().await,
+            None => Err(ClientError::Unauthorized(
+                "the client has no OAuth configuration".into(),
+            )),
+        }
     }
 
     /// Compute headers for every HTTP request with `source`, e.g. an `Authorization` header
@@ -1218,22 +1277,23 @@ impl Client {
     async fn post_legacy(
         &self,
         url: &str,
-        http: &HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+        http: &HttpClient,
         version: &str,
         session: Option<&str>,
         msg: &Value,
     ) -> Result<(Value, Option<String>), ClientError> {
-        let mut req = hyper::Request::post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", version);
-        if let Some(s) = session {
-            req = req.header("mcp-session-id", s);
-        }
-        let mut req = req
-            .body(Full::new(Bytes::from(msg.to_string())))
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
-        add_headers(&mut req, &self.headers);
+        let body = Bytes::from(msg.to_string());
+        let build = || {
+            let mut req = hyper::Request::post(url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", version);
+            if let Some(s) = session {
+                req = req.header("mcp-session-id", s);
+            }
+            req.body(Full::new(body.clone()))
+                .map_err(|e| ClientError::Transport(e.to_string()))
+        };
         // A request of an open session (never `initialize`) whose reply is abandoned is
         // cancelled in the session.
         let mut in_flight = match (session, msg.get("id"), msg.get("method")) {
@@ -1249,10 +1309,7 @@ impl Client {
             }),
             _ => None,
         };
-        let resp = http
-            .request(req)
-            .await
-            .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
+        let resp = self.send_authorized(http, url, build).await?;
         let set_session = resp
             .headers()
             .get("mcp-session-id")
@@ -1668,35 +1725,87 @@ impl Client {
     async fn send_http(
         &self,
         url: &str,
-        http: &HyperClient<hyper_util::client::legacy::connect::HttpConnector, Full<Bytes>>,
+        http: &HttpClient,
         msg: &Value,
     ) -> Result<Value, ClientError> {
         let method = msg.get("method").and_then(Value::as_str).unwrap_or("");
         let params = msg.get("params");
-        let mut req = hyper::Request::post(url)
-            .header("content-type", "application/json")
-            .header("accept", "application/json, text/event-stream")
-            .header("mcp-protocol-version", LATEST_PROTOCOL_VERSION)
-            .header("mcp-method", method);
         // The field `Mcp-Name` mirrors: a tool or prompt name, a resource URI, a task id.
-        let name = crate::wire::name_field(method).and_then(|f| params.and_then(|p| p.get(f)));
-        if let Some(n) = name.and_then(Value::as_str) {
-            req = req.header("mcp-name", n);
-        }
-        if method == methods::TOOLS_CALL {
-            for (header, value) in self.param_headers(params)? {
+        let name = crate::wire::name_field(method)
+            .and_then(|f| params.and_then(|p| p.get(f)))
+            .and_then(Value::as_str);
+        let mirrored = if method == methods::TOOLS_CALL {
+            self.param_headers(params)?
+        } else {
+            Vec::new()
+        };
+        let body = Bytes::from(msg.to_string());
+        let build = || {
+            let mut req = hyper::Request::post(url)
+                .header("content-type", "application/json")
+                .header("accept", "application/json, text/event-stream")
+                .header("mcp-protocol-version", LATEST_PROTOCOL_VERSION)
+                .header("mcp-method", method);
+            if let Some(n) = name {
+                req = req.header("mcp-name", n);
+            }
+            for (header, value) in &mirrored {
                 req = req.header(header, value);
             }
-        }
-        let mut req = req
-            .body(Full::new(Bytes::from(msg.to_string())))
-            .map_err(|e| ClientError::Transport(e.to_string()))?;
-        add_headers(&mut req, &self.headers);
-        let resp = http
-            .request(req)
-            .await
-            .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
+            req.body(Full::new(body.clone()))
+                .map_err(|e| ClientError::Transport(e.to_string()))
+        };
+        let resp = self.send_authorized(http, url, build).await?;
         self.read_reply(resp, msg.get("id"), None).await
+    }
+
+    /// Send the request `build` makes, with the client's headers. Under OAuth it carries the
+    /// access token (refreshed first when it is about to expire), and a challenge the client
+    /// meets (a login, a refresh, a step-up) sends it again, as often as the authorizer allows.
+    async fn send_authorized(
+        &self,
+        http: &HttpClient,
+        url: &str,
+        build: impl Fn() -> Result<hyper::Request<Full<Bytes>>, ClientError>,
+    ) -> Result<hyper::Response<hyper::body::Incoming>, ClientError> {
+        loop {
+            let mut req = build()?;
+            #[cfg(feature = "oauth")]
+            if let Some(auth) = &self.headers.auth {
+                auth.header().await;
+            }
+            add_headers(&mut req, &self.headers);
+            #[cfg(feature = "oauth")]
+            let sent = req
+                .headers()
+                .get(hyper::header::AUTHORIZATION)
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            let resp = http
+                .request(req)
+                .await
+                .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
+            #[cfg(feature = "oauth")]
+            if let Some(auth) = &self.headers.auth {
+                let status = resp.status().as_u16();
+                if status == 401 || status == 403 {
+                    let challenge = resp
+                        .headers()
+                        .get(hyper::header::WWW_AUTHENTICATE)
+                        .and_then(|v| v.to_str().ok())
+                        .map(str::to_string);
+                    if auth
+                        .challenged(status, challenge.as_deref(), sent.as_deref())
+                        .await?
+                    {
+                        continue;
+                    }
+                } else {
+                    auth.passed();
+                }
+            }
+            return Ok(resp);
+        }
     }
 
     /// Run `method` to completion through any number of `input_required` rounds.

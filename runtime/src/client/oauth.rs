@@ -1,0 +1,1354 @@
+//! OAuth 2.1 for the client (feature `oauth`): a [`Client`](super::Client) given an [`OAuth`]
+//! answers a server's `401` by logging in and sends its access token on every HTTP request.
+//!
+//! What it does, per the MCP authorization rules (2025-03-26 to 2026-07-28):
+//! - **Discovery.** The Protected Resource Metadata named by the challenge's
+//!   `resource_metadata`, else at the well-known URIs (path, then root); its `resource` must be
+//!   the server's. The authorization server's metadata (RFC 8414, then OpenID discovery, with a
+//!   path-aware well-known URI), whose `issuer` must be the one it was looked up by. A server
+//!   without metadata (2025-03-26) is its own authorization server, with `/authorize`, `/token`
+//!   and `/register` at its root.
+//! - **The client's identity.** Pre-registered credentials ([`OAuth::pre_registered`]), else a
+//!   Client ID Metadata Document ([`OAuth::metadata_document`]) where the server supports one,
+//!   else dynamic registration (RFC 7591). A registration belongs to its authorization server:
+//!   when the resource moves to another, the client registers again.
+//! - **Authorization.** The authorization code grant with PKCE (S256) and the `resource`
+//!   indicator (RFC 8707); the scope from the challenge, else the resource's
+//!   `scopes_supported`, else none, joined with the scopes asked for before (step-up on a `403
+//!   insufficient_scope`), and `offline_access` when the authorization server offers it; the
+//!   redirect's `state` and `iss` (RFC 9207) checked. Or the client credentials grant, for a
+//!   machine client ([`OAuth::client_credentials`]).
+//! - **Tokens.** Sent as `Authorization: Bearer`; refreshed shortly before they expire and once
+//!   on a `401`, never on every call; kept in a [`TokenStore`] ([`MemoryStore`] by default, or
+//!   [`FileStore`]). A run of failed attempts stops after a limit ([`OAuth::max_attempts`]).
+//!
+//! The host shows the user the authorization page through an [`AuthorizationHandler`]:
+//! [`Loopback`] for a desktop host (it opens nothing itself: the host's callback shows the URL
+//! or starts a browser), or its own.
+
+use super::{causes, ClientError, HttpClient};
+use crate::wire::BoxFuture;
+use http_body_util::{BodyExt, Full};
+use hyper::body::Bytes;
+use oauth2::basic::BasicClient;
+use oauth2::url::Url;
+use oauth2::{
+    AuthType, AuthUrl, AuthorizationCode, ClientId, ClientSecret, CsrfToken, PkceCodeChallenge,
+    RedirectUrl, RefreshToken, RequestTokenError, Scope, TokenResponse, TokenUrl,
+};
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::collections::{BTreeMap, BTreeSet};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU32, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, SystemTime, UNIX_EPOCH};
+
+/// How long before its expiry an access token is refreshed.
+const REFRESH_MARGIN: Duration = Duration::from_secs(30);
+
+/// The largest metadata or token document read.
+const MAX_DOCUMENT: usize = 1024 * 1024;
+
+/// The host's part in the authorization code grant: show the user the authorization page and
+/// hand back where the authorization server sent the browser.
+pub trait AuthorizationHandler: Send + Sync + 'static {
+    /// The redirect URI sent with each authorization request (and registered, when the client
+    /// registers itself).
+    fn redirect_uri(&self) -> String;
+
+    /// Have the user approve `url` (open it in a browser, or show it), and return the URL the
+    /// authorization server redirected to, with its query (`code`, `state`, `iss`, or `error`).
+    fn authorize(&self, url: Url) -> BoxFuture<Result<Url, ClientError>>;
+}
+
+/// Where access tokens, refresh tokens and registrations are kept between runs, by the MCP
+/// server's URL.
+pub trait TokenStore: Send + Sync + 'static {
+    /// The credentials kept for `resource`, if any.
+    fn load(&self, resource: &str) -> Option<Credentials>;
+    /// Keep `credentials` for `resource`, replacing what was there.
+    fn save(&self, resource: &str, credentials: &Credentials) -> std::io::Result<()>;
+}
+
+/// What the client holds for one MCP server: its registration with the authorization server
+/// and its tokens.
+#[derive(Clone, PartialEq, Eq, Serialize, Deserialize)]
+pub struct Credentials {
+    /// The authorization server's issuer identifier: a registration and its tokens are used
+    /// with this server only.
+    pub issuer: String,
+    /// The token endpoint, for refreshing.
+    pub token_endpoint: String,
+    /// The resource indicator the tokens were issued for.
+    pub resource: String,
+    /// The client's id at the authorization server.
+    pub client_id: String,
+    /// The client's secret, for a confidential registration.
+    pub client_secret: Option<String>,
+    /// How the client authenticates at the token endpoint: `client_secret_basic`,
+    /// `client_secret_post` or `none`.
+    pub auth_method: String,
+    /// The scopes asked for, space-separated.
+    pub scope: String,
+    /// The access token (empty when the client holds a registration only).
+    pub access_token: String,
+    /// The refresh token, if one was issued.
+    pub refresh_token: Option<String>,
+    /// When the access token expires, in seconds since the Unix epoch, if the server said.
+    pub expires_at: Option<u64>,
+}
+
+impl std::fmt::Debug for Credentials {
+    /// Secrets and tokens are not printed.
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.debug_struct("Credentials")
+            .field("issuer", &self.issuer)
+            .field("resource", &self.resource)
+            .field("client_id", &self.client_id)
+            .field("auth_method", &self.auth_method)
+            .field("scope", &self.scope)
+            .field("expires_at", &self.expires_at)
+            .finish_non_exhaustive()
+    }
+}
+
+/// Credentials kept in memory, for the life of the process (the default store).
+#[derive(Default)]
+pub struct MemoryStore(Mutex<BTreeMap<String, Credentials>>);
+
+impl TokenStore for MemoryStore {
+    fn load(&self, resource: &str) -> Option<Credentials> {
+        crate::wire::lock(&self.0).get(resource).cloned()
+    }
+
+    fn save(&self, resource: &str, credentials: &Credentials) -> std::io::Result<()> {
+        crate::wire::lock(&self.0).insert(resource.to_string(), credentials.clone());
+        Ok(())
+    }
+}
+
+/// Credentials kept in a JSON file (readable by its owner only, on Unix), so a host logs in
+/// once across runs. The file is read and rewritten whole on each save.
+pub struct FileStore {
+    path: PathBuf,
+    lock: Mutex<()>,
+}
+
+impl FileStore {
+    /// A store in the file at `path` (created on the first save).
+    pub fn new(path: impl Into<PathBuf>) -> Self {
+        FileStore {
+            path: path.into(),
+            lock: Mutex::new(()),
+        }
+    }
+
+    fn read(&self) -> BTreeMap<String, Credentials> {
+        std::fs::read(&self.path)
+            .ok()
+            .and_then(|bytes| serde_json::from_slice(&bytes).ok())
+            .unwrap_or_default()
+    }
+}
+
+impl TokenStore for FileStore {
+    fn load(&self, resource: &str) -> Option<Credentials> {
+        let _held = crate::wire::lock(&self.lock);
+        self.read().remove(resource)
+    }
+
+    fn save(&self, resource: &str, credentials: &Credentials) -> std::io::Result<()> {
+        let _held = crate::wire::lock(&self.lock);
+        let mut all = self.read();
+        all.insert(resource.to_string(), credentials.clone());
+        let text = serde_json::to_vec_pretty(&all).map_err(std::io::Error::other)?;
+        // Written beside the file and renamed over it: a reader never sees half a file.
+        let tmp = self.path.with_extension("tmp");
+        let mut options = std::fs::OpenOptions::new();
+        options.write(true).create(true).truncate(true);
+        #[cfg(unix)]
+        std::os::unix::fs::OpenOptionsExt::mode(&mut options, 0o600);
+        {
+            use std::io::Write;
+            let mut file = options.open(&tmp)?;
+            file.write_all(&text)?;
+            file.sync_all()?;
+        }
+        std::fs::rename(&tmp, &self.path)
+    }
+}
+
+/// How the client obtains tokens.
+#[derive(Clone)]
+enum Grant {
+    /// The authorization code grant, the user approving through the host's handler.
+    Code(Arc<dyn AuthorizationHandler>),
+    /// The client credentials grant: the client acts for itself.
+    ClientCredentials,
+}
+
+/// How a client logs in to OAuth-protected MCP servers; given to
+/// [`Client::oauth`](super::Client::oauth).
+#[derive(Clone)]
+pub struct OAuth {
+    grant: Grant,
+    client_name: String,
+    application_type: String,
+    pre_registered: Option<(String, Option<String>)>,
+    metadata_document: Option<String>,
+    offline_access: bool,
+    max_attempts: u32,
+    store: Arc<dyn TokenStore>,
+}
+
+impl OAuth {
+    /// Log in with the authorization code grant, the user approving through `handler`.
+    pub fn authorization_code(handler: impl AuthorizationHandler) -> Self {
+        OAuth {
+            grant: Grant::Code(Arc::new(handler)),
+            client_name: "oxmcp client".to_string(),
+            application_type: "native".to_string(),
+            pre_registered: None,
+            metadata_document: None,
+            offline_access: true,
+            max_attempts: 3,
+            store: Arc::new(MemoryStore::default()),
+        }
+    }
+
+    /// Log in with the client credentials grant, as the client itself (no user), with
+    /// credentials registered beforehand.
+    pub fn client_credentials(client_id: &str, client_secret: &str) -> Self {
+        OAuth {
+            grant: Grant::ClientCredentials,
+            pre_registered: Some((client_id.to_string(), Some(client_secret.to_string()))),
+            offline_access: false,
+            ..OAuth::authorization_code(NoUser)
+        }
+    }
+
+    /// The name the client registers under (dynamic registration's `client_name`).
+    pub fn client_name(mut self, name: &str) -> Self {
+        self.client_name = name.to_string();
+        self
+    }
+
+    /// The `application_type` registered: `native` (the default: a desktop or command-line
+    /// host with a loopback redirect) or `web`.
+    pub fn application_type(mut self, kind: &str) -> Self {
+        self.application_type = kind.to_string();
+        self
+    }
+
+    /// Credentials registered with the authorization server beforehand: used instead of
+    /// registering.
+    pub fn pre_registered(mut self, client_id: &str, client_secret: Option<&str>) -> Self {
+        self.pre_registered = Some((client_id.to_string(), client_secret.map(str::to_string)));
+        self
+    }
+
+    /// The HTTPS URL of this client's Client ID Metadata Document, used as its `client_id` by
+    /// authorization servers that support such documents (the host publishes the document).
+    pub fn metadata_document(mut self, url: &str) -> Self {
+        self.metadata_document = Some(url.to_string());
+        self
+    }
+
+    /// Whether to ask for `offline_access` (a refresh token) when the authorization server
+    /// offers it (default: yes).
+    pub fn offline_access(mut self, ask: bool) -> Self {
+        self.offline_access = ask;
+        self
+    }
+
+    /// How many authorizations in a row may fail to satisfy the server before requests fail
+    /// with [`ClientError::Unauthorized`] (default 3): a server whose challenges can never be
+    /// met does not keep the user approving.
+    pub fn max_attempts(mut self, n: u32) -> Self {
+        self.max_attempts = n.max(1);
+        self
+    }
+
+    /// Where credentials are kept (default: [`MemoryStore`]).
+    pub fn store(mut self, store: impl TokenStore) -> Self {
+        self.store = Arc::new(store);
+        self
+    }
+}
+
+/// The handler of the client credentials grant, which has no user to ask.
+struct NoUser;
+
+impl AuthorizationHandler for NoUser {
+    fn redirect_uri(&self) -> String {
+        String::new()
+    }
+
+    fn authorize(&self, _url: Url) -> BoxFuture<Result<Url, ClientError>> {
+        Box::pin(async { Err(ClientError::Unauthorized("no user to ask".into())) })
+    }
+}
+
+/// A `Bearer` challenge's parameters (`WWW-Authenticate`).
+#[derive(Debug, Default)]
+struct Challenge {
+    resource_metadata: Option<String>,
+    scope: Option<String>,
+    error: Option<String>,
+}
+
+impl Challenge {
+    /// The `Bearer` challenge among those of a `WWW-Authenticate` value (none if there is no
+    /// such challenge or the value does not parse).
+    fn parse(value: Option<&str>) -> Challenge {
+        let mut found = Challenge::default();
+        let Some(challenges) = value.and_then(|v| http_auth::parse_challenges(v).ok()) else {
+            return found;
+        };
+        for challenge in challenges {
+            if !challenge.scheme.eq_ignore_ascii_case("bearer") {
+                continue;
+            }
+            for (name, value) in &challenge.params {
+                let value = Some(value.to_unescaped());
+                match name.to_ascii_lowercase().as_str() {
+                    "resource_metadata" => found.resource_metadata = value,
+                    "scope" => found.scope = value,
+                    "error" => found.error = value,
+                    _ => {}
+                }
+            }
+        }
+        found
+    }
+}
+
+/// An authorization server, as its metadata (or the 2025-03-26 defaults) describes it.
+#[derive(Debug, Clone)]
+struct AuthServer {
+    /// The issuer identifier, exactly as the metadata states it; `None` for a server without
+    /// metadata.
+    issuer: Option<String>,
+    authorization_endpoint: String,
+    token_endpoint: String,
+    registration_endpoint: Option<String>,
+    scopes_supported: Option<Vec<String>>,
+    auth_methods: Option<Vec<String>>,
+    metadata_documents: bool,
+    iss_parameter: bool,
+}
+
+impl AuthServer {
+    /// The key a registration is kept under: the issuer, or for a server without metadata its
+    /// token endpoint.
+    fn key(&self) -> &str {
+        self.issuer.as_deref().unwrap_or(&self.token_endpoint)
+    }
+}
+
+/// What discovery found: the resource to ask tokens for and who issues them.
+#[derive(Debug)]
+struct Discovered {
+    resource: String,
+    scopes_supported: Option<Vec<String>>,
+    server: AuthServer,
+}
+
+/// The client's registration at one authorization server.
+struct Registration {
+    client_id: String,
+    client_secret: Option<String>,
+    auth_method: String,
+}
+
+/// The state a login changes, behind one lock so that concurrent requests log in once.
+#[derive(Default)]
+struct Session {
+    loaded: bool,
+    credentials: Option<Credentials>,
+}
+
+/// A client's OAuth state for one MCP server.
+pub(crate) struct Authorizer {
+    config: OAuth,
+    http: HttpClient,
+    /// The MCP server's URL (tokens are kept under it).
+    server: String,
+    /// The `Authorization` value to send, read without waiting.
+    current: Mutex<Option<String>>,
+    session: tokio::sync::Mutex<Session>,
+    /// Authorizations since a request last got past the server's check.
+    attempts: AtomicU32,
+    /// The token was refreshed after a `401` and has not got a request past the check since:
+    /// another `401` means a new authorization.
+    refreshed: AtomicBool,
+}
+
+fn now() -> u64 {
+    SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.as_secs())
+        .unwrap_or(0)
+}
+
+fn unauthorized(text: impl Into<String>) -> ClientError {
+    ClientError::Unauthorized(text.into())
+}
+
+/// A failed HTTP exchange of the OAuth machinery (its `source()` is the cause).
+#[derive(Debug)]
+struct HttpFailure(String);
+
+impl std::fmt::Display for HttpFailure {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(&self.0)
+    }
+}
+
+impl std::error::Error for HttpFailure {}
+
+/// One HTTP exchange over `http`, its body read whole (up to a limit).
+async fn exchange(
+    http: HttpClient,
+    req: oauth2::HttpRequest,
+) -> Result<oauth2::HttpResponse, HttpFailure> {
+    let url = req.uri().to_string();
+    let req = req.map(|body| Full::new(Bytes::from(body)));
+    let resp = http
+        .request(req)
+        .await
+        .map_err(|e| HttpFailure(format!("{url}: {}", causes(&e))))?;
+    let (parts, body) = resp.into_parts();
+    let body = http_body_util::Limited::new(body, MAX_DOCUMENT)
+        .collect()
+        .await
+        .map_err(|e| HttpFailure(format!("{url}: {e}")))?
+        .to_bytes();
+    Ok(oauth2::HttpResponse::from_parts(parts, body.to_vec()))
+}
+
+/// The client's HTTP client, as the `oauth2` crate's token requests use it.
+struct OAuthHttp(HttpClient);
+
+impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
+    type Error = HttpFailure;
+    type Future = BoxFuture<Result<oauth2::HttpResponse, HttpFailure>>;
+
+    fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
+        Box::pin(exchange(self.0.clone(), request))
+    }
+}
+
+/// A token endpoint's refusal or failure, in words.
+fn token_error<RE: std::error::Error + 'static, T: oauth2::ErrorResponse + 'static>(
+    e: RequestTokenError<RE, T>,
+) -> ClientError {
+    match e {
+        RequestTokenError::ServerResponse(r) => {
+            unauthorized(format!("the token endpoint refused: {r}"))
+        }
+        RequestTokenError::Request(r) => ClientError::Transport(format!("token endpoint: {r}")),
+        RequestTokenError::Parse(p, _) => {
+            unauthorized(format!("the token endpoint's answer does not parse: {p}"))
+        }
+        RequestTokenError::Other(o) => unauthorized(format!("token endpoint: {o}")),
+    }
+}
+
+/// Strings of a JSON array member.
+fn strings(v: &Value, key: &str) -> Option<Vec<String>> {
+    v.get(key)?.as_array().map(|a| {
+        a.iter()
+            .filter_map(Value::as_str)
+            .map(str::to_string)
+            .collect()
+    })
+}
+
+/// Whether `resource` (a Protected Resource Metadata's) names the server at `server`: the
+/// same origin, and a path that is the server's or one of its parents.
+fn resource_matches(resource: &str, server: &Url) -> bool {
+    let Ok(resource) = Url::parse(resource) else {
+        return false;
+    };
+    if resource.origin() != server.origin() {
+        return false;
+    }
+    let parent = resource.path().trim_end_matches('/');
+    let path = server.path().trim_end_matches('/');
+    path == parent || path.starts_with(&format!("{parent}/"))
+}
+
+/// Where an authorization server's metadata may be, in the order to try: RFC 8414's
+/// path-inserted URI, then OpenID Connect discovery's two forms.
+fn metadata_urls(issuer: &Url) -> Vec<Url> {
+    let path = issuer.path().trim_end_matches('/');
+    let with = |p: &str| {
+        let mut u = issuer.clone();
+        u.set_path(p);
+        u.set_query(None);
+        u.set_fragment(None);
+        u
+    };
+    if path.is_empty() {
+        vec![
+            with("/.well-known/oauth-authorization-server"),
+            with("/.well-known/openid-configuration"),
+        ]
+    } else {
+        vec![
+            with(&format!("/.well-known/oauth-authorization-server{path}")),
+            with(&format!("/.well-known/openid-configuration{path}")),
+            with(&format!("{path}/.well-known/openid-configuration")),
+        ]
+    }
+}
+
+impl Authorizer {
+    pub(crate) fn new(config: OAuth, http: HttpClient, server: &str) -> Self {
+        Authorizer {
+            config,
+            http,
+            server: server.to_string(),
+            current: Mutex::new(None),
+            session: tokio::sync::Mutex::new(Session::default()),
+            attempts: AtomicU32::new(0),
+            refreshed: AtomicBool::new(false),
+        }
+    }
+
+    /// The `Authorization` value as it stands, without refreshing (for requests sent from
+    /// drops and background tasks).
+    pub(crate) fn current(&self) -> Option<String> {
+        crate::wire::lock(&self.current).clone()
+    }
+
+    fn set_current(&self, credentials: Option<&Credentials>) {
+        *crate::wire::lock(&self.current) = credentials
+            .filter(|c| !c.access_token.is_empty())
+            .map(|c| format!("Bearer {}", c.access_token));
+    }
+
+    /// The `Authorization` value for the next request: the stored token on first use,
+    /// refreshed when it is about to expire.
+    pub(crate) async fn header(&self) -> Option<String> {
+        if let Some(current) = self.current() {
+            let fresh = {
+                let session = self.session.try_lock();
+                match session {
+                    Ok(s) => s.credentials.as_ref().is_none_or(|c| {
+                        c.expires_at
+                            .is_none_or(|at| now() + REFRESH_MARGIN.as_secs() < at)
+                            || c.refresh_token.is_none()
+                    }),
+                    // A login or refresh is under way: wait for it below.
+                    Err(_) => false,
+                }
+            };
+            if fresh {
+                return Some(current);
+            }
+        }
+        let mut session = self.session.lock().await;
+        self.load(&mut session);
+        let expiring = session.credentials.as_ref().is_some_and(|c| {
+            c.refresh_token.is_some()
+                && c.expires_at
+                    .is_some_and(|at| now() + REFRESH_MARGIN.as_secs() >= at)
+        });
+        if expiring && self.refresh(&mut session).await.is_err() {
+            // The refresh token is spent: the next 401 logs in again.
+            if let Some(c) = &mut session.credentials {
+                c.access_token.clear();
+                c.refresh_token = None;
+            }
+            self.set_current(session.credentials.as_ref());
+        }
+        self.current()
+    }
+
+    fn load(&self, session: &mut Session) {
+        if !session.loaded {
+            session.loaded = true;
+            session.credentials = self.config.store.load(&self.server);
+            self.set_current(session.credentials.as_ref());
+        }
+    }
+
+    fn keep(&self, session: &mut Session, credentials: Credentials) -> Result<(), ClientError> {
+        self.set_current(Some(&credentials));
+        let saved = self.config.store.save(&self.server, &credentials);
+        session.credentials = Some(credentials);
+        saved.map_err(|e| unauthorized(format!("the token store failed: {e}")))
+    }
+
+    /// A request got past the server's check: the run of attempts is over.
+    pub(crate) fn passed(&self) {
+        if self.attempts.load(Ordering::Relaxed) != 0 {
+            self.attempts.store(0, Ordering::Relaxed);
+        }
+        if self.refreshed.load(Ordering::Relaxed) {
+            self.refreshed.store(false, Ordering::Relaxed);
+        }
+    }
+
+    /// Answer a `401` or a `403 insufficient_scope` to a request sent with `sent` (its
+    /// `Authorization` value): refresh or log in. `Ok(true)`: send the request again;
+    /// `Ok(false)`: the answer is not a challenge this client meets (pass it on).
+    pub(crate) async fn challenged(
+        &self,
+        status: u16,
+        www_authenticate: Option<&str>,
+        sent: Option<&str>,
+    ) -> Result<bool, ClientError> {
+        let challenge = Challenge::parse(www_authenticate);
+        if status == 403 && challenge.error.as_deref() != Some("insufficient_scope") {
+            return Ok(false);
+        }
+        if status != 401 && status != 403 {
+            return Ok(false);
+        }
+        let mut session = self.session.lock().await;
+        self.load(&mut session);
+        // Another request logged in or refreshed meanwhile: try its token.
+        if self.current().as_deref() != sent {
+            return Ok(true);
+        }
+        let attempts = self.attempts.fetch_add(1, Ordering::Relaxed) + 1;
+        if attempts > self.config.max_attempts {
+            return Err(unauthorized(format!(
+                "the server still refuses after {} authorizations (HTTP {status}{})",
+                self.config.max_attempts,
+                challenge
+                    .error
+                    .as_deref()
+                    .map(|e| format!(", {e}"))
+                    .unwrap_or_default()
+            )));
+        }
+        if status == 401
+            && !self.refreshed.load(Ordering::Relaxed)
+            && self.refresh(&mut session).await.is_ok()
+        {
+            self.refreshed.store(true, Ordering::Relaxed);
+            return Ok(true);
+        }
+        self.authorize(&mut session, &challenge).await?;
+        self.refreshed.store(false, Ordering::Relaxed);
+        Ok(true)
+    }
+
+    /// Log in now, without waiting for a challenge (discovery from the well-known URIs).
+    pub(crate) async fn login(&self) -> Result<(), ClientError> {
+        let mut session = self.session.lock().await;
+        self.load(&mut session);
+        self.authorize(&mut session, &Challenge::default()).await
+    }
+
+    /// Refresh the access token with the refresh token, if there is one.
+    async fn refresh(&self, session: &mut Session) -> Result<(), ClientError> {
+        let Some(mut credentials) = session.credentials.clone() else {
+            return Err(unauthorized("no credentials"));
+        };
+        let Some(refresh) = credentials.refresh_token.clone() else {
+            return Err(unauthorized("no refresh token"));
+        };
+        let client = self.token_client(&credentials)?;
+        let refresh = RefreshToken::new(refresh);
+        let answer = client
+            .exchange_refresh_token(&refresh)
+            .add_extra_param("resource", credentials.resource.clone())
+            .request_async(&OAuthHttp(self.http.clone()))
+            .await
+            .map_err(token_error)?;
+        credentials.access_token = answer.access_token().secret().clone();
+        if let Some(r) = answer.refresh_token() {
+            credentials.refresh_token = Some(r.secret().clone());
+        }
+        credentials.expires_at = answer.expires_in().map(|d| now() + d.as_secs());
+        self.keep(session, credentials)
+    }
+
+    /// A client for the token endpoint with this registration.
+    fn token_client(
+        &self,
+        c: &Credentials,
+    ) -> Result<
+        BasicClient<
+            oauth2::EndpointNotSet,
+            oauth2::EndpointNotSet,
+            oauth2::EndpointNotSet,
+            oauth2::EndpointNotSet,
+            oauth2::EndpointSet,
+        >,
+        ClientError,
+    > {
+        let token = TokenUrl::new(c.token_endpoint.clone())
+            .map_err(|e| unauthorized(format!("token endpoint {}: {e}", c.token_endpoint)))?;
+        let mut client = BasicClient::new(ClientId::new(c.client_id.clone()))
+            .set_token_uri(token)
+            .set_auth_type(if c.auth_method == "client_secret_basic" {
+                AuthType::BasicAuth
+            } else {
+                AuthType::RequestBody
+            });
+        if let (Some(secret), false) = (&c.client_secret, c.auth_method == "none") {
+            client = client.set_client_secret(ClientSecret::new(secret.clone()));
+        }
+        Ok(client)
+    }
+
+    /// One HTTP exchange of the OAuth machinery, over the client's own HTTP client.
+    async fn exchange(&self, req: oauth2::HttpRequest) -> Result<oauth2::HttpResponse, HttpFailure> {
+        exchange(self.http.clone(), req).await
+    }
+
+    /// GET a JSON document: `None` when the server has none there (any non-2xx answer).
+    async fn document(&self, url: &str) -> Result<Option<Value>, ClientError> {
+        let req = hyper::Request::get(url)
+            .header("accept", "application/json")
+            .header("mcp-protocol-version", super::LATEST_PROTOCOL_VERSION)
+            .body(Full::new(Bytes::new()))
+            .map_err(|e| ClientError::Transport(format!("{url}: {e}")))?;
+        let resp = self
+            .exchange(req.map(|_| Vec::new()))
+            .await
+            .map_err(|e| ClientError::Transport(e.0))?;
+        if !resp.status().is_success() {
+            return Ok(None);
+        }
+        serde_json::from_slice(resp.body())
+            .map(Some)
+            .map_err(|e| unauthorized(format!("{url}: not a JSON document: {e}")))
+    }
+
+    /// Find the resource's metadata and its authorization server.
+    async fn discover(&self, challenge: &Challenge) -> Result<Discovered, ClientError> {
+        let server = Url::parse(&self.server)
+            .map_err(|e| ClientError::Transport(format!("{}: {e}", self.server)))?;
+        let mut candidates = Vec::new();
+        if let Some(named) = &challenge.resource_metadata {
+            candidates.push(named.clone());
+        } else {
+            let path = server.path().trim_end_matches('/');
+            let mut at = server.clone();
+            at.set_query(None);
+            at.set_fragment(None);
+            if !path.is_empty() {
+                at.set_path(&format!("/.well-known/oauth-protected-resource{path}"));
+                candidates.push(at.to_string());
+            }
+            at.set_path("/.well-known/oauth-protected-resource");
+            candidates.push(at.to_string());
+        }
+        let mut metadata = None;
+        for url in &candidates {
+            if let Some(found) = self.document(url).await? {
+                metadata = Some(found);
+                break;
+            }
+        }
+        let Some(metadata) = metadata else {
+            // A 2025-03-26 server: it is its own authorization server.
+            let origin = server.origin().ascii_serialization();
+            return Ok(Discovered {
+                resource: server.to_string(),
+                scopes_supported: None,
+                server: self.auth_server(&origin, true).await?,
+            });
+        };
+        let resource = metadata
+            .get("resource")
+            .and_then(Value::as_str)
+            .ok_or_else(|| unauthorized("the protected resource metadata names no resource"))?;
+        if !resource_matches(resource, &server) {
+            return Err(unauthorized(format!(
+                "the protected resource metadata is for {resource}, not {}",
+                self.server
+            )));
+        }
+        let issuer = metadata
+            .get("authorization_servers")
+            .and_then(|a| a.get(0))
+            .and_then(Value::as_str)
+            .ok_or_else(|| unauthorized("the protected resource metadata names no authorization server"))?;
+        Ok(Discovered {
+            resource: resource.to_string(),
+            scopes_supported: strings(&metadata, "scopes_supported"),
+            server: self.auth_server(issuer, false).await?,
+        })
+    }
+
+    /// The authorization server `issuer`'s metadata; for a 2025-03-26 server (`fallback`), the
+    /// default endpoints when it has none.
+    async fn auth_server(&self, issuer: &str, fallback: bool) -> Result<AuthServer, ClientError> {
+        let base = Url::parse(issuer)
+            .map_err(|e| unauthorized(format!("authorization server {issuer}: {e}")))?;
+        for url in metadata_urls(&base) {
+            let Some(m) = self.document(url.as_str()).await? else {
+                continue;
+            };
+            let stated = m.get("issuer").and_then(Value::as_str).unwrap_or_default();
+            if stated != issuer {
+                return Err(unauthorized(format!(
+                    "the authorization server metadata at {url} is for issuer {stated:?}, not {issuer:?}"
+                )));
+            }
+            let endpoint = |key: &str| {
+                m.get(key)
+                    .and_then(Value::as_str)
+                    .map(str::to_string)
+                    .ok_or_else(|| unauthorized(format!("{url} has no {key}")))
+            };
+            let pkce = strings(&m, "code_challenge_methods_supported").unwrap_or_default();
+            if !pkce.iter().any(|p| p == "S256") {
+                return Err(unauthorized(format!(
+                    "the authorization server {issuer} does not support PKCE with S256"
+                )));
+            }
+            return Ok(AuthServer {
+                issuer: Some(stated.to_string()),
+                authorization_endpoint: endpoint("authorization_endpoint")?,
+                token_endpoint: endpoint("token_endpoint")?,
+                registration_endpoint: endpoint("registration_endpoint").ok(),
+                scopes_supported: strings(&m, "scopes_supported"),
+                auth_methods: strings(&m, "token_endpoint_auth_methods_supported"),
+                metadata_documents: m
+                    .get("client_id_metadata_document_supported")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+                iss_parameter: m
+                    .get("authorization_response_iss_parameter_supported")
+                    .and_then(Value::as_bool)
+                    .unwrap_or(false),
+            });
+        }
+        if !fallback {
+            return Err(unauthorized(format!(
+                "the authorization server {issuer} publishes no metadata"
+            )));
+        }
+        let at = |path: &str| {
+            let mut u = base.clone();
+            u.set_path(path);
+            u.to_string()
+        };
+        Ok(AuthServer {
+            issuer: None,
+            authorization_endpoint: at("/authorize"),
+            token_endpoint: at("/token"),
+            registration_endpoint: Some(at("/register")),
+            scopes_supported: None,
+            auth_methods: None,
+            metadata_documents: false,
+            iss_parameter: false,
+        })
+    }
+
+    /// The token endpoint authentication to use with a secret (or without one), from what
+    /// the server supports (RFC 8414's default: `client_secret_basic`).
+    fn auth_method(server: &AuthServer, has_secret: bool) -> String {
+        let supported = server
+            .auth_methods
+            .clone()
+            .unwrap_or_else(|| vec!["client_secret_basic".to_string()]);
+        let order: &[&str] = if has_secret {
+            &["client_secret_basic", "client_secret_post", "none"]
+        } else {
+            &["none"]
+        };
+        order
+            .iter()
+            .find(|m| supported.iter().any(|s| s == *m))
+            .unwrap_or(&order[0])
+            .to_string()
+    }
+
+    /// The client's registration at `found`'s authorization server: the one held, the
+    /// pre-registered one, its metadata document, or a new one.
+    async fn register(
+        &self,
+        found: &Discovered,
+        held: Option<&Credentials>,
+        scope: &str,
+    ) -> Result<Registration, ClientError> {
+        let server = &found.server;
+        if let Some(c) = held.filter(|c| c.issuer == server.key() && !c.client_id.is_empty()) {
+            return Ok(Registration {
+                client_id: c.client_id.clone(),
+                client_secret: c.client_secret.clone(),
+                auth_method: c.auth_method.clone(),
+            });
+        }
+        if let Some((id, secret)) = &self.config.pre_registered {
+            return Ok(Registration {
+                client_id: id.clone(),
+                client_secret: secret.clone(),
+                auth_method: Self::auth_method(server, secret.is_some()),
+            });
+        }
+        if let (Some(url), true) = (&self.config.metadata_document, server.metadata_documents) {
+            return Ok(Registration {
+                client_id: url.clone(),
+                client_secret: None,
+                auth_method: "none".to_string(),
+            });
+        }
+        let Some(endpoint) = &server.registration_endpoint else {
+            return Err(unauthorized(format!(
+                "the authorization server {} offers no registration, and the client has no \
+                 pre-registered credentials for it",
+                server.key()
+            )));
+        };
+        let supported = server.auth_methods.clone().unwrap_or_default();
+        let asked = ["none", "client_secret_basic", "client_secret_post"]
+            .into_iter()
+            .find(|m| supported.iter().any(|s| s == m))
+            .unwrap_or("none");
+        let Grant::Code(handler) = &self.config.grant else {
+            return Err(unauthorized("the client credentials grant needs credentials"));
+        };
+        let mut body = json!({
+            "client_name": self.config.client_name,
+            "redirect_uris": [handler.redirect_uri()],
+            "grant_types": ["authorization_code", "refresh_token"],
+            "response_types": ["code"],
+            "token_endpoint_auth_method": asked,
+            "application_type": self.config.application_type,
+        });
+        if !scope.is_empty() {
+            body["scope"] = Value::String(scope.to_string());
+        }
+        let req = hyper::Request::post(endpoint.as_str())
+            .header("content-type", "application/json")
+            .header("accept", "application/json")
+            .body(body.to_string().into_bytes())
+            .map_err(|e| ClientError::Transport(format!("{endpoint}: {e}")))?;
+        let resp = self
+            .exchange(req)
+            .await
+            .map_err(|e| ClientError::Transport(e.0))?;
+        let answer: Value = serde_json::from_slice(resp.body()).unwrap_or(Value::Null);
+        if !resp.status().is_success() {
+            return Err(unauthorized(format!(
+                "registration at {endpoint} refused (HTTP {}): {answer}",
+                resp.status()
+            )));
+        }
+        let client_id = answer
+            .get("client_id")
+            .and_then(Value::as_str)
+            .ok_or_else(|| unauthorized(format!("registration at {endpoint} gave no client_id")))?;
+        let client_secret = answer
+            .get("client_secret")
+            .and_then(Value::as_str)
+            .map(str::to_string);
+        let auth_method = answer
+            .get("token_endpoint_auth_method")
+            .and_then(Value::as_str)
+            .map(str::to_string)
+            .unwrap_or_else(|| {
+                if asked == "none" {
+                    "none".to_string()
+                } else {
+                    Self::auth_method(server, client_secret.is_some())
+                }
+            });
+        Ok(Registration {
+            client_id: client_id.to_string(),
+            client_secret,
+            auth_method,
+        })
+    }
+
+    /// Discover, register if need be, and obtain a token with the scopes the challenge asks
+    /// for (joined with those asked for before from the same server).
+    async fn authorize(
+        &self,
+        session: &mut Session,
+        challenge: &Challenge,
+    ) -> Result<(), ClientError> {
+        let found = self.discover(challenge).await?;
+        let server = &found.server;
+        // Credentials of another authorization server are not shown to this one.
+        let held = session
+            .credentials
+            .as_ref()
+            .filter(|c| c.issuer == server.key());
+        let mut scopes: BTreeSet<String> = match &challenge.scope {
+            Some(s) => s.split_whitespace().map(str::to_string).collect(),
+            None => found.scopes_supported.clone().unwrap_or_default().into_iter().collect(),
+        };
+        if let Some(c) = held {
+            scopes.extend(c.scope.split_whitespace().map(str::to_string));
+        }
+        let code_grant = matches!(self.config.grant, Grant::Code(_));
+        if code_grant
+            && self.config.offline_access
+            && server
+                .scopes_supported
+                .as_ref()
+                .is_some_and(|s| s.iter().any(|s| s == "offline_access"))
+        {
+            scopes.insert("offline_access".to_string());
+        }
+        let scope = scopes.iter().cloned().collect::<Vec<_>>().join(" ");
+        let registration = self.register(&found, held, &scope).await?;
+        let mut credentials = Credentials {
+            issuer: server.key().to_string(),
+            token_endpoint: server.token_endpoint.clone(),
+            resource: found.resource.clone(),
+            client_id: registration.client_id,
+            client_secret: registration.client_secret,
+            auth_method: registration.auth_method,
+            scope: scope.clone(),
+            access_token: String::new(),
+            refresh_token: None,
+            expires_at: None,
+        };
+        let client = self.token_client(&credentials)?;
+        let answer = match &self.config.grant {
+            Grant::ClientCredentials => client
+                .exchange_client_credentials()
+                .add_scopes(scopes.iter().cloned().map(Scope::new))
+                .add_extra_param("resource", found.resource.clone())
+                .request_async(&OAuthHttp(self.http.clone()))
+                .await
+                .map_err(token_error)?,
+            Grant::Code(handler) => {
+                let auth = AuthUrl::new(server.authorization_endpoint.clone()).map_err(|e| {
+                    unauthorized(format!(
+                        "authorization endpoint {}: {e}",
+                        server.authorization_endpoint
+                    ))
+                })?;
+                let redirect = RedirectUrl::new(handler.redirect_uri())
+                    .map_err(|e| unauthorized(format!("redirect URI: {e}")))?;
+                let client = client.set_auth_uri(auth).set_redirect_uri(redirect);
+                let (challenge, verifier) = PkceCodeChallenge::new_random_sha256();
+                let (url, state) = client
+                    .authorize_url(CsrfToken::new_random)
+                    .add_scopes(scopes.iter().cloned().map(Scope::new))
+                    .set_pkce_challenge(challenge)
+                    .add_extra_param("resource", found.resource.clone())
+                    .url();
+                let back = handler.authorize(url).await?;
+                let code = Self::code_from(&back, state.secret(), server)?;
+                client
+                    .exchange_code(AuthorizationCode::new(code))
+                    .set_pkce_verifier(verifier)
+                    .add_extra_param("resource", found.resource.clone())
+                    .request_async(&OAuthHttp(self.http.clone()))
+                    .await
+                    .map_err(token_error)?
+            }
+        };
+        credentials.access_token = answer.access_token().secret().clone();
+        credentials.refresh_token = answer.refresh_token().map(|r| r.secret().clone());
+        credentials.expires_at = answer.expires_in().map(|d| now() + d.as_secs());
+        self.keep(session, credentials)
+    }
+
+    /// The authorization code in the redirect `back`, once its `state` and `iss` are checked.
+    fn code_from(back: &Url, state: &str, server: &AuthServer) -> Result<String, ClientError> {
+        let query: BTreeMap<String, String> = back.query_pairs().into_owned().collect();
+        if let Some(error) = query.get("error") {
+            return Err(unauthorized(format!(
+                "authorization refused: {error}{}",
+                query
+                    .get("error_description")
+                    .map(|d| format!(": {d}"))
+                    .unwrap_or_default()
+            )));
+        }
+        if query.get("state").map(String::as_str) != Some(state) {
+            return Err(unauthorized("the authorization response's state is not this request's"));
+        }
+        // RFC 9207: an `iss` must be the issuer's, compared as strings; a server that says it
+        // sends one must send it.
+        match (query.get("iss"), &server.issuer) {
+            (Some(iss), Some(issuer)) if iss != issuer => {
+                return Err(unauthorized(format!(
+                    "the authorization response comes from {iss:?}, not the issuer {issuer:?}"
+                )));
+            }
+            (Some(iss), None) => {
+                return Err(unauthorized(format!(
+                    "the authorization response names an issuer ({iss:?}) where none was known"
+                )));
+            }
+            (None, _) if server.iss_parameter => {
+                return Err(unauthorized(
+                    "the authorization response lacks the iss its server promises",
+                ));
+            }
+            _ => {}
+        }
+        query
+            .get("code")
+            .cloned()
+            .ok_or_else(|| unauthorized("the authorization response has no code"))
+    }
+}
+
+/// An [`AuthorizationHandler`] for a desktop or command-line host: the redirect comes back to
+/// a listener on the loopback interface. `show` is given the authorization URL (open a
+/// browser, or print it); the page the browser lands on says it may be closed.
+pub struct Loopback {
+    listener: Arc<tokio::net::TcpListener>,
+    port: u16,
+    show: Arc<dyn Fn(&Url) + Send + Sync>,
+}
+
+impl Loopback {
+    /// Listen on `127.0.0.1` at a free port.
+    pub async fn bind(show: impl Fn(&Url) + Send + Sync + 'static) -> std::io::Result<Self> {
+        let listener = tokio::net::TcpListener::bind(("127.0.0.1", 0)).await?;
+        let port = listener.local_addr()?.port();
+        Ok(Loopback {
+            listener: Arc::new(listener),
+            port,
+            show: Arc::new(show),
+        })
+    }
+}
+
+impl AuthorizationHandler for Loopback {
+    fn redirect_uri(&self) -> String {
+        format!("http://127.0.0.1:{}/callback", self.port)
+    }
+
+    fn authorize(&self, url: Url) -> BoxFuture<Result<Url, ClientError>> {
+        let listener = self.listener.clone();
+        let base = self.redirect_uri();
+        (self.show)(&url);
+        Box::pin(async move {
+            loop {
+                let (stream, _) = listener
+                    .accept()
+                    .await
+                    .map_err(|e| ClientError::Transport(format!("loopback listener: {e}")))?;
+                let (tx, rx) = tokio::sync::oneshot::channel::<String>();
+                let tx = Mutex::new(Some(tx));
+                let service = hyper::service::service_fn(move |req: hyper::Request<hyper::body::Incoming>| {
+                    let found = req.uri().path() == "/callback";
+                    if found {
+                        if let Some(tx) = crate::wire::lock(&tx).take() {
+                            let _ = tx.send(req.uri().query().unwrap_or_default().to_string());
+                        }
+                    }
+                    let (status, text) = if found {
+                        (200, "Authorization received: you may close this window.")
+                    } else {
+                        (404, "Not found")
+                    };
+                    async move {
+                        hyper::Response::builder()
+                            .status(status)
+                            .header("content-type", "text/plain; charset=utf-8")
+                            .body(Full::new(Bytes::from_static(text.as_bytes())))
+                    }
+                });
+                let io = hyper_util::rt::TokioIo::new(stream);
+                let _ = hyper::server::conn::http1::Builder::new()
+                    .keep_alive(false)
+                    .serve_connection(io, service)
+                    .await;
+                if let Ok(query) = rx.await {
+                    let mut back = Url::parse(&base)
+                        .map_err(|e| ClientError::Transport(format!("{base}: {e}")))?;
+                    back.set_query(Some(&query));
+                    return Ok(back);
+                }
+            }
+        })
+    }
+}
+
+/// An [`AuthorizationHandler`] for authorization servers that approve without a user (test
+/// and CI servers): it requests the authorization URL and returns where the answer redirects,
+/// without following it.
+pub struct AutoApprove {
+    redirect_uri: String,
+    http: HttpClient,
+}
+
+impl AutoApprove {
+    /// A handler that sends `redirect_uri` as the redirect.
+    pub fn new(redirect_uri: &str) -> Self {
+        AutoApprove {
+            redirect_uri: redirect_uri.to_string(),
+            http: super::http_client(),
+        }
+    }
+}
+
+impl AuthorizationHandler for AutoApprove {
+    fn redirect_uri(&self) -> String {
+        self.redirect_uri.clone()
+    }
+
+    fn authorize(&self, url: Url) -> BoxFuture<Result<Url, ClientError>> {
+        let http = self.http.clone();
+        Box::pin(async move {
+            let req = hyper::Request::get(url.as_str())
+                .body(Full::new(Bytes::new()))
+                .map_err(|e| ClientError::Transport(format!("{url}: {e}")))?;
+            let resp = http
+                .request(req)
+                .await
+                .map_err(|e| ClientError::Transport(format!("{url}: {}", causes(&e))))?;
+            let location = resp
+                .headers()
+                .get("location")
+                .and_then(|l| l.to_str().ok())
+                .map(str::to_string);
+            let status = resp.status();
+            let _ = resp.into_body().collect().await;
+            let location = location.ok_or_else(|| {
+                unauthorized(format!("the authorization endpoint did not redirect (HTTP {status})"))
+            })?;
+            url.join(&location)
+                .map_err(|e| unauthorized(format!("redirect {location}: {e}")))
+        })
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_bearer_challenge_is_read_among_others() {
+        let c = Challenge::parse(Some(
+            r#"Basic realm="x", Bearer error="insufficient_scope", scope="a b", resource_metadata="https://h/.well-known/oauth-protected-resource/mcp""#,
+        ));
+        assert_eq!(c.error.as_deref(), Some("insufficient_scope"));
+        assert_eq!(c.scope.as_deref(), Some("a b"));
+        assert_eq!(
+            c.resource_metadata.as_deref(),
+            Some("https://h/.well-known/oauth-protected-resource/mcp")
+        );
+        assert!(Challenge::parse(Some("Basic realm=\"x\"")).scope.is_none());
+        assert!(Challenge::parse(Some("Bearer scope=\"unterminated")).scope.is_none());
+    }
+
+    #[test]
+    fn a_resource_names_its_server_or_a_parent_of_it() {
+        let server = Url::parse("https://h.example/api/mcp").unwrap();
+        assert!(resource_matches("https://h.example/api/mcp", &server));
+        assert!(resource_matches("https://h.example/api/mcp/", &server));
+        assert!(resource_matches("https://h.example/", &server));
+        assert!(resource_matches("https://h.example/api", &server));
+        assert!(!resource_matches("https://h.example/ap", &server));
+        assert!(!resource_matches("https://other.example/api/mcp", &server));
+        assert!(!resource_matches("http://h.example/api/mcp", &server));
+        assert!(!resource_matches("https://h.example/api/mcp/x", &server));
+    }
+
+    #[test]
+    fn metadata_is_looked_for_where_its_issuer_says() {
+        let at = |i: &str| {
+            metadata_urls(&Url::parse(i).unwrap())
+                .into_iter()
+                .map(|u| u.path().to_string())
+                .collect::<Vec<_>>()
+        };
+        assert_eq!(
+            at("https://as.example"),
+            [
+                "/.well-known/oauth-authorization-server",
+                "/.well-known/openid-configuration"
+            ]
+        );
+        assert_eq!(
+            at("https://as.example/tenant1"),
+            [
+                "/.well-known/oauth-authorization-server/tenant1",
+                "/.well-known/openid-configuration/tenant1",
+                "/tenant1/.well-known/openid-configuration"
+            ]
+        );
+    }
+
+    fn server(issuer: Option<&str>, iss_parameter: bool) -> AuthServer {
+        AuthServer {
+            issuer: issuer.map(str::to_string),
+            authorization_endpoint: String::new(),
+            token_endpoint: "https://as.example/token".into(),
+            registration_endpoint: None,
+            scopes_supported: None,
+            auth_methods: None,
+            metadata_documents: false,
+            iss_parameter,
+        }
+    }
+
+    #[test]
+    fn the_redirect_is_checked_before_its_code_is_used() {
+        let back = |q: &str| Url::parse(&format!("http://127.0.0.1/cb?{q}")).unwrap();
+        let s = server(Some("https://as.example"), true);
+        let ok = Authorizer::code_from(&back("code=c&state=s&iss=https%3A%2F%2Fas.example"), "s", &s);
+        assert_eq!(ok.unwrap(), "c");
+        // The wrong state, a missing or different iss, an iss not compared loosely, an error.
+        for q in [
+            "code=c&state=t&iss=https%3A%2F%2Fas.example",
+            "code=c&state=s",
+            "code=c&state=s&iss=https%3A%2F%2Fevil.example",
+            "code=c&state=s&iss=https%3A%2F%2Fas.example%2F",
+            "error=access_denied&state=s",
+        ] {
+            assert!(
+                matches!(Authorizer::code_from(&back(q), "s", &s), Err(ClientError::Unauthorized(_))),
+                "{q}"
+            );
+        }
+        // Not promised: absent is fine, present must still match.
+        let quiet = server(Some("https://as.example"), false);
+        assert!(Authorizer::code_from(&back("code=c&state=s"), "s", &quiet).is_ok());
+        assert!(
+            Authorizer::code_from(&back("code=c&state=s&iss=https%3A%2F%2Fevil.example"), "s", &quiet)
+                .is_err()
+        );
+    }
+
+    #[test]
+    fn the_token_endpoint_authentication_follows_the_server() {
+        let mut s = server(None, false);
+        assert_eq!(Authorizer::auth_method(&s, true), "client_secret_basic");
+        s.auth_methods = Some(vec!["client_secret_post".into()]);
+        assert_eq!(Authorizer::auth_method(&s, true), "client_secret_post");
+        assert_eq!(Authorizer::auth_method(&s, false), "none");
+    }
+
+    #[test]
+    fn a_file_store_keeps_credentials_across_instances() {
+        let dir = std::env::temp_dir().join(format!("oxmcp-oauth-{}", std::process::id()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let path = dir.join("tokens.json");
+        let c = Credentials {
+            issuer: "https://as.example".into(),
+            token_endpoint: "https://as.example/token".into(),
+            resource: "https://h.example/mcp".into(),
+            client_id: "id".into(),
+            client_secret: None,
+            auth_method: "none".into(),
+            scope: "a".into(),
+            access_token: "t".into(),
+            refresh_token: Some("r".into()),
+            expires_at: Some(1),
+        };
+        FileStore::new(&path).save("https://h.example/mcp", &c).unwrap();
+        assert_eq!(FileStore::new(&path).load("https://h.example/mcp"), Some(c));
+        assert_eq!(FileStore::new(&path).load("https://other.example/mcp"), None);
+        #[cfg(unix)]
+        {
+            use std::os::unix::fs::PermissionsExt;
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode();
+            assert_eq!(mode & 0o077, 0, "readable by its owner only");
+        }
+        let _ = std::fs::remove_dir_all(dir);
+    }
+}
