@@ -757,11 +757,8 @@ fn add_headers(req: &mut hyper::Request<Full<Bytes>>, headers: &Headers) {
         }
     }
     #[cfg(feature = "oauth")]
-    if let Some(token) = headers.auth.as_ref().and_then(|a| a.current()) {
-        if let Ok(value) = hyper::header::HeaderValue::from_str(&token) {
-            req.headers_mut()
-                .insert(hyper::header::AUTHORIZATION, value);
-        }
+    if let Some(auth) = &headers.auth {
+        auth.apply(req);
     }
 }
 
@@ -1788,19 +1785,30 @@ impl Client {
             #[cfg(feature = "oauth")]
             if let Some(auth) = &self.headers.auth {
                 let status = resp.status().as_u16();
-                if status == 401 || status == 403 {
-                    let challenge = resp
-                        .headers()
-                        .get(hyper::header::WWW_AUTHENTICATE)
+                let header = |name: &str| {
+                    resp.headers()
+                        .get(name)
                         .and_then(|v| v.to_str().ok())
-                        .map(str::to_string);
+                        .map(str::to_string)
+                };
+                let nonce = header("dpop-nonce");
+                if status == 401 || status == 403 {
+                    let challenge = header("www-authenticate");
                     if auth
-                        .challenged(status, challenge.as_deref(), sent.as_deref())
+                        .challenged(
+                            status,
+                            challenge.as_deref(),
+                            nonce.as_deref(),
+                            sent.as_deref(),
+                        )
                         .await?
                     {
                         continue;
                     }
                 } else {
+                    if let Some(nonce) = &nonce {
+                        auth.server_nonce(nonce);
+                    }
                     auth.passed();
                 }
             }

@@ -16,9 +16,15 @@
 //!   indicator (RFC 8707); the scope from the challenge, else the resource's
 //!   `scopes_supported`, else none, joined with the scopes asked for before (step-up on a `403
 //!   insufficient_scope`), and `offline_access` when the authorization server offers it; the
-//!   redirect's `state` and `iss` (RFC 9207) checked. Or the client credentials grant, for a
-//!   machine client ([`OAuth::client_credentials`]).
-//! - **Tokens.** Sent as `Authorization: Bearer`; refreshed shortly before they expire and once
+//!   redirect's `state` and `iss` (RFC 9207) checked. For a machine client: the client
+//!   credentials grant with a secret or a signed assertion ([`OAuth::client_credentials`],
+//!   [`OAuth::client_credentials_jwt`]), a workload identity's JWT (RFC 7523,
+//!   [`OAuth::workload_identity`]), or enterprise-managed authorization, where an identity
+//!   provider exchanges the user's ID token for an authorization grant (RFC 8693, ID-JAG,
+//!   [`OAuth::enterprise`]).
+//! - **DPoP** (RFC 9449). Where the authorization server offers it, tokens are bound to a key
+//!   the client holds: every request carries a fresh proof, and the servers' nonces are used.
+//! - **Tokens.** Sent as `Authorization: Bearer` (or `DPoP`); refreshed shortly before they expire and once
 //!   on a `401`, never on every call; kept in a [`TokenStore`] ([`MemoryStore`] by default, or
 //!   [`FileStore`]). A run of failed attempts stops after a limit ([`OAuth::max_attempts`]).
 //!
@@ -26,7 +32,10 @@
 //! [`Loopback`] for a desktop host (it opens nothing itself: the host's callback shows the URL
 //! or starts a browser), or its own.
 
+mod proof;
+
 use super::{causes, ClientError, HttpClient};
+use proof::{AssertionKey, DpopKey};
 use crate::wire::BoxFuture;
 use http_body_util::{BodyExt, Full};
 use hyper::body::Bytes;
@@ -93,10 +102,36 @@ pub struct Credentials {
     pub scope: String,
     /// The access token (empty when the client holds a registration only).
     pub access_token: String,
+    /// How the token is presented: `Bearer`, or `DPoP` for a token bound to
+    /// [`Credentials::dpop_key`].
+    #[serde(default = "bearer")]
+    pub token_type: String,
+    /// The private key (PKCS #8 DER, base64url) a `DPoP` token is bound to.
+    #[serde(default)]
+    pub dpop_key: Option<String>,
     /// The refresh token, if one was issued.
     pub refresh_token: Option<String>,
     /// When the access token expires, in seconds since the Unix epoch, if the server said.
     pub expires_at: Option<u64>,
+}
+
+impl Credentials {
+    fn empty() -> Self {
+        Credentials {
+            issuer: String::new(),
+            token_endpoint: String::new(),
+            resource: String::new(),
+            client_id: String::new(),
+            client_secret: None,
+            auth_method: "none".to_string(),
+            scope: String::new(),
+            access_token: String::new(),
+            token_type: bearer(),
+            dpop_key: None,
+            refresh_token: None,
+            expires_at: None,
+        }
+    }
 }
 
 impl std::fmt::Debug for Credentials {
@@ -111,6 +146,10 @@ impl std::fmt::Debug for Credentials {
             .field("expires_at", &self.expires_at)
             .finish_non_exhaustive()
     }
+}
+
+fn bearer() -> String {
+    "Bearer".to_string()
 }
 
 /// Credentials kept in memory, for the life of the process (the default store).
@@ -179,14 +218,43 @@ impl TokenStore for FileStore {
     }
 }
 
+/// Where a host's assertions come from: a workload's identity token, or a user's ID token
+/// (read again on each login, so a token the platform rotates is picked up).
+pub type AssertionSource = Arc<dyn Fn() -> BoxFuture<Result<String, ClientError>> + Send + Sync>;
+
+/// Enterprise-managed authorization: the user's identity provider vouches for them to the
+/// MCP server's authorization server.
+#[derive(Clone)]
+pub struct Enterprise {
+    /// The identity provider's token endpoint, which exchanges an ID token for an ID-JAG.
+    pub idp_token_endpoint: String,
+    /// The client's id at the identity provider.
+    pub idp_client_id: String,
+    /// The client's secret at the identity provider, if it has one.
+    pub idp_client_secret: Option<String>,
+    /// The user's ID token from the identity provider.
+    pub id_token: AssertionSource,
+}
+
 /// How the client obtains tokens.
 #[derive(Clone)]
 enum Grant {
     /// The authorization code grant, the user approving through the host's handler.
     Code(Arc<dyn AuthorizationHandler>),
-    /// The client credentials grant: the client acts for itself.
-    ClientCredentials,
+    /// The client credentials grant: the client acts for itself, authenticated by its secret
+    /// or by an assertion signed with its key.
+    ClientCredentials(Option<Arc<AssertionKey>>),
+    /// The JWT bearer grant (RFC 7523) with a workload's identity token.
+    Workload(AssertionSource),
+    /// The JWT bearer grant with an ID-JAG the identity provider issues for the user.
+    Enterprise(Enterprise),
 }
+
+/// The client assertion type of `private_key_jwt` (RFC 7523).
+const CLIENT_ASSERTION: &str = "urn:ietf:params:oauth:client-assertion-type:jwt-bearer";
+
+/// The JWT bearer grant type (RFC 7523).
+const JWT_BEARER: &str = "urn:ietf:params:oauth:grant-type:jwt-bearer";
 
 /// How a client logs in to OAuth-protected MCP servers; given to
 /// [`Client::oauth`](super::Client::oauth).
@@ -198,6 +266,7 @@ pub struct OAuth {
     pre_registered: Option<(String, Option<String>)>,
     metadata_document: Option<String>,
     offline_access: bool,
+    dpop: bool,
     max_attempts: u32,
     store: Arc<dyn TokenStore>,
 }
@@ -212,6 +281,7 @@ impl OAuth {
             pre_registered: None,
             metadata_document: None,
             offline_access: true,
+            dpop: true,
             max_attempts: 3,
             store: Arc::new(MemoryStore::default()),
         }
@@ -221,11 +291,63 @@ impl OAuth {
     /// credentials registered beforehand.
     pub fn client_credentials(client_id: &str, client_secret: &str) -> Self {
         OAuth {
-            grant: Grant::ClientCredentials,
+            grant: Grant::ClientCredentials(None),
             pre_registered: Some((client_id.to_string(), Some(client_secret.to_string()))),
             offline_access: false,
             ..OAuth::authorization_code(NoUser)
         }
+    }
+
+    /// Log in with the client credentials grant, the client authenticating with an assertion
+    /// signed by its private key (`private_key_jwt`) rather than a secret: `private_key_pem`
+    /// for the JWS `algorithm` (`ES256`, `RS256`, `EdDSA`, ...).
+    pub fn client_credentials_jwt(
+        client_id: &str,
+        private_key_pem: &str,
+        algorithm: &str,
+    ) -> Result<Self, ClientError> {
+        let key = AssertionKey::from_pem(private_key_pem, algorithm)?;
+        Ok(OAuth {
+            grant: Grant::ClientCredentials(Some(Arc::new(key))),
+            pre_registered: Some((client_id.to_string(), None)),
+            offline_access: false,
+            ..OAuth::authorization_code(NoUser)
+        })
+    }
+
+    /// Log in as a workload with the JWT bearer grant (RFC 7523): `assertion` gives the
+    /// workload's identity token (e.g. a platform's projected service account token). A
+    /// refused assertion is final: the client does not try it again, nor another grant.
+    pub fn workload_identity(
+        client_id: &str,
+        assertion: impl Fn() -> BoxFuture<Result<String, ClientError>> + Send + Sync + 'static,
+    ) -> Self {
+        OAuth {
+            grant: Grant::Workload(Arc::new(assertion)),
+            pre_registered: Some((client_id.to_string(), None)),
+            offline_access: false,
+            ..OAuth::authorization_code(NoUser)
+        }
+    }
+
+    /// Log in with enterprise-managed authorization: the identity provider exchanges the
+    /// user's ID token for an ID-JAG (RFC 8693), which the MCP server's authorization server
+    /// takes with the JWT bearer grant, the client authenticating with the credentials it has
+    /// there (`client_id`, `client_secret`).
+    pub fn enterprise(idp: Enterprise, client_id: &str, client_secret: Option<&str>) -> Self {
+        OAuth {
+            grant: Grant::Enterprise(idp),
+            pre_registered: Some((client_id.to_string(), client_secret.map(str::to_string))),
+            offline_access: false,
+            ..OAuth::authorization_code(NoUser)
+        }
+    }
+
+    /// Whether to bind tokens to a key with DPoP where the authorization server offers it
+    /// (default: yes).
+    pub fn dpop(mut self, use_it: bool) -> Self {
+        self.dpop = use_it;
+        self
     }
 
     /// The name the client registers under (dynamic registration's `client_name`).
@@ -290,7 +412,7 @@ impl AuthorizationHandler for NoUser {
     }
 }
 
-/// A `Bearer` challenge's parameters (`WWW-Authenticate`).
+/// A `Bearer` or `DPoP` challenge's parameters (`WWW-Authenticate`).
 #[derive(Debug, Default)]
 struct Challenge {
     resource_metadata: Option<String>,
@@ -299,7 +421,7 @@ struct Challenge {
 }
 
 impl Challenge {
-    /// The `Bearer` challenge among those of a `WWW-Authenticate` value (none if there is no
+    /// The `Bearer` (or `DPoP`) challenge among those of a `WWW-Authenticate` value (none if there is no
     /// such challenge or the value does not parse).
     fn parse(value: Option<&str>) -> Challenge {
         let mut found = Challenge::default();
@@ -307,7 +429,9 @@ impl Challenge {
             return found;
         };
         for challenge in challenges {
-            if !challenge.scheme.eq_ignore_ascii_case("bearer") {
+            if !challenge.scheme.eq_ignore_ascii_case("bearer")
+                && !challenge.scheme.eq_ignore_ascii_case("dpop")
+            {
                 continue;
             }
             for (name, value) in &challenge.params {
@@ -337,6 +461,10 @@ struct AuthServer {
     auth_methods: Option<Vec<String>>,
     metadata_documents: bool,
     iss_parameter: bool,
+    /// It binds tokens to DPoP proofs signed with ES256.
+    dpop: bool,
+    /// It supports PKCE with S256 (a server without metadata is assumed to).
+    pkce_s256: bool,
 }
 
 impl AuthServer {
@@ -375,14 +503,31 @@ pub(crate) struct Authorizer {
     http: HttpClient,
     /// The MCP server's URL (tokens are kept under it).
     server: String,
-    /// The `Authorization` value to send, read without waiting.
-    current: Mutex<Option<String>>,
+    /// The token to present, read without waiting.
+    current: Mutex<Option<Presented>>,
     session: tokio::sync::Mutex<Session>,
+    /// The key DPoP proofs are signed with, once there is one.
+    dpop_key: Mutex<Option<Arc<DpopKey>>>,
+    /// The nonces the authorization server and the MCP server last asked proofs to carry.
+    as_nonce: Arc<Mutex<Option<String>>>,
+    rs_nonce: Mutex<Option<String>>,
+    /// Why an assertion grant was refused: final, it is not tried again.
+    refused: Mutex<Option<ClientError>>,
     /// Authorizations since a request last got past the server's check.
     attempts: AtomicU32,
     /// The token was refreshed after a `401` and has not got a request past the check since:
     /// another `401` means a new authorization.
     refreshed: AtomicBool,
+}
+
+/// A token as requests present it.
+#[derive(Clone)]
+struct Presented {
+    /// `Bearer <token>` or `DPoP <token>`.
+    authorization: String,
+    token: String,
+    /// The key of a DPoP-bound token.
+    dpop: Option<Arc<DpopKey>>,
 }
 
 fn now() -> u64 {
@@ -428,15 +573,79 @@ async fn exchange(
     Ok(oauth2::HttpResponse::from_parts(parts, body.to_vec()))
 }
 
-/// The client's HTTP client, as the `oauth2` crate's token requests use it.
-struct OAuthHttp(HttpClient);
+/// A DPoP key and the nonce the authorization server last asked its proofs to carry.
+type DpopSigner = (Arc<DpopKey>, Arc<Mutex<Option<String>>>);
+
+/// The client's HTTP client as token requests use it: with a DPoP proof on each, when the
+/// tokens are to be bound, retried once with the nonce the server asks for (RFC 9449 §8).
+struct OAuthHttp {
+    http: HttpClient,
+    dpop: Option<DpopSigner>,
+}
+
+impl OAuthHttp {
+    async fn send(
+        http: HttpClient,
+        dpop: Option<DpopSigner>,
+        request: oauth2::HttpRequest,
+    ) -> Result<oauth2::HttpResponse, HttpFailure> {
+        let Some((key, nonce)) = dpop else {
+            return exchange(http, request).await;
+        };
+        let (parts, body) = request.into_parts();
+        let url = parts.uri.to_string();
+        let mut retried = false;
+        loop {
+            let held = crate::wire::lock(&nonce).clone();
+            let proof = key
+                .proof(parts.method.as_str(), &url, None, held.as_deref())
+                .map_err(|e| HttpFailure(e.to_string()))?;
+            let mut req = oauth2::HttpRequest::new(body.clone());
+            *req.method_mut() = parts.method.clone();
+            *req.uri_mut() = parts.uri.clone();
+            *req.headers_mut() = parts.headers.clone();
+            if let Ok(value) = hyper::header::HeaderValue::from_str(&proof) {
+                req.headers_mut().insert("dpop", value);
+            }
+            let resp = exchange(http.clone(), req).await?;
+            let asked = resp
+                .headers()
+                .get("dpop-nonce")
+                .and_then(|v| v.to_str().ok())
+                .map(str::to_string);
+            if let Some(asked) = &asked {
+                *crate::wire::lock(&nonce) = Some(asked.clone());
+            }
+            let wants_nonce = resp.status() == 400
+                && serde_json::from_slice::<Value>(resp.body())
+                    .ok()
+                    .is_some_and(|b| b["error"] == "use_dpop_nonce");
+            if wants_nonce && asked.is_some() && !retried {
+                retried = true;
+                continue;
+            }
+            return Ok(resp);
+        }
+    }
+}
 
 impl<'c> oauth2::AsyncHttpClient<'c> for OAuthHttp {
     type Error = HttpFailure;
     type Future = BoxFuture<Result<oauth2::HttpResponse, HttpFailure>>;
 
     fn call(&'c self, request: oauth2::HttpRequest) -> Self::Future {
-        Box::pin(exchange(self.0.clone(), request))
+        Box::pin(Self::send(self.http.clone(), self.dpop.clone(), request))
+    }
+}
+
+/// How a token response says its token is presented.
+fn token_type(t: &oauth2::basic::BasicTokenType) -> String {
+    match t {
+        oauth2::basic::BasicTokenType::Bearer => "Bearer".to_string(),
+        oauth2::basic::BasicTokenType::Extension(e) if e.eq_ignore_ascii_case("dpop") => {
+            "DPoP".to_string()
+        }
+        other => other.as_ref().to_string(),
     }
 }
 
@@ -515,19 +724,100 @@ impl Authorizer {
             session: tokio::sync::Mutex::new(Session::default()),
             attempts: AtomicU32::new(0),
             refreshed: AtomicBool::new(false),
+            dpop_key: Mutex::new(None),
+            as_nonce: Arc::new(Mutex::new(None)),
+            rs_nonce: Mutex::new(None),
+            refused: Mutex::new(None),
         }
     }
 
     /// The `Authorization` value as it stands, without refreshing (for requests sent from
     /// drops and background tasks).
     pub(crate) fn current(&self) -> Option<String> {
-        crate::wire::lock(&self.current).clone()
+        crate::wire::lock(&self.current)
+            .as_ref()
+            .map(|p| p.authorization.clone())
+    }
+
+    /// Present the current token on `req`: its `Authorization` header and, for a DPoP-bound
+    /// token, a proof for this request.
+    pub(crate) fn apply(&self, req: &mut hyper::Request<Full<Bytes>>) {
+        let Some(presented) = crate::wire::lock(&self.current).clone() else {
+            return;
+        };
+        if let Ok(value) = hyper::header::HeaderValue::from_str(&presented.authorization) {
+            req.headers_mut()
+                .insert(hyper::header::AUTHORIZATION, value);
+        }
+        if let Some(key) = &presented.dpop {
+            let nonce = crate::wire::lock(&self.rs_nonce).clone();
+            let url = req.uri().to_string();
+            let proof = key.proof(
+                req.method().as_str(),
+                &url,
+                Some(&presented.token),
+                nonce.as_deref(),
+            );
+            if let Some(value) = proof
+                .ok()
+                .and_then(|p| hyper::header::HeaderValue::from_str(&p).ok())
+            {
+                req.headers_mut().insert("dpop", value);
+            }
+        }
+    }
+
+    /// A `DPoP-Nonce` the MCP server sent: later proofs carry it.
+    pub(crate) fn server_nonce(&self, nonce: &str) {
+        let mut held = crate::wire::lock(&self.rs_nonce);
+        if held.as_deref() != Some(nonce) {
+            *held = Some(nonce.to_string());
+        }
     }
 
     fn set_current(&self, credentials: Option<&Credentials>) {
-        *crate::wire::lock(&self.current) = credentials
+        let presented = credentials
             .filter(|c| !c.access_token.is_empty())
-            .map(|c| format!("Bearer {}", c.access_token));
+            .map(|c| {
+                let dpop = c.token_type.eq_ignore_ascii_case("dpop");
+                Presented {
+                    authorization: format!(
+                        "{} {}",
+                        if dpop { "DPoP" } else { "Bearer" },
+                        c.access_token
+                    ),
+                    token: c.access_token.clone(),
+                    dpop: if dpop {
+                        crate::wire::lock(&self.dpop_key).clone()
+                    } else {
+                        None
+                    },
+                }
+            });
+        *crate::wire::lock(&self.current) = presented;
+    }
+
+    /// The DPoP key: the one the stored tokens are bound to, else a new one.
+    fn dpop_key(&self) -> Result<Arc<DpopKey>, ClientError> {
+        let mut held = crate::wire::lock(&self.dpop_key);
+        if let Some(key) = &*held {
+            return Ok(key.clone());
+        }
+        let key = Arc::new(DpopKey::generate()?);
+        *held = Some(key.clone());
+        Ok(key)
+    }
+
+    /// The HTTP client of token requests: with DPoP proofs when `dpop`.
+    fn token_http(&self, dpop: bool) -> Result<OAuthHttp, ClientError> {
+        Ok(OAuthHttp {
+            http: self.http.clone(),
+            dpop: if dpop {
+                Some((self.dpop_key()?, self.as_nonce.clone()))
+            } else {
+                None
+            },
+        })
     }
 
     /// The `Authorization` value for the next request: the stored token on first use,
@@ -572,6 +862,15 @@ impl Authorizer {
         if !session.loaded {
             session.loaded = true;
             session.credentials = self.config.store.load(&self.server);
+            let key = session
+                .credentials
+                .as_ref()
+                .and_then(|c| c.dpop_key.as_deref())
+                .and_then(|k| base64_simd::URL_SAFE_NO_PAD.decode_to_vec(k).ok())
+                .and_then(|der| DpopKey::from_der(&der).ok());
+            if let Some(key) = key {
+                *crate::wire::lock(&self.dpop_key) = Some(Arc::new(key));
+            }
             self.set_current(session.credentials.as_ref());
         }
     }
@@ -600,9 +899,21 @@ impl Authorizer {
         &self,
         status: u16,
         www_authenticate: Option<&str>,
+        nonce: Option<&str>,
         sent: Option<&str>,
     ) -> Result<bool, ClientError> {
         let challenge = Challenge::parse(www_authenticate);
+        // RFC 9449 §9: the server wants proofs with its nonce; a new nonce is worth one more
+        // try, not an authorization.
+        if challenge.error.as_deref() == Some("use_dpop_nonce") {
+            if let Some(nonce) = nonce {
+                let fresh = crate::wire::lock(&self.rs_nonce).as_deref() != Some(nonce);
+                self.server_nonce(nonce);
+                if fresh {
+                    return Ok(true);
+                }
+            }
+        }
         if status == 403 && challenge.error.as_deref() != Some("insufficient_scope") {
             return Ok(false);
         }
@@ -656,13 +967,15 @@ impl Authorizer {
         };
         let client = self.token_client(&credentials)?;
         let refresh = RefreshToken::new(refresh);
+        let http = self.token_http(credentials.dpop_key.is_some())?;
         let answer = client
             .exchange_refresh_token(&refresh)
             .add_extra_param("resource", credentials.resource.clone())
-            .request_async(&OAuthHttp(self.http.clone()))
+            .request_async(&http)
             .await
             .map_err(token_error)?;
         credentials.access_token = answer.access_token().secret().clone();
+        credentials.token_type = token_type(answer.token_type());
         if let Some(r) = answer.refresh_token() {
             credentials.refresh_token = Some(r.secret().clone());
         }
@@ -801,13 +1114,9 @@ impl Authorizer {
                     .map(str::to_string)
                     .ok_or_else(|| unauthorized(format!("{url} has no {key}")))
             };
-            let pkce = strings(&m, "code_challenge_methods_supported").unwrap_or_default();
-            if !pkce.iter().any(|p| p == "S256") {
-                return Err(unauthorized(format!(
-                    "the authorization server {issuer} does not support PKCE with S256"
-                )));
-            }
             return Ok(AuthServer {
+                pkce_s256: strings(&m, "code_challenge_methods_supported")
+                    .is_some_and(|p| p.iter().any(|p| p == "S256")),
                 issuer: Some(stated.to_string()),
                 authorization_endpoint: endpoint("authorization_endpoint")?,
                 token_endpoint: endpoint("token_endpoint")?,
@@ -822,6 +1131,8 @@ impl Authorizer {
                     .get("authorization_response_iss_parameter_supported")
                     .and_then(Value::as_bool)
                     .unwrap_or(false),
+                dpop: strings(&m, "dpop_signing_alg_values_supported")
+                    .is_some_and(|algs| algs.iter().any(|a| a == "ES256")),
             });
         }
         if !fallback {
@@ -843,6 +1154,8 @@ impl Authorizer {
             auth_methods: None,
             metadata_documents: false,
             iss_parameter: false,
+            dpop: false,
+            pkce_s256: true,
         })
     }
 
@@ -882,10 +1195,15 @@ impl Authorizer {
             });
         }
         if let Some((id, secret)) = &self.config.pre_registered {
+            let auth_method = if matches!(self.config.grant, Grant::ClientCredentials(Some(_))) {
+                "private_key_jwt".to_string()
+            } else {
+                Self::auth_method(server, secret.is_some())
+            };
             return Ok(Registration {
                 client_id: id.clone(),
                 client_secret: secret.clone(),
-                auth_method: Self::auth_method(server, secret.is_some()),
+                auth_method,
             });
         }
         if let (Some(url), true) = (&self.config.metadata_document, server.metadata_documents) {
@@ -1004,20 +1322,70 @@ impl Authorizer {
             client_secret: registration.client_secret,
             auth_method: registration.auth_method,
             scope: scope.clone(),
-            access_token: String::new(),
-            refresh_token: None,
-            expires_at: None,
+            ..Credentials::empty()
         };
         let client = self.token_client(&credentials)?;
+        let use_dpop = self.config.dpop && server.dpop;
+        let http = self.token_http(use_dpop)?;
+        let resource = found.resource.clone();
         let answer = match &self.config.grant {
-            Grant::ClientCredentials => client
-                .exchange_client_credentials()
-                .add_scopes(scopes.iter().cloned().map(Scope::new))
-                .add_extra_param("resource", found.resource.clone())
-                .request_async(&OAuthHttp(self.http.clone()))
-                .await
-                .map_err(token_error)?,
+            Grant::ClientCredentials(key) => {
+                let mut request = client
+                    .exchange_client_credentials()
+                    .add_scopes(scopes.iter().cloned().map(Scope::new))
+                    .add_extra_param("resource", resource);
+                if let Some(key) = key {
+                    let audience = server.issuer.as_deref().unwrap_or(&server.token_endpoint);
+                    request = request
+                        .add_extra_param("client_assertion_type", CLIENT_ASSERTION)
+                        .add_extra_param(
+                            "client_assertion",
+                            key.assertion(&credentials.client_id, audience)?,
+                        );
+                }
+                request.request_async(&http).await.map_err(token_error)?
+            }
+            Grant::Workload(assertion) => {
+                if let Some(refused) = crate::wire::lock(&self.refused).clone() {
+                    return Err(refused);
+                }
+                let assertion = assertion().await?;
+                let mut params = vec![
+                    ("grant_type", JWT_BEARER.to_string()),
+                    ("assertion", assertion),
+                    ("resource", resource),
+                ];
+                if !scope.is_empty() {
+                    params.push(("scope", scope.clone()));
+                }
+                let answer = self
+                    .token_request(&server.token_endpoint, params, &credentials, &http)
+                    .await;
+                if let Err(e @ ClientError::Unauthorized(_)) = &answer {
+                    *crate::wire::lock(&self.refused) = Some(e.clone());
+                }
+                answer?
+            }
+            Grant::Enterprise(idp) => {
+                let id_jag = self.id_jag(idp, server, &resource, &scope).await?;
+                let mut params = vec![
+                    ("grant_type", JWT_BEARER.to_string()),
+                    ("assertion", id_jag),
+                    ("resource", resource),
+                ];
+                if !scope.is_empty() {
+                    params.push(("scope", scope.clone()));
+                }
+                self.token_request(&server.token_endpoint, params, &credentials, &http)
+                    .await?
+            }
             Grant::Code(handler) => {
+                if !server.pkce_s256 {
+                    return Err(unauthorized(format!(
+                        "the authorization server {} does not support PKCE with S256",
+                        server.key()
+                    )));
+                }
                 let auth = AuthUrl::new(server.authorization_endpoint.clone()).map_err(|e| {
                     unauthorized(format!(
                         "authorization endpoint {}: {e}",
@@ -1032,23 +1400,131 @@ impl Authorizer {
                     .authorize_url(CsrfToken::new_random)
                     .add_scopes(scopes.iter().cloned().map(Scope::new))
                     .set_pkce_challenge(challenge)
-                    .add_extra_param("resource", found.resource.clone())
+                    .add_extra_param("resource", resource.clone())
                     .url();
                 let back = handler.authorize(url).await?;
                 let code = Self::code_from(&back, state.secret(), server)?;
                 client
                     .exchange_code(AuthorizationCode::new(code))
                     .set_pkce_verifier(verifier)
-                    .add_extra_param("resource", found.resource.clone())
-                    .request_async(&OAuthHttp(self.http.clone()))
+                    .add_extra_param("resource", resource)
+                    .request_async(&http)
                     .await
                     .map_err(token_error)?
             }
         };
         credentials.access_token = answer.access_token().secret().clone();
+        credentials.token_type = token_type(answer.token_type());
         credentials.refresh_token = answer.refresh_token().map(|r| r.secret().clone());
         credentials.expires_at = answer.expires_in().map(|d| now() + d.as_secs());
+        credentials.dpop_key = match (&http.dpop, credentials.token_type.as_str()) {
+            (Some((key, _)), "DPoP") => Some(base64_simd::URL_SAFE_NO_PAD.encode_to_string(key.der())),
+            _ => None,
+        };
         self.keep(session, credentials)
+    }
+
+    /// A token request of a grant the `oauth2` crate does not make (the JWT bearer grant, token
+    /// exchange), the client authenticating as `client` says.
+    async fn token_request(
+        &self,
+        endpoint: &str,
+        mut params: Vec<(&str, String)>,
+        client: &Credentials,
+        http: &OAuthHttp,
+    ) -> Result<oauth2::basic::BasicTokenResponse, ClientError> {
+        let mut req = hyper::Request::post(endpoint)
+            .header("content-type", "application/x-www-form-urlencoded")
+            .header("accept", "application/json");
+        match (client.auth_method.as_str(), &client.client_secret) {
+            ("client_secret_basic", Some(secret)) => {
+                // RFC 6749 §2.3.1: each part form-encoded, then Basic.
+                let encode = |v: &str| -> String {
+                    oauth2::url::form_urlencoded::byte_serialize(v.as_bytes()).collect()
+                };
+                let pair = format!("{}:{}", encode(&client.client_id), encode(secret));
+                req = req.header(
+                    "authorization",
+                    format!("Basic {}", base64_simd::STANDARD.encode_to_string(pair)),
+                );
+            }
+            ("client_secret_post", Some(secret)) => {
+                params.push(("client_id", client.client_id.clone()));
+                params.push(("client_secret", secret.clone()));
+            }
+            _ => params.push(("client_id", client.client_id.clone())),
+        }
+        let body = oauth2::url::form_urlencoded::Serializer::new(String::new())
+            .extend_pairs(params)
+            .finish();
+        let req = req
+            .body(body.into_bytes())
+            .map_err(|e| ClientError::Transport(format!("{endpoint}: {e}")))?;
+        let resp = OAuthHttp::send(http.http.clone(), http.dpop.clone(), req)
+            .await
+            .map_err(|e| ClientError::Transport(e.0))?;
+        if !resp.status().is_success() {
+            let refusal = serde_json::from_slice::<oauth2::basic::BasicErrorResponse>(resp.body())
+                .map(|e| e.to_string())
+                .unwrap_or_else(|_| format!("HTTP {}", resp.status()));
+            return Err(unauthorized(format!(
+                "the token endpoint {endpoint} refused: {refusal}"
+            )));
+        }
+        serde_json::from_slice(resp.body()).map_err(|e| {
+            unauthorized(format!("the token endpoint {endpoint} answered no token: {e}"))
+        })
+    }
+
+    /// The identity provider's ID-JAG for the user (RFC 8693 token exchange of their ID
+    /// token), for `server` and the MCP server `resource`.
+    async fn id_jag(
+        &self,
+        idp: &Enterprise,
+        server: &AuthServer,
+        resource: &str,
+        scope: &str,
+    ) -> Result<String, ClientError> {
+        let id_token = (idp.id_token)().await?;
+        let mut params = vec![
+            (
+                "grant_type",
+                "urn:ietf:params:oauth:grant-type:token-exchange".to_string(),
+            ),
+            ("subject_token", id_token),
+            (
+                "subject_token_type",
+                "urn:ietf:params:oauth:token-type:id_token".to_string(),
+            ),
+            (
+                "requested_token_type",
+                "urn:ietf:params:oauth:token-type:id-jag".to_string(),
+            ),
+            ("audience", server.key().to_string()),
+            ("resource", resource.to_string()),
+        ];
+        if !scope.is_empty() {
+            params.push(("scope", scope.to_string()));
+        }
+        let at_idp = Credentials {
+            client_id: idp.idp_client_id.clone(),
+            client_secret: idp.idp_client_secret.clone(),
+            auth_method: if idp.idp_client_secret.is_some() {
+                "client_secret_post".to_string()
+            } else {
+                "none".to_string()
+            },
+            ..Credentials::empty()
+        };
+        let answer = self
+            .token_request(
+                &idp.idp_token_endpoint,
+                params,
+                &at_idp,
+                &self.token_http(false)?,
+            )
+            .await?;
+        Ok(answer.access_token().secret().clone())
     }
 
     /// The authorization code in the redirect `back`, once its `state` and `iss` are checked.
@@ -1283,6 +1759,8 @@ mod tests {
             auth_methods: None,
             metadata_documents: false,
             iss_parameter,
+            dpop: false,
+            pkce_s256: true,
         }
     }
 
@@ -1337,6 +1815,8 @@ mod tests {
             auth_method: "none".into(),
             scope: "a".into(),
             access_token: "t".into(),
+            token_type: "Bearer".into(),
+            dpop_key: None,
             refresh_token: Some("r".into()),
             expires_at: Some(1),
         };

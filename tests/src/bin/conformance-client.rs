@@ -11,13 +11,16 @@
 //! In the authorization scenarios (`auth/*`) it logs in with OAuth: the suite's authorization
 //! server approves without a user ([`AutoApprove`]); the client offers a metadata document URL
 //! and uses credentials the scenario hands it (`client_id`, `client_secret` in the context) as
-//! pre-registered ones, or for the client credentials grant.
+//! pre-registered ones, or for the client credentials grant; a private key (a signed client
+//! assertion), a workload JWT (the JWT bearer grant) or an ID token and an identity provider
+//! (enterprise-managed authorization) select those grants.
 
-use oxmcp::client::oauth::{AutoApprove, OAuth};
+use oxmcp::client::oauth::{AutoApprove, Enterprise, OAuth};
 use oxmcp::client::{Client, ClientError};
 use oxmcp::schema::{ClientCapabilities, ElicitRequestParams, InputRequest};
 use oxmcp::BoxFuture;
 use serde_json::{json, Map, Value};
+use std::sync::Arc;
 
 /// A value for one form field or argument, from its schema.
 fn sample_value(schema: &Value) -> Value {
@@ -154,8 +157,40 @@ async fn main() -> std::process::ExitCode {
 
 /// How the client logs in for an authorization scenario.
 fn oauth(scenario: &str, context: &Value) -> OAuth {
-    let id = context.get("client_id").and_then(Value::as_str);
-    let secret = context.get("client_secret").and_then(Value::as_str);
+    let text = |key: &str| context.get(key).and_then(Value::as_str);
+    let (id, secret) = (text("client_id"), text("client_secret"));
+    if let (Some(id), Some(pem)) = (id, text("private_key_pem")) {
+        let algorithm = text("signing_algorithm").unwrap_or("ES256");
+        match OAuth::client_credentials_jwt(id, pem, algorithm) {
+            Ok(config) => return config,
+            Err(e) => eprintln!("client assertion key: {e}"),
+        }
+    }
+    if let (Some(id), Some(jwt)) = (id, text("valid_jwt")) {
+        let jwt = jwt.to_string();
+        return OAuth::workload_identity(id, move || {
+            let jwt = jwt.clone();
+            Box::pin(async move { Ok(jwt) })
+        });
+    }
+    if let (Some(id), Some(token), Some(endpoint), Some(idp_id)) = (
+        id,
+        text("idp_id_token"),
+        text("idp_token_endpoint"),
+        text("idp_client_id"),
+    ) {
+        let token = token.to_string();
+        let idp = Enterprise {
+            idp_token_endpoint: endpoint.to_string(),
+            idp_client_id: idp_id.to_string(),
+            idp_client_secret: None,
+            id_token: Arc::new(move || {
+                let token = token.clone();
+                Box::pin(async move { Ok(token) })
+            }),
+        };
+        return OAuth::enterprise(idp, id, secret);
+    }
     if scenario.starts_with("auth/client-credentials") {
         if let (Some(id), Some(secret)) = (id, secret) {
             return OAuth::client_credentials(id, secret);
